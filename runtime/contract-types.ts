@@ -1,0 +1,102 @@
+// Types of the generated operation registry (generated/registry.ts). The generator emits values of
+// these types; the runtime reads only them, never the YAML.
+
+export type PrincipalKind = 'operator' | 'client_admin' | 'service_account';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type ParamLocation = 'path' | 'query' | 'body';
+export type RetryClass = 'after_fix' | 'after_delay' | 'now';
+
+/** A JSON Schema (2020-12) as plain data. */
+export type JsonSchema = { [key: string]: unknown };
+
+export interface McpToolDef {
+  /** `svc.<id>` */
+  name: string;
+  title: string;
+  description: string;
+  /** Dereferenced: no $ref, no top-level union. Commands add idempotencyKey/ifMatch/dryRun. */
+  inputSchema: JsonSchema;
+  /**
+   * The outcome envelope, dereferenced: {outcome: ran|planned|proposed|error, result?, plan?,
+   * approval?, error?}. Error results carry outcome "error" so the SDK client's outputSchema check passes.
+   */
+  outputSchema: JsonSchema;
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+}
+
+export interface Deprecation {
+  /** RFC 3339 instant it became deprecated. */
+  since: string;
+  /** RFC 3339 instant it stops answering. */
+  sunset: string;
+  /** Notice URL. */
+  link: string;
+  /** Successor operation id or version. */
+  successor: string;
+  /** Successor's address, for the Link rel="successor-version" header. */
+  successorLink: string;
+}
+
+export interface OperationDef {
+  id: string;
+  family: string;
+  kind: 'read' | 'command';
+  /** Commands only; null for reads. */
+  tier: 1 | 2 | 3 | null;
+  /** Required scope, or null when any credential will do. */
+  scope: string | null;
+  audience: PrincipalKind[];
+  summary: string;
+  method: HttpMethod;
+  /** Contract path, e.g. `/v1/tasks/{task_id}:complete`. */
+  path: string;
+  /** Where each top-level input property travels on REST. */
+  params: Record<string, ParamLocation>;
+  /** JSON Schema type of each query/path parameter ('string' | 'integer' | 'number' | 'boolean' | 'array'), for coercion. */
+  paramTypes: Record<string, string>;
+  /** Status when a command ran (200 or 201) or a read answered (200). */
+  successStatus: number;
+  paged: boolean;
+  stream: 'sse' | null;
+  idempotency: 'required' | 'honoured' | 'none';
+  ifMatch: 'required' | 'none';
+  emits: string[];
+  /** Every problem code the operation can answer, sorted. */
+  problems: string[];
+  /** Null when the operation is not an MCP tool. */
+  mcp: McpToolDef | null;
+  /** Why it is not a tool (null when it is). */
+  mcpReason: string | null;
+  deprecated: Deprecation | null;
+}
+
+export interface ProblemDef {
+  code: string;
+  status: number;
+  title: string;
+  retry: RetryClass;
+  retryAfter: number | null;
+}
+
+export interface ServiceDef {
+  title: string;
+  contractVersion: string;
+  /** major.minor, sent as X-Svc-Api-Version. */
+  apiVersion: string;
+  mcpProtocolVersions: string[];
+  versions: { version: string; status: 'current' | 'deprecated'; sunset: string | null }[];
+  /** Canonical order. */
+  scopes: string[];
+  principals: PrincipalKind[];
+  /** Role label -> scopes it allows ('staff' labels allow every scope). */
+  roleScopes: Record<string, string[]>;
+  eventTypes: string[];
+  problems: Record<string, ProblemDef>;
+  limits: Record<string, number>;
+}

@@ -1,0 +1,55 @@
+// What a handler body receives. Handlers are typed by generated/handlers/<family>.ts, which
+// import these types; everything a handler must not re-implement (auth, scopes, validation,
+// tiers, idempotency, dry-run, If-Match presence, audit, headers) happens before it runs.
+import type { PrincipalKind } from './contract-types.ts';
+import type { Db } from './db/client.ts';
+import type { Policy } from './policy.ts';
+
+export interface Principal {
+  kind: PrincipalKind;
+  /** The acting user's id (for an API key: its owner's). */
+  id: string;
+  loginMethod: 'api_key' | 'oauth';
+  /** API key id, or the OAuth grant/token id. Never a secret. */
+  credentialId: string;
+  /** Live role label of the acting user (owner, admin, operator, viewer, or a membership role). */
+  role: string;
+  /** Effective scopes: granted ∩ what the live role allows. */
+  scopes: ReadonlySet<string>;
+  /** Clients in reach: all (operators without a client binding) or the listed ones. */
+  clientScope: { all: boolean; clientIds: readonly string[] };
+  /** OAuth client id when loginMethod is oauth. */
+  oauthClientId: string | null;
+}
+
+export interface EventSubject {
+  /** Client the event concerns; null for internal records. Used to filter feeds and webhooks. */
+  clientId: string | null;
+  /** Resource id the event is about. */
+  subjectId: string;
+}
+
+export interface HandlerContext {
+  /** The transaction the operation runs in. Use it for every query (PGlite has one connection). */
+  db: Db;
+  principal: Principal;
+  /** Visibility rules 1-6: every query on client-bound data goes through it. */
+  policy: Policy;
+  operationId: string;
+  requestId: string;
+  /** True under Prefer: dry-run: the transaction is rolled back afterwards; skip effects outside the database. */
+  dryRun: boolean;
+  /** The If-Match ETag (present whenever the operation has ifMatch: required). */
+  ifMatch: string | null;
+  now: Date;
+  baseUrl: string;
+  /** Records an event in the outbox (same transaction): feed, SSE and webhooks read it from there. */
+  emit(type: string, subject: EventSubject, data: Record<string, unknown>): Promise<void>;
+}
+
+export type Handler<I, O> = (input: I, ctx: HandlerContext) => Promise<O>;
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}

@@ -1,0 +1,40 @@
+// The one way handlers and runtime stages fail: throw a ProblemError with a contract problem code.
+// The response stage turns it into an RFC 9457 document (REST) or an isError tool result (MCP).
+
+export interface FieldError {
+  /** JSON pointer into the operation's input, e.g. /clientId or /tasks/0/title. */
+  pointer: string;
+  message: string;
+}
+
+export class ProblemError extends Error {
+  readonly code: string;
+  readonly detail: string;
+  readonly errors: FieldError[];
+  readonly headers: Record<string, string>;
+  /** Extra members of the problem document (e.g. sign_in, request_access, requiredScope). */
+  readonly extra: Record<string, unknown>;
+
+  constructor(
+    code: string,
+    detail: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+  ) {
+    super(`${code}: ${detail}`);
+    this.name = 'ProblemError';
+    this.code = code;
+    this.detail = detail;
+    this.errors = options.errors ?? [];
+    this.headers = options.headers ?? {};
+    this.extra = options.extra ?? {};
+  }
+}
+
+/** validation_failed for one field. */
+export function invalidField(pointer: string, message: string): ProblemError {
+  return new ProblemError('validation_failed', `${pointer}: ${message}`, { errors: [{ pointer, message }] });
+}
+
+export function notFound(what: string): ProblemError {
+  return new ProblemError('not_found', `${what} was not found or is not yours.`);
+}
