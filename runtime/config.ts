@@ -1,0 +1,47 @@
+// Environment -> configuration, read once at start. Every variable is documented in the README.
+
+export interface Config {
+  port: number;
+  baseUrl: string;
+  /** PostgreSQL URL; null means embedded PGlite in dataDir. */
+  databaseUrl: string | null;
+  dataDir: string;
+  writesEnabled: boolean;
+  audLegacyMode: 'accept' | 'reject';
+  oauthClientMode: 'open' | 'allowlist';
+  oauthIssuer: string | null;
+  oauthJwksUrl: string | null;
+  webhookAllowPrivate: boolean;
+  /** Publish underscore aliases (svc_tasks_create) of MCP tool names for clients that reject dots. */
+  mcpUnderscoreAliases: boolean;
+}
+
+function flag(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  return /^(1|true|yes|on)$/i.test(value);
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined || value === '') return fallback;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new Error(`${name} must be one of ${allowed.join(', ')}; got "${value}"`);
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+  const port = Number(env.PORT ?? 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number; got "${env.PORT}"`);
+  const config: Config = {
+    port,
+    baseUrl: (env.SVC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl: env.DATABASE_URL || null,
+    dataDir: env.SVC_DATA_DIR || '.svc-data',
+    writesEnabled: flag(env.API_WRITES_ENABLED, true),
+    audLegacyMode: oneOf('API_AUD_LEGACY_MODE', env.API_AUD_LEGACY_MODE, ['accept', 'reject'] as const, 'accept'),
+    oauthClientMode: oneOf('API_OAUTH_CLIENT_MODE', env.API_OAUTH_CLIENT_MODE, ['open', 'allowlist'] as const, 'open'),
+    oauthIssuer: env.SVC_OAUTH_ISSUER || null,
+    oauthJwksUrl: env.SVC_OAUTH_JWKS_URL || null,
+    webhookAllowPrivate: flag(env.SVC_WEBHOOK_ALLOW_PRIVATE, false),
+    mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
+  };
+  return { ...config, ...overrides };
+}

@@ -1,0 +1,253 @@
+// The database schema (drizzle-orm, PostgreSQL; the same on PGlite). Migrations are made from it by
+// drizzle-kit (`npx drizzle-kit generate`) into runtime/db/migrations and applied at start.
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const textArray = (name: string) => text(name).array().notNull().default(sql`'{}'::text[]`);
+
+export const clients = pgTable('clients', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  status: text('status').notNull(),
+  industry: text('industry'),
+  primaryContactName: text('primary_contact_name'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** People: operators (staff) and client admins. OAuth subjects map here. */
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind').notNull(), // operator | client_admin
+    name: text('name').notNull(),
+    email: text('email').notNull(),
+    /** Operator role label (owner, admin, operator, viewer); client admins take their membership role. */
+    role: text('role').notNull(),
+    /** Operators only: true when the operator's client scope is every client. */
+    allClients: boolean('all_clients').notNull().default(false),
+    oauthSubject: text('oauth_subject').notNull(),
+    disabledAt: ts('disabled_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('users_oauth_subject').on(t.oauthSubject)],
+);
+
+/** Who belongs to which client: a scoped operator's client scope, a client admin's organisation. */
+export const memberships = pgTable(
+  'memberships',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    clientId: text('client_id').notNull(),
+    /** For client admins the permission label (read as a scope when it is one). */
+    role: text('role').notNull(),
+    status: text('status').notNull(), // invited | active | revoked
+    createdAt: ts('created_at').notNull().defaultNow(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [index('memberships_user').on(t.userId), index('memberships_client').on(t.clientId)],
+);
+
+/** API keys: only a SHA-256 hash of the secret is kept. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    ownerUserId: text('owner_user_id').notNull(),
+    name: text('name').notNull(),
+    mode: text('mode').notNull(), // live | test
+    /** First characters of the secret, for display (svc_sk_live_ab12). */
+    prefix: text('prefix').notNull(),
+    secretHash: text('secret_hash').notNull(),
+    scopes: textArray('scopes'),
+    /** Empty: acts with its owner's client scope (operator). Non-empty: a service account bound to these clients. */
+    clientIds: textArray('client_ids'),
+    ipAllowlist: textArray('ip_allowlist'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    lastUsedAt: ts('last_used_at'),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_secret_hash').on(t.secretHash)],
+);
+
+/** OAuth clients registered with the identity provider; in allowlist mode a row is the policy with its scope ceiling. */
+export const oauthClients = pgTable('oauth_clients', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  allowlisted: boolean('allowlisted').notNull().default(false),
+  scopeCeiling: textArray('scope_ceiling'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+/** Scopes a user consented to grant an OAuth client. */
+export const oauthGrants = pgTable(
+  'oauth_grants',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    oauthClientId: text('oauth_client_id').notNull(),
+    scopes: textArray('scopes'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [index('oauth_grants_user_client').on(t.userId, t.oauthClientId)],
+);
+
+export const projects = pgTable(
+  'projects',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id').notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    stage: text('stage').notNull(),
+    status: text('status').notNull(),
+    startDate: date('start_date', { mode: 'string' }),
+    targetDate: date('target_date', { mode: 'string' }),
+    version: integer('version').notNull().default(1),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('projects_client').on(t.clientId)],
+);
+
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: text('id').primaryKey(),
+    /** Null for an internal (team-board) task. */
+    clientId: text('client_id'),
+    projectId: text('project_id'),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    status: text('status').notNull(),
+    priority: text('priority').notNull(),
+    ownerId: text('owner_id'),
+    /** Owner plus co-assignees. */
+    assigneeIds: textArray('assignee_ids'),
+    dueDate: date('due_date', { mode: 'string' }),
+    version: integer('version').notNull().default(1),
+    createdBy: text('created_by').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [index('tasks_client').on(t.clientId), index('tasks_created').on(t.createdAt, t.id)],
+);
+
+export const taskComments = pgTable(
+  'task_comments',
+  {
+    id: text('id').primaryKey(),
+    taskId: text('task_id').notNull(),
+    authorKind: text('author_kind').notNull(),
+    authorId: text('author_id').notNull(),
+    authorName: text('author_name'),
+    body: text('body').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('task_comments_task').on(t.taskId, t.createdAt)],
+);
+
+/** Tier 2/3 proposals. The proposed input is kept so the write can run as the proposer on approval. */
+export const approvals = pgTable(
+  'approvals',
+  {
+    id: text('id').primaryKey(),
+    operationId: text('operation_id').notNull(),
+    tier: integer('tier').notNull(),
+    status: text('status').notNull(), // pending | approved | rejected | expired | failed
+    /** Client the proposed write concerns (visibility); null for internal. */
+    clientId: text('client_id'),
+    proposerKind: text('proposer_kind').notNull(),
+    proposerId: text('proposer_id').notNull(),
+    proposerName: text('proposer_name'),
+    proposerCredentialId: text('proposer_credential_id').notNull(),
+    proposerLoginMethod: text('proposer_login_method').notNull(),
+    input: jsonb('input').notNull(),
+    requiredApprovals: integer('required_approvals').notNull(),
+    decisions: jsonb('decisions').notNull().default(sql`'[]'::jsonb`),
+    result: jsonb('result'),
+    error: jsonb('error'),
+    version: integer('version').notNull().default(1),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    decidedAt: ts('decided_at'),
+  },
+  (t) => [index('approvals_created').on(t.createdAt, t.id)],
+);
+
+/** Idempotency store shared by REST and MCP: keyed by (credential owner, operation, key). */
+export const idempotencyRecords = pgTable(
+  'idempotency_records',
+  {
+    ownerId: text('owner_id').notNull(),
+    operationId: text('operation_id').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    state: text('state').notNull(), // in_progress | done
+    responseStatus: integer('response_status'),
+    responseBody: jsonb('response_body'),
+    responseHeaders: jsonb('response_headers'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ownerId, t.operationId, t.key] }), index('idempotency_expires').on(t.expiresAt)],
+);
+
+/** Every call, REST and MCP. Never a request body, a token or a secret. */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    at: ts('at').notNull().defaultNow(),
+    requestId: text('request_id').notNull(),
+    transport: text('transport').notNull(), // rest | mcp
+    operationId: text('operation_id'),
+    toolName: text('tool_name'),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    principalKind: text('principal_kind'),
+    principalId: text('principal_id'),
+    credentialId: text('credential_id'),
+    loginMethod: text('login_method'), // api_key | oauth
+    status: integer('status').notNull(),
+    outcome: text('outcome').notNull(), // ran | planned | proposed | read | error
+    problemCode: text('problem_code'),
+    durationMs: integer('duration_ms').notNull(),
+  },
+  (t) => [index('audit_request').on(t.requestId)],
+);
+
+/** Outbox of domain events: the feed, the SSE stream and webhook deliveries read it. */
+export const events = pgTable(
+  'events',
+  {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    id: text('id').notNull(),
+    type: text('type').notNull(),
+    occurredAt: ts('occurred_at').notNull().defaultNow(),
+    clientId: text('client_id'),
+    subjectId: text('subject_id').notNull(),
+    actorKind: text('actor_kind'),
+    actorId: text('actor_id'),
+    data: jsonb('data').notNull(),
+  },
+  (t) => [uniqueIndex('events_id').on(t.id), index('events_client').on(t.clientId, t.seq)],
+);
