@@ -251,3 +251,10 @@ export const events = pgTable(
   },
   (t) => [uniqueIndex('events_id').on(t.id), index('events_client').on(t.clientId, t.seq)],
 );
+
+/** Service-wide settings kept in the database (for example the per-database cursor signing secret). */
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

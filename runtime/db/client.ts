@@ -1,0 +1,267 @@
+// Opening the database: embedded PGlite (no DATABASE_URL) or PostgreSQL through postgres.js.
+// Both paths share one schema, one set of migrations (runtime/db/migrations, made by drizzle-kit)
+// and one small interface, so nothing above this file knows which driver runs.
+//
+// PGlite facts this file handles (see PITFALLS.md):
+// - one connection: PGlite's own transaction mutex serialises transactions and queries; inside a
+//   transaction only `tx` may be used (a query on the outer db would wait forever);
+// - two processes on one data directory corrupt it: a lock file names the holder's pid;
+// - db.execute() answers {rows} on PGlite and an array on postgres.js: `execute` wraps both.
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql, type SQL } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import * as schema from './schema.ts';
+
+export type Schema = typeof schema;
+
+/**
+ * A drizzle database or transaction, whichever driver. A transaction (`tx` inside
+ * `db.transaction(async (tx) => …)`) is a PgTransaction, which extends PgDatabase, so it is a Db too.
+ */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type Row = Record<string, unknown>;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** Runs fn in one transaction (serialised on PGlite). Use only `tx` inside. */
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** Raw SQL (a drizzle `sql` template or a string) -> rows, on either driver. */
+  execute<R extends Row = Row>(query: SQL | string): Promise<R[]>;
+  /** LISTEN on a channel; resolves to an unlisten function. */
+  listen(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenConfig {
+  /** PostgreSQL URL; null means embedded PGlite in dataDir. */
+  databaseUrl: string | null;
+  /** PGlite data directory; ':memory:' for an in-memory database. */
+  dataDir: string;
+  /** postgres.js pool size (default 10). */
+  poolMax?: number;
+}
+
+export const MIGRATIONS_FOLDER = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** rows of a db.execute() result on either driver ({rows} on PGlite, an array on postgres.js). */
+export function rowsOf<R extends Row = Row>(result: unknown): R[] {
+  if (Array.isArray(result)) return [...result] as R[];
+  const rows = (result as { rows?: unknown } | null)?.rows;
+  return Array.isArray(rows) ? (rows as R[]) : [];
+}
+
+/** Raw SQL on any Db (a transaction included) -> rows. */
+export async function executeRows<R extends Row = Row>(db: Db, query: SQL | string): Promise<R[]> {
+  const q = typeof query === 'string' ? sql.raw(query) : query;
+  return rowsOf<R>(await db.execute(q));
+}
+
+const CHANNEL_RE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+function checkChannel(channel: string): void {
+  if (!CHANNEL_RE.test(channel)) throw new Error(`invalid LISTEN/NOTIFY channel name "${channel}"`);
+}
+
+export async function openDatabase(config: OpenConfig): Promise<Database> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10) : openPglite(config.dataDir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// PGlite
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const memory = dataDir === ':memory:' || dataDir.startsWith('memory://');
+  let lock: DataDirLock | null = null;
+  if (!memory) {
+    lock = acquireDataDirLock(dataDir);
+  }
+  let client: PGlite;
+  try {
+    client = await PGlite.create(memory ? 'memory://' : resolve(dataDir));
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  const db = drizzlePglite({ client, schema });
+  try {
+    await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  } catch (err) {
+    await client.close().catch(() => {});
+    lock?.release();
+    throw err;
+  }
+  let closed = false;
+  return {
+    db: db as unknown as Db,
+    kind: 'pglite',
+    transaction: (fn) => db.transaction((tx) => fn(tx as unknown as Db)),
+    execute: (query) => executeRows(db as unknown as Db, query),
+    async listen(channel, fn) {
+      checkChannel(channel);
+      const unlisten = await client.listen(channel, fn);
+      return async () => {
+        if (!closed) await unlisten();
+      };
+    },
+    async notify(channel, payload) {
+      checkChannel(channel);
+      await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await client.close();
+      } finally {
+        lock?.release();
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL (postgres.js)
+
+async function openPostgres(url: string, max: number): Promise<Database> {
+  // Migrations on a single connection with notices silenced ("relation already exists, skipping").
+  const migrationClient = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await migratePostgres(drizzlePostgres({ client: migrationClient, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+  } finally {
+    await migrationClient.end({ timeout: 5 });
+  }
+  const client = postgres(url, { max, onnotice: () => {} });
+  const db = drizzlePostgres({ client, schema });
+  return {
+    db: db as unknown as Db,
+    kind: 'postgres',
+    transaction: (fn) => db.transaction((tx) => fn(tx as unknown as Db)),
+    execute: (query) => executeRows(db as unknown as Db, query),
+    async listen(channel, fn) {
+      checkChannel(channel);
+      const sub = await client.listen(channel, (payload) => fn(payload));
+      return async () => {
+        await sub.unlisten();
+      };
+    },
+    async notify(channel, payload) {
+      checkChannel(channel);
+      await client.notify(channel, payload);
+    },
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lock file: one process per PGlite data directory (pglite#884, #1106).
+
+export const LOCK_FILE_NAME = 'svc.lock';
+
+export class DataDirLockedError extends Error {
+  readonly holderPid: number;
+  constructor(dataDir: string, holderPid: number) {
+    super(
+      `The data directory ${dataDir} is in use by process ${holderPid}. ` +
+        `Two processes must never open one PGlite directory: stop that process (svc serve / svc seed), ` +
+        `or use another SVC_DATA_DIR, or set DATABASE_URL.`,
+    );
+    this.name = 'DataDirLockedError';
+    this.holderPid = holderPid;
+  }
+}
+
+interface DataDirLock {
+  path: string;
+  release(): void;
+}
+
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readLock(path: string): { pid: number; token: string } | null {
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; token?: unknown };
+    return { pid: Number(parsed.pid), token: String(parsed.token ?? '') };
+  } catch {
+    return null;
+  }
+}
+
+const heldLocks = new Set<string>();
+let exitHookInstalled = false;
+
+function acquireDataDirLock(dataDir: string): DataDirLock {
+  mkdirSync(dataDir, { recursive: true });
+  const real = realpathSync(dataDir);
+  const path = join(real, LOCK_FILE_NAME);
+  const token = randomBytes(12).toString('hex');
+  const content = JSON.stringify({ pid: process.pid, token, startedAt: new Date().toISOString() });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      try {
+        writeSync(fd, content);
+      } finally {
+        closeSync(fd);
+      }
+      heldLocks.add(path);
+      if (!exitHookInstalled) {
+        exitHookInstalled = true;
+        process.once('exit', () => {
+          for (const p of heldLocks) {
+            try {
+              unlinkSync(p);
+            } catch {
+              /* already gone */
+            }
+          }
+        });
+      }
+      return {
+        path,
+        release() {
+          if (!heldLocks.delete(path)) return;
+          if (readLock(path)?.token === token) {
+            try {
+              unlinkSync(path);
+            } catch {
+              /* already gone */
+            }
+          }
+        },
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = readLock(path);
+      if (holder && pidAlive(holder.pid)) throw new DataDirLockedError(real, holder.pid);
+      // A lock left by a dead process (or unreadable: a crash mid-write): take it over.
+      try {
+        unlinkSync(path);
+      } catch {
+        /* someone else removed it first; retry */
+      }
+    }
+  }
+  const holder = readLock(path);
+  throw new DataDirLockedError(real, holder?.pid ?? -1);
+}
