@@ -20,6 +20,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import * as schema from './schema.ts';
+import { ensureCursorSecret } from '../paging.ts';
 
 export type Schema = typeof schema;
 
@@ -96,6 +97,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   const db = drizzlePglite({ client, schema });
   try {
     await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    await ensureCursorSecret(db as unknown as Db);
   } catch (err) {
     await client.close().catch(() => {});
     lock?.release();
@@ -133,11 +135,23 @@ async function openPglite(dataDir: string): Promise<Database> {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL (postgres.js)
 
+/** Advisory lock key held while migrating ("svc-migr" as an integer). */
+const MIGRATION_LOCK_KEY = 7_312_851_004;
+
 async function openPostgres(url: string, max: number): Promise<Database> {
   // Migrations on a single connection with notices silenced ("relation already exists, skipping").
   const migrationClient = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    await migratePostgres(drizzlePostgres({ client: migrationClient, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+    const migrationDb = drizzlePostgres({ client: migrationClient, schema });
+    // Several instances may start at once on one server: one migrates at a time (session lock;
+    // max: 1 keeps every statement on the same connection).
+    await migrationClient`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    try {
+      await migratePostgres(migrationDb, { migrationsFolder: MIGRATIONS_FOLDER });
+      await ensureCursorSecret(migrationDb as unknown as Db);
+    } finally {
+      await migrationClient`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+    }
   } finally {
     await migrationClient.end({ timeout: 5 });
   }

@@ -1,0 +1,57 @@
+// Strong ETags derived from a row's id and version: "<id>.v<version>". A PATCH sends it back in
+// If-Match; only the strong quoted form matches (weak W/ tags never do, RFC 9110 strong comparison).
+// A bare unquoted tag is tolerated, since MCP clients pass ifMatch as a plain argument.
+
+export function etagFor(id: string, version: number): string {
+  return `"${id}.v${version}"`;
+}
+
+/** The opaque part of an If-Match value, or null when it is weak or malformed. */
+function opaque(tag: string): string | null {
+  const t = tag.trim();
+  if (t.startsWith('W/')) return null;
+  if (t.startsWith('"')) return t.length >= 2 && t.endsWith('"') ? t.slice(1, -1) : null;
+  return t.length > 0 && !t.includes('"') ? t : null;
+}
+
+/**
+ * True when the If-Match value matches the current ETag. Accepts a list ("a", "b") and `*`.
+ * Strong comparison: W/ tags never match.
+ */
+export function etagMatches(ifMatch: string | null | undefined, current: string): boolean {
+  if (ifMatch == null) return false;
+  const want = opaque(current);
+  if (want === null) return false;
+  for (const part of splitList(ifMatch)) {
+    if (part === '*') return true;
+    if (opaque(part) === want) return true;
+  }
+  return false;
+}
+
+/** The version an If-Match names for a given id, or null when it names another resource or is malformed. */
+export function versionFromEtag(ifMatch: string | null | undefined, id: string): number | null {
+  if (ifMatch == null) return null;
+  for (const part of splitList(ifMatch)) {
+    const o = opaque(part);
+    if (o === null || !o.startsWith(`${id}.v`)) continue;
+    const digits = o.slice(id.length + 2);
+    if (/^[1-9][0-9]{0,9}$/.test(digits)) return Number(digits);
+  }
+  return null;
+}
+
+function splitList(value: string): string[] {
+  const parts: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (const ch of value) {
+    if (ch === '"') quoted = !quoted;
+    if (ch === ',' && !quoted) {
+      if (cur.trim()) parts.push(cur.trim());
+      cur = '';
+    } else cur += ch;
+  }
+  if (cur.trim()) parts.push(cur.trim());
+  return parts;
+}

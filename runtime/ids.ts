@@ -1,0 +1,44 @@
+// Prefixed random identifiers: `tsk_` + 20 characters of Crockford base32 (100 random bits).
+// They match the contract's Id pattern (^[A-Za-z0-9_-]+$) and carry no personal data.
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
+
+export const ID_PREFIXES = {
+  client: 'cli',
+  user: 'usr',
+  membership: 'mem',
+  apiKey: 'key',
+  oauthClient: 'oac',
+  oauthGrant: 'grt',
+  project: 'prj',
+  task: 'tsk',
+  comment: 'cmt',
+  approval: 'apr',
+  event: 'evt',
+  webhookEndpoint: 'whe',
+  webhookDelivery: 'whd',
+  operation: 'op',
+  file: 'fil',
+  request: 'req',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+/** n characters of random base32. */
+export function randomBase32(n: number): string {
+  const bytes = randomBytes(n);
+  let out = '';
+  for (let i = 0; i < n; i++) out += ALPHABET[bytes[i] & 31];
+  return out;
+}
+
+/** A new id for a kind (newId('task') -> tsk_…) or with an explicit prefix (newId('abc')). */
+export function newId(kind: IdKind | string, length = 20): string {
+  const prefix = (ID_PREFIXES as Record<string, string>)[kind] ?? kind;
+  return `${prefix}_${randomBase32(length)}`;
+}
+
+export function hasPrefix(id: string, kind: IdKind): boolean {
+  return id.startsWith(`${ID_PREFIXES[kind]}_`);
+}

@@ -1,0 +1,181 @@
+// Opaque keyset cursors over (createdAt desc, id desc).
+//
+// A cursor is `base64url(JSON).base64url(HMAC-SHA256)`: the JSON holds the last row's key (its
+// created_at to the microsecond, and its id) and a hash of the query it belongs to (operation and
+// filters). An altered cursor, or one from another query, is `validation_failed` on /cursor, never
+// a 500. Keyset paging is stable under inserts: a new row never shifts a later page.
+//
+// The signing secret is SVC_CURSOR_SECRET when set, else a random per-database secret kept in the
+// settings table (created on first use, or by ensureCursorSecret at open).
+//
+// Use:
+//   const page = await startPage(ctx.db, input, 'tasks.list', { clientId: input.clientId, … });
+//   const rows = await ctx.db
+//     .select({ ...getTableColumns(tasks), pageKey: pageKeyColumn(tasks.createdAt) })
+//     .from(tasks)
+//     .where(and(visibility, filters, page.after(tasks.createdAt, tasks.id)))
+//     .orderBy(...page.orderBy(tasks.createdAt, tasks.id))
+//     .limit(page.fetch);
+//   return page.finish(rows, mapTask);
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { desc, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { Db } from './db/client.ts';
+import { settings } from './db/schema.ts';
+import { invalidField } from './problem-error.ts';
+
+export const PAGE_SIZE_DEFAULT = 50;
+export const PAGE_SIZE_MAX = 200;
+export const CURSOR_SECRET_SETTING = 'cursor_secret';
+
+export interface PageInput {
+  cursor?: string | null;
+  pageSize?: number | null;
+}
+
+export interface PageKey {
+  /** created_at as microsecond-precision RFC 3339 text (from pageKeyColumn). */
+  ts: string;
+  id: string;
+}
+
+export interface PageResult<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface PageWindow {
+  /** Rows asked of the database: pageSize + 1 (the extra row says whether a next page exists). */
+  readonly fetch: number;
+  readonly pageSize: number;
+  /** The decoded position, or null on the first page. */
+  readonly position: PageKey | null;
+  /** WHERE part: rows strictly after the cursor position (undefined on the first page). */
+  after(createdAt: AnyColumn, id: AnyColumn): SQL | undefined;
+  /** ORDER BY createdAt desc, id desc. */
+  orderBy(createdAt: AnyColumn, id: AnyColumn): SQL[];
+  /** Cuts the fetched rows to the page and signs nextCursor from the last row kept. */
+  finish<R extends { id: string; pageKey: string }, T>(rows: R[], map: (row: R) => T): PageResult<T>;
+}
+
+/** A select column giving created_at as exact text for cursors: select({ …, pageKey: pageKeyColumn(t.createdAt) }). */
+export function pageKeyColumn(createdAt: AnyColumn): SQL<string> {
+  return sql<string>`to_char(${createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+/** Validated page size: default 50, at most 200. Out of range answers validation_failed on /pageSize. */
+export function pageSizeOf(input: PageInput): number {
+  const size = input.pageSize;
+  if (size === undefined || size === null) return PAGE_SIZE_DEFAULT;
+  if (!Number.isInteger(size) || size < 1 || size > PAGE_SIZE_MAX) {
+    throw invalidField('/pageSize', `must be an integer from 1 to ${PAGE_SIZE_MAX}`);
+  }
+  return size;
+}
+
+/** The secret: SVC_CURSOR_SECRET, else the per-database one (created when missing). */
+export async function cursorSecret(db: Db): Promise<string> {
+  const fromEnv = process.env.SVC_CURSOR_SECRET;
+  if (fromEnv) return fromEnv;
+  const found = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, CURSOR_SECRET_SETTING));
+  if (found[0]) return found[0].value;
+  await ensureCursorSecret(db);
+  const again = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, CURSOR_SECRET_SETTING));
+  return again[0].value;
+}
+
+/** Creates the per-database cursor secret if it does not exist yet (safe to call concurrently). */
+export async function ensureCursorSecret(db: Db): Promise<void> {
+  await db
+    .insert(settings)
+    .values({ key: CURSOR_SECRET_SETTING, value: randomBytes(32).toString('base64url') })
+    .onConflictDoNothing({ target: settings.key });
+}
+
+/** Hash of the query a cursor belongs to: operation plus its filters (undefined and null are alike). */
+export function queryHash(operation: string, filters: Record<string, unknown>): string {
+  const norm: Record<string, unknown> = {};
+  for (const k of Object.keys(filters).sort()) {
+    const v = filters[k];
+    if (v !== undefined && v !== null) norm[k] = v;
+  }
+  return createHash('sha256').update(JSON.stringify([operation, norm])).digest('base64url').slice(0, 16);
+}
+
+interface CursorBody {
+  v: 1;
+  q: string;
+  t: string;
+  i: string;
+}
+
+function sign(secret: string, body: string): string {
+  return createHmac('sha256', secret).update(body).digest('base64url');
+}
+
+export function encodeCursor(secret: string, query: string, key: PageKey): string {
+  const body: CursorBody = { v: 1, q: query, t: key.ts, i: key.id };
+  const encoded = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+  return `${encoded}.${sign(secret, encoded)}`;
+}
+
+const TS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** Verifies and decodes a cursor; anything wrong is validation_failed on /cursor. */
+export function decodeCursor(secret: string, query: string, cursor: string): PageKey {
+  const bad = (why: string) => invalidField('/cursor', why);
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 512) throw bad('is not a cursor from this API');
+  const dot = cursor.indexOf('.');
+  if (dot <= 0 || dot !== cursor.lastIndexOf('.')) throw bad('is not a cursor from this API');
+  const encoded = cursor.slice(0, dot);
+  const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
+  const expected = Buffer.from(sign(secret, encoded), 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw bad('was altered or was not issued by this service');
+  }
+  let body: Partial<CursorBody>;
+  try {
+    body = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as Partial<CursorBody>;
+  } catch {
+    throw bad('is not a cursor from this API');
+  }
+  if (body?.v !== 1 || typeof body.t !== 'string' || !TS_RE.test(body.t) || typeof body.i !== 'string') {
+    throw bad('is not a cursor from this API');
+  }
+  if (body.q !== query) throw bad('belongs to another list or other filters; start again without a cursor');
+  return { ts: body.t, id: body.i };
+}
+
+/** Reads cursor and pageSize, verifies the cursor against this query, and returns the page window. */
+export async function startPage(
+  db: Db,
+  input: PageInput,
+  operation: string,
+  filters: Record<string, unknown> = {},
+): Promise<PageWindow> {
+  const pageSize = pageSizeOf(input);
+  const secret = await cursorSecret(db);
+  const query = queryHash(operation, filters);
+  const position =
+    input.cursor === undefined || input.cursor === null ? null : decodeCursor(secret, query, input.cursor);
+  return {
+    fetch: pageSize + 1,
+    pageSize,
+    position,
+    after(createdAt, id) {
+      if (!position) return undefined;
+      return sql`(${createdAt}, ${id}) < (${position.ts}::timestamptz, ${position.id}::text)`;
+    },
+    orderBy(createdAt, id) {
+      return [desc(createdAt), desc(id)];
+    },
+    finish(rows, map) {
+      const more = rows.length > pageSize;
+      const kept = more ? rows.slice(0, pageSize) : rows;
+      const last = kept[kept.length - 1];
+      return {
+        items: kept.map(map),
+        nextCursor: more && last ? encodeCursor(secret, query, { ts: last.pageKey, id: last.id }) : null,
+      };
+    },
+  };
+}
