@@ -1,0 +1,347 @@
+// The MCP transport at /mcp: stateless Streamable HTTP built on the SDK's low-level `Server`, so the
+// contract's JSON Schemas are published exactly as generated. Like REST, it only authenticates,
+// turns a request into a `Call` and renders what the executor returns; every rule (scopes, audience,
+// write switch, validation, tiers, idempotency, dry-run, If-Match, audit) lives in the pipeline.
+//
+// Per HTTP request: authenticate -> fresh Server + fresh transport (the SDK forbids reuse since
+// 1.26) -> JSON-RPC. Domain failures are tool results with isError, never JSON-RPC errors.
+import type { Context, Hono } from 'hono';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpToolDef, OperationDef } from '../contract-types.ts';
+import type { Config } from '../config.ts';
+import type { Principal } from '../handler-types.ts';
+import type { Call, CallResult, Controls, Executor } from '../pipeline/types.ts';
+import { ProblemError, type FieldError } from '../problem-error.ts';
+
+export const MCP_PATH = '/mcp';
+
+/** Protocol versions /mcp serves, newest first (contract/svc.yaml mcpProtocolVersions). */
+export const DEFAULT_MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+
+/** The RFC 9457 document runtime/problems.ts builds (only the members MCP reads are typed). */
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  instance: string;
+  requestId: string;
+  retryable: boolean;
+  errors?: FieldError[];
+  [member: string]: unknown;
+}
+
+export interface McpDeps {
+  executor: Executor;
+  /** Throws ProblemError unauthorized / invalid_token / not_configured. */
+  authenticate: (authorization: string | undefined, ip: string | null) => Promise<Principal>;
+  config: Config;
+  /** The generated tool table (generated/mcp-tools.ts), sorted. */
+  tools: readonly McpToolDef[];
+  operationsById: Record<string, OperationDef>;
+  problemBody: (err: ProblemError, instance: string, requestId: string, baseUrl: string) => ProblemDocument;
+  getRequestId: (c: Context<any>) => string;
+  /** Caller address for key IP allowlists. Default: the socket address from @hono/node-server, else null. */
+  getClientIp?: (c: Context<any>) => string | null;
+  /** Default DEFAULT_MCP_PROTOCOL_VERSIONS. */
+  protocolVersions?: readonly string[];
+  /** serverInfo.version; default the contract version 1.0.0. */
+  serverVersion?: string;
+}
+
+/** One callable tool name (the canonical `svc.x.y` or its underscore alias). */
+interface ToolEntry {
+  name: string;
+  def: McpToolDef;
+  op: OperationDef;
+  alias: boolean;
+}
+
+const CONTROL_NAMES = ['idempotencyKey', 'ifMatch', 'dryRun'] as const;
+
+/** `svc.tasks.create` -> `svc_tasks_create`. */
+export function underscoreAlias(name: string): string {
+  return name.replace(/\./g, '_');
+}
+
+/** Builds the name -> tool table once; throws at mount on an inconsistent tool table. */
+export function buildToolTable(
+  tools: readonly McpToolDef[],
+  operationsById: Record<string, OperationDef>,
+  aliases: boolean,
+): { entries: ToolEntry[]; byName: Map<string, ToolEntry> } {
+  const byToolName = new Map<string, OperationDef>();
+  for (const op of Object.values(operationsById)) if (op.mcp) byToolName.set(op.mcp.name, op);
+  const entries: ToolEntry[] = [];
+  for (const def of tools) {
+    const op = byToolName.get(def.name) ?? operationsById[def.name.replace(/^svc\./, '')];
+    if (!op) throw new Error(`MCP tool ${def.name} has no operation in the registry`);
+    entries.push({ name: def.name, def, op, alias: false });
+  }
+  if (aliases) {
+    for (const e of [...entries]) entries.push({ ...e, name: underscoreAlias(e.name), alias: true });
+  }
+  const byName = new Map<string, ToolEntry>();
+  for (const e of entries) {
+    if (byName.has(e.name)) throw new Error(`MCP tool name ${e.name} is not unique`);
+    byName.set(e.name, e);
+  }
+  return { entries, byName };
+}
+
+/** Whether the principal may see (and so call) the tool: audience and scope, as the pipeline checks them. */
+export function toolAllowed(op: OperationDef, principal: Principal): boolean {
+  if (!op.audience.includes(principal.kind)) return false;
+  return op.scope === null || principal.scopes.has(op.scope);
+}
+
+function publishedTool(entry: ToolEntry): Tool {
+  const { def } = entry;
+  return {
+    name: entry.name,
+    title: def.title,
+    description: entry.alias ? `${def.description}\n\nAlias of ${def.name}.` : def.description,
+    inputSchema: def.inputSchema as Tool['inputSchema'],
+    outputSchema: def.outputSchema as Tool['outputSchema'],
+    annotations: { ...def.annotations },
+  };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Splits tool arguments into the operation input and the request controls. A control is taken out
+ * only where the tool's inputSchema declares it (commands); elsewhere it stays in the input, so
+ * the pipeline's validation refuses it as an unknown field, as the published schema says.
+ */
+export function splitArguments(
+  def: McpToolDef,
+  args: unknown,
+): { input: Record<string, unknown>; controls: Controls } {
+  if (args !== undefined && args !== null && !isPlainObject(args)) {
+    throw new ProblemError('validation_failed', 'The tool arguments must be an object.', {
+      errors: [{ pointer: '', message: 'must be an object' }],
+    });
+  }
+  const input: Record<string, unknown> = { ...(args ?? {}) };
+  const declared = isPlainObject(def.inputSchema.properties) ? def.inputSchema.properties : {};
+  const controls: Controls = { idempotencyKey: null, ifMatch: null, dryRun: false };
+  const errors: FieldError[] = [];
+  for (const name of CONTROL_NAMES) {
+    if (!(name in declared)) continue;
+    const value = input[name];
+    delete input[name];
+    if (value === undefined || value === null) continue;
+    if (name === 'dryRun') {
+      if (typeof value === 'boolean') controls.dryRun = value;
+      else errors.push({ pointer: '/dryRun', message: 'must be boolean' });
+    } else if (typeof value === 'string') {
+      controls[name] = value;
+    } else {
+      errors.push({ pointer: `/${name}`, message: 'must be string' });
+    }
+  }
+  if (errors.length > 0) {
+    throw new ProblemError('validation_failed', errors.map((e) => `${e.pointer}: ${e.message}`).join('; '), { errors });
+  }
+  return { input, controls };
+}
+
+/** The outcome envelope of a successful call: reads are wrapped, commands already carry theirs. */
+export function outcomeEnvelope(result: CallResult): Record<string, unknown> {
+  if (result.outcome === 'read') return { outcome: 'ran', result: result.body };
+  if (isPlainObject(result.body) && typeof result.body.outcome === 'string') return result.body;
+  return { outcome: result.outcome, result: result.body };
+}
+
+function successResult(result: CallResult): CallToolResult {
+  const envelope = outcomeEnvelope(result);
+  const meta: Record<string, unknown> = { 'svc/status': result.status };
+  const replayed = Object.entries(result.headers).find(([k]) => k.toLowerCase() === 'idempotency-replayed');
+  if (replayed) meta['svc/idempotencyReplayed'] = replayed[1] === 'true';
+  const etag = Object.entries(result.headers).find(([k]) => k.toLowerCase() === 'etag');
+  if (etag) meta['svc/etag'] = etag[1];
+  return {
+    content: [{ type: 'text', text: JSON.stringify(envelope) }],
+    structuredContent: envelope,
+    _meta: meta,
+  };
+}
+
+/** The isError tool result: the problem's code, status and retry class, valid against outputSchema. */
+export function errorResult(problem: ProblemDocument): CallToolResult {
+  const error = {
+    code: problem.code,
+    status: problem.status,
+    title: problem.title,
+    detail: problem.detail,
+    retryable: problem.retryable,
+    errors: problem.errors ?? [],
+  };
+  const envelope = { outcome: 'error', error };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(envelope) }],
+    structuredContent: envelope,
+    _meta: { 'svc/requestId': problem.requestId, 'svc/type': problem.type },
+  };
+}
+
+function toProblemError(err: unknown): ProblemError {
+  if (err instanceof ProblemError) return err;
+  console.error('mcp: unexpected error', err instanceof Error ? (err.stack ?? err.message) : String(err));
+  return new ProblemError('internal_error', 'An unexpected error occurred; it has been logged.');
+}
+
+function defaultClientIp(c: Context<any>): string | null {
+  // @hono/node-server puts the Node request in c.env.incoming; no proxy headers are trusted here.
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? null;
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'Content-Type': 'application/json' },
+  });
+}
+
+export function mountMcp(app: Hono<any>, deps: McpDeps): void {
+  const { config, executor } = deps;
+  const { entries, byName } = buildToolTable(deps.tools, deps.operationsById, config.mcpUnderscoreAliases);
+  const published = new Map(entries.map((e) => [e.name, publishedTool(e)]));
+  const protocolVersions = deps.protocolVersions ?? DEFAULT_MCP_PROTOCOL_VERSIONS;
+  const getClientIp = deps.getClientIp ?? defaultClientIp;
+  const resourceMetadata = `${config.baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
+  const instructions =
+    `Tools of the svc Platform API (contract ${deps.serverVersion ?? '1.0.0'}). Call svc.meta.get first: ` +
+    'it returns your effective scopes and client scope. Commands take the optional controls ' +
+    'idempotencyKey (a UUID; required on creating tools, reuse it when retrying), ifMatch (the ETag) and ' +
+    'dryRun. Every result says whether the operation ran, was planned or was proposed for approval; ' +
+    `a failure is a result with isError and the problem code. Guide: ${config.baseUrl}/v1/agent-guide.md`;
+
+  function problemResponse(c: Context<any>, err: ProblemError, extraHeaders: Record<string, string> = {}): Response {
+    const body = deps.problemBody(err, MCP_PATH, deps.getRequestId(c), config.baseUrl);
+    const headers: Record<string, string> = { ...err.headers, ...extraHeaders, 'Content-Type': 'application/problem+json' };
+    return new Response(JSON.stringify(body), { status: body.status, headers });
+  }
+
+  async function callTool(
+    c: Context<any>,
+    principal: Principal,
+    name: string,
+    args: unknown,
+  ): Promise<CallToolResult> {
+    const requestId = deps.getRequestId(c);
+    try {
+      const entry = byName.get(name);
+      if (!entry) throw new ProblemError('not_found', `There is no tool named "${name}".`);
+      // Audience and scope are not pre-checked here: the executor checks them (and audits the
+      // refusal) exactly as for REST, so a hidden tool answers the same problem as its route.
+      const { input, controls } = splitArguments(entry.def, args);
+      const call: Call = {
+        op: entry.op,
+        transport: 'mcp',
+        toolName: name,
+        input,
+        controls,
+        principal,
+        requestId,
+        method: c.req.method,
+        path: MCP_PATH,
+      };
+      return successResult(await executor.execute(call));
+    } catch (err) {
+      return errorResult(deps.problemBody(toProblemError(err), MCP_PATH, requestId, config.baseUrl));
+    }
+  }
+
+  function newServer(c: Context<any>, principal: Principal): Server {
+    const server = new Server(
+      { name: 'svc', title: 'svc Platform API', version: deps.serverVersion ?? '1.0.0' },
+      { capabilities: { tools: { listChanged: false } }, instructions },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: entries.filter((e) => toolAllowed(e.op, principal)).map((e) => published.get(e.name)!),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) =>
+      callTool(c, principal, request.params.name, request.params.arguments),
+    );
+    return server;
+  }
+
+  app.post(MCP_PATH, async (c) => {
+    const authorization = c.req.header('authorization');
+    let principal: Principal;
+    try {
+      principal = await deps.authenticate(authorization, getClientIp(c));
+    } catch (err) {
+      const problem = toProblemError(err);
+      const extra: Record<string, string> = {};
+      if (problem.code === 'unauthorized' || problem.code === 'invalid_token') {
+        const refused = problem.code === 'invalid_token' || (authorization !== undefined && authorization.trim() !== '');
+        extra['WWW-Authenticate'] =
+          `Bearer resource_metadata="${resourceMetadata}"` + (refused ? ', error="invalid_token"' : '');
+      } else if (problem.code === 'not_configured' && !Object.keys(problem.headers).some((h) => h.toLowerCase() === 'retry-after')) {
+        extra['Retry-After'] = '30';
+      }
+      return problemResponse(c, problem, extra);
+    }
+    // For middleware that wants the caller (per-credential rate limits); harmless otherwise.
+    c.set('principal' as never, principal as never);
+
+    // Read the body through Hono (it caches, so earlier middleware may have read it too).
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await c.req.text());
+    } catch {
+      return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
+    }
+    // Serve only the contract's protocol versions: an initialize asking for another one is
+    // answered with our newest (the client then decides), a later request naming one is refused.
+    const headerVersion = c.req.header('mcp-protocol-version');
+    if (headerVersion !== undefined && !protocolVersions.includes(headerVersion)) {
+      return jsonRpcError(400, -32000, `Bad Request: Unsupported protocol version: ${headerVersion} (supported versions: ${protocolVersions.join(', ')})`);
+    }
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+      if (isPlainObject(message) && message.method === 'initialize' && isPlainObject(message.params)) {
+        const asked = message.params.protocolVersion;
+        if (typeof asked !== 'string' || !protocolVersions.includes(asked)) message.params.protocolVersion = protocolVersions[0];
+      }
+    }
+
+    const server = newServer(c, principal);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(c.req.raw, { parsedBody: parsed });
+      // With enableJsonResponse the body is complete here, so the pair can be released at once.
+      return response;
+    } finally {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    }
+  });
+
+  // Stateless: no server-initiated SSE stream (GET) and no session to delete (DELETE).
+  app.on(['GET', 'DELETE', 'PUT', 'PATCH'], MCP_PATH, (c) =>
+    problemResponse(
+      c,
+      new ProblemError('method_not_allowed', `${c.req.method} is not served on ${MCP_PATH}: this MCP server is stateless; send JSON-RPC with POST.`),
+      { Allow: 'POST' },
+    ),
+  );
+}
