@@ -1,0 +1,482 @@
+// Authentication: `Authorization: Bearer <credential>` -> Principal (runtime/handler-types.ts).
+//
+// Decisions (the spec leaves these open; each is tested in test/auth/):
+// - Header: scheme "Bearer" (any case), one credential of token68 characters. Missing, another
+//   scheme, an empty or spaced credential -> 401 unauthorized. A credential in the query string is
+//   refused by `credentialInUrl` (the transport calls it) -> unauthorized. A well-formed bearer that
+//   is neither an API key nor a JWT -> invalid_token.
+// - API keys: looked up by SHA-256 of the secret (the secret itself is never kept, cached or
+//   logged; the cache is keyed by the hash). Refused (invalid_token): unknown, revoked, expired
+//   (expiresAt, and never later than createdAt + 90 days), a request IP outside a non-empty
+//   allowlist (CIDR or single addresses, IPv4 and IPv6; IPv4-mapped IPv6 is read as IPv4; no IP
+//   known -> refused), an owner that is missing, disabled, or not an operator (keys act for
+//   operators; client admins sign in with OAuth).
+//   An unbound key is an `operator` principal with its owner's client scope (allClients, or the
+//   clients of active memberships). A key with clientIds is a `service_account`: its client scope
+//   is those clients, narrowed to its owner's live reach, never widened.
+//   Lookups (key + owner + memberships) are cached 5 s; NOTIFY svc_key_revoked (payload: key id,
+//   see notifyKeyRevoked) drops that key's entry on every instance at once; a payload that is not a
+//   key id clears the whole cache. lastUsedAt is written at most once a minute per key, off the
+//   request path (fire and forget; close() waits for pending writes).
+// - OAuth: jose jwtVerify with our KeySetCache (key-set.ts), issuer = config.oauthIssuer,
+//   asymmetric algorithms only, exp required, 30 s clock tolerance. Audience: `{baseUrl}/mcp` or
+//   `{baseUrl}` anywhere in aud is accepted; a token whose only audience is `authenticated` is
+//   accepted in audLegacyMode 'accept' and refused in 'reject'; anything else is refused.
+//   No issuer or JWKS URL configured -> not_configured (Retry-After: 30), like an empty key set.
+//   sub -> users.oauthSubject (unknown or disabled -> invalid_token). Client id: `client_id`, else
+//   `azp`; neither -> invalid_token. Token scopes: `scope` (space separated) or `scp` (array).
+//   Granted = token scopes ∩ the union of the user's active (not revoked) grants for that client.
+//   No active grant row -> nothing is granted: the token still authenticates (meta.get and
+//   oauth_grants.* need no scope, so the caller can see and fix its state) with no scope.
+//   allowlist mode: the client needs an oauthClients row with allowlisted=true (otherwise
+//   invalid_token) and granted is further ∩ its scopeCeiling. open mode ignores oauthClients.
+//   credentialId = the (oldest active) grant id, else the jti, else "tok_" + 16 hex of SHA-256 of
+//   the token (never the token).
+// - Effective scopes = granted ∩ allowed by the LIVE role, read on every request (cache aside):
+//   operator labels via deps.roleScopes (owner/admin/operator: every scope; viewer: none; an
+//   unknown label: none). A client_admin: union over its active memberships of the membership
+//   role when that role is a scope name, nothing otherwise; client scope = those memberships'
+//   clients. Only canonical scopes (deps.scopes) ever come out.
+// - Principal.role: the operator's users.role; for a client admin the sorted distinct roles of
+//   its active memberships joined with "," (users.role when it has none).
+import { createHash } from 'node:crypto';
+import { BlockList, isIP } from 'node:net';
+import { and, eq, isNull } from 'drizzle-orm';
+import { jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { apiKeys, memberships, oauthClients, oauthGrants, users } from '../db/schema.ts';
+import type { Principal } from '../handler-types.ts';
+import { ProblemError } from '../problem-error.ts';
+import { KeySetCache, KEY_SET_DEFAULTS } from './key-set.ts';
+import { hashSecret, looksLikeApiKey } from './secrets.ts';
+
+export const KEY_REVOKED_CHANNEL = 'svc_key_revoked';
+export const API_KEY_MAX_LIFETIME_MS = 90 * 24 * 3600 * 1000;
+export const KEY_CACHE_TTL_MS = 5_000;
+export const LAST_USED_INTERVAL_MS = 60_000;
+export const LEGACY_AUDIENCE = 'authenticated';
+const CLOCK_TOLERANCE_S = 30;
+
+export interface NotifyBus {
+  listen(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+}
+
+export interface AuthenticatorDeps {
+  db: Db;
+  /** LISTEN/NOTIFY for cross-instance key revocation; without it only the 5 s cache age applies. */
+  database?: NotifyBus;
+  config: Config;
+  /** Canonical scopes (generated registry service.scopes). */
+  scopes: readonly string[];
+  /** Operator role label -> scopes it allows (generated registry service.roleScopes). */
+  roleScopes: Record<string, readonly string[]>;
+  now?: () => Date;
+  /** Key set for OAuth tokens; by default one is made from config.oauthJwksUrl. */
+  jwks?: KeySetCache;
+  /** Called with short reasons (never a secret) when something is refused or fails in the background. */
+  onEvent?: (event: string) => void;
+}
+
+export interface Authenticator {
+  authenticate(authorization: string | undefined, ip: string | null): Promise<Principal>;
+  /** Drop cached lookups (one key id, or everything). */
+  forget(keyId?: string): void;
+  /** Resolves once the LISTEN subscription is in place (no-op without a database bus). */
+  ready(): Promise<void>;
+  /** Resolves once background writes (lastUsedAt) started so far are done. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Tell every instance that a key was revoked (call after the revokedAt update commits). */
+export async function notifyKeyRevoked(database: Pick<NotifyBus, 'notify'>, keyId: string): Promise<void> {
+  await database.notify(KEY_REVOKED_CHANNEL, keyId);
+}
+
+/** Staff labels allow every scope, viewer none (contract roles). For callers without the registry. */
+export function defaultRoleScopes(scopes: readonly string[]): Record<string, string[]> {
+  return { owner: [...scopes], admin: [...scopes], operator: [...scopes], viewer: [] };
+}
+
+const CREDENTIAL_PARAMS = new Set(['access_token', 'api_key', 'apikey', 'key', 'token', 'authorization', 'bearer']);
+
+/** True when a URL's query carries something that looks like a credential (spec: never in a URL). */
+export function credentialInUrl(url: string | URL): boolean {
+  let parsed: URL;
+  try {
+    parsed = typeof url === 'string' ? new URL(url, 'http://x') : url;
+  } catch {
+    return false;
+  }
+  for (const [name, value] of parsed.searchParams) {
+    if (CREDENTIAL_PARAMS.has(name.toLowerCase())) return true;
+    if (looksLikeApiKey(value) || /^eyJ[\w-]*\.[\w-]+\.[\w-]*$/.test(value)) return true;
+  }
+  return false;
+}
+
+function unauthorized(detail: string): ProblemError {
+  return new ProblemError('unauthorized', detail);
+}
+function invalidToken(detail: string): ProblemError {
+  return new ProblemError('invalid_token', detail);
+}
+function notConfigured(detail: string): ProblemError {
+  return new ProblemError('not_configured', detail, { headers: { 'Retry-After': String(KEY_SET_DEFAULTS.retryAfterSeconds) } });
+}
+
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** The bearer credential of an Authorization header, or a ProblemError unauthorized. */
+export function bearerCredential(authorization: string | undefined): string {
+  if (authorization === undefined || authorization.trim() === '') throw unauthorized('An Authorization: Bearer credential is required.');
+  const match = /^\s*([A-Za-z]+) +(\S+)\s*$/.exec(authorization);
+  if (!match || match[1].toLowerCase() !== 'bearer') {
+    throw unauthorized('The Authorization header must be "Bearer <API key or access token>".');
+  }
+  const credential = match[2];
+  if (credential.length > 8192 || !TOKEN68.test(credential)) throw unauthorized('The bearer credential is malformed.');
+  return credential;
+}
+
+// ---------------------------------------------------------------------------------------------
+// IP allowlists
+
+/** IPv4-mapped IPv6 (::ffff:10.0.0.1) -> IPv4; zone ids dropped. */
+function normaliseIp(ip: string): { address: string; family: 'ipv4' | 'ipv6' } | null {
+  let address = ip.trim().replace(/%.*$/, '');
+  if (address.startsWith('[') && address.endsWith(']')) address = address.slice(1, -1);
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) address = mapped[1];
+  const v = isIP(address);
+  if (v === 4) return { address, family: 'ipv4' };
+  if (v === 6) return { address, family: 'ipv6' };
+  return null;
+}
+
+/** A matcher for an allowlist (entries that do not parse match nothing). */
+export function ipAllowlist(entries: readonly string[]): (ip: string | null) => boolean {
+  const list = new BlockList();
+  let usable = 0;
+  for (const entry of entries) {
+    const [addr, prefixText, ...rest] = entry.trim().split('/');
+    if (rest.length) continue;
+    const n = normaliseIp(addr ?? '');
+    if (!n) continue;
+    const max = n.family === 'ipv4' ? 32 : 128;
+    // A mapped IPv4 written as IPv6 with a /96+ prefix: shift it onto IPv4.
+    let prefix = prefixText === undefined ? max : Number(prefixText);
+    if (n.family === 'ipv4' && /^::ffff:/i.test(addr) && prefixText !== undefined) prefix -= 96;
+    if (!Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) continue;
+    try {
+      if (prefix === max) list.addAddress(n.address, n.family);
+      else list.addSubnet(n.address, prefix, n.family);
+      usable += 1;
+    } catch {
+      /* not an address node accepts */
+    }
+  }
+  return (ip) => {
+    if (usable === 0 || ip === null) return false;
+    const n = normaliseIp(ip);
+    return n !== null && list.check(n.address, n.family);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface OwnerView {
+  id: string;
+  kind: string;
+  role: string;
+  allClients: boolean;
+  disabled: boolean;
+  /** Active memberships: clientId and role. */
+  memberships: { clientId: string; role: string }[];
+}
+
+interface KeyEntry {
+  id: string;
+  revoked: boolean;
+  createdAt: Date;
+  expiresAt: Date;
+  scopes: string[];
+  clientIds: string[];
+  ipAllowlist: string[];
+  allows: (ip: string | null) => boolean;
+  owner: OwnerView | null;
+  loadedAt: number;
+}
+
+export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
+  const { db, config } = deps;
+  const now = deps.now ?? (() => new Date());
+  const onEvent = deps.onEvent ?? (() => {});
+  const canonical = new Set(deps.scopes);
+  const jwks = deps.jwks ?? (config.oauthJwksUrl ? new KeySetCache({ url: config.oauthJwksUrl, onProblem: onEvent }) : null);
+  const ownsJwks = !deps.jwks && jwks !== null;
+
+  const keyCache = new Map<string, KeyEntry>(); // by secret hash
+  const lastUsedWritten = new Map<string, number>();
+  const pending = new Set<Promise<unknown>>();
+  let closed = false;
+  let unlisten: (() => Promise<void>) | null = null;
+
+  function forget(keyId?: string): void {
+    if (keyId === undefined) {
+      keyCache.clear();
+      return;
+    }
+    for (const [hash, entry] of keyCache) if (entry.id === keyId) keyCache.delete(hash);
+  }
+
+  const listening: Promise<void> = deps.database
+    ? deps.database
+        .listen(KEY_REVOKED_CHANNEL, (payload) => {
+          const id = payload.trim();
+          if (id && /^[\w.:-]{1,200}$/.test(id)) forget(id);
+          else forget();
+        })
+        .then(
+          (fn) => {
+            if (closed) return void fn().catch(() => {});
+            unlisten = fn;
+          },
+          (err: unknown) => onEvent(`listen ${KEY_REVOKED_CHANNEL} failed: ${err instanceof Error ? err.message : String(err)}`),
+        )
+    : Promise.resolve();
+
+  function track<T>(p: Promise<T>): void {
+    const q = p.catch((err: unknown) => onEvent(`background write failed: ${err instanceof Error ? err.message : String(err)}`));
+    pending.add(q);
+    void q.finally(() => pending.delete(q));
+  }
+
+  async function loadOwner(userId: string): Promise<OwnerView | null> {
+    const [user] = await db.select().from(users).where(eq(users.id, userId)).limit(1);
+    if (!user) return null;
+    const rows = await db
+      .select({ clientId: memberships.clientId, role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.userId, userId), eq(memberships.status, 'active'), isNull(memberships.revokedAt)));
+    return {
+      id: user.id,
+      kind: user.kind,
+      role: user.role,
+      allClients: user.allClients,
+      disabled: user.disabledAt !== null,
+      memberships: rows,
+    };
+  }
+
+  /** Scopes the owner's live role allows. */
+  function allowedByRole(owner: OwnerView): Set<string> {
+    if (owner.kind === 'operator') return new Set((deps.roleScopes[owner.role] ?? []).filter((s) => canonical.has(s)));
+    if (owner.kind === 'client_admin') return new Set(owner.memberships.map((m) => m.role).filter((r) => canonical.has(r)));
+    return new Set();
+  }
+
+  function ownerReach(owner: OwnerView): { all: boolean; clientIds: string[] } {
+    if (owner.kind === 'operator' && owner.allClients) return { all: true, clientIds: [] };
+    return { all: false, clientIds: [...new Set(owner.memberships.map((m) => m.clientId))].sort() };
+  }
+
+  function roleLabel(owner: OwnerView): string {
+    if (owner.kind !== 'client_admin') return owner.role;
+    const roles = [...new Set(owner.memberships.map((m) => m.role))].sort();
+    return roles.length ? roles.join(',') : owner.role;
+  }
+
+  function effective(granted: Iterable<string>, owner: OwnerView): Set<string> {
+    const allowed = allowedByRole(owner);
+    const out = new Set<string>();
+    for (const s of granted) if (canonical.has(s) && allowed.has(s)) out.add(s);
+    // Canonical order, so that meta.get lists them as the contract does.
+    return new Set(deps.scopes.filter((s) => out.has(s)));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // API keys
+
+  async function loadKey(hash: string): Promise<KeyEntry | null> {
+    const [row] = await db.select().from(apiKeys).where(eq(apiKeys.secretHash, hash)).limit(1);
+    if (!row) return null;
+    return {
+      id: row.id,
+      revoked: row.revokedAt !== null,
+      createdAt: row.createdAt,
+      expiresAt: row.expiresAt,
+      scopes: row.scopes,
+      clientIds: row.clientIds,
+      ipAllowlist: row.ipAllowlist,
+      allows: ipAllowlist(row.ipAllowlist),
+      owner: await loadOwner(row.ownerUserId),
+      loadedAt: Date.now(),
+    };
+  }
+
+  async function authenticateKey(secret: string, ip: string | null): Promise<Principal> {
+    if (secret.length > 200 || !/^svc_sk_(live|test)_[A-Za-z0-9_-]+$/.test(secret)) throw invalidToken('The API key is not valid.');
+    const hash = hashSecret(secret);
+    let entry = keyCache.get(hash);
+    if (entry && Date.now() - entry.loadedAt >= KEY_CACHE_TTL_MS) {
+      keyCache.delete(hash);
+      entry = undefined;
+    }
+    if (!entry) {
+      const loaded = await loadKey(hash);
+      if (!loaded) throw invalidToken('The API key is not valid.');
+      entry = loaded;
+      if (!closed) keyCache.set(hash, entry);
+    }
+    const at = now();
+    if (entry.revoked) throw invalidToken('The API key has been revoked.');
+    const expires = Math.min(entry.expiresAt.getTime(), entry.createdAt.getTime() + API_KEY_MAX_LIFETIME_MS);
+    if (at.getTime() >= expires) throw invalidToken('The API key has expired.');
+    if (entry.ipAllowlist.length > 0 && !entry.allows(ip)) throw invalidToken('The API key may not be used from this address.');
+    const owner = entry.owner;
+    if (!owner || owner.disabled) throw invalidToken('The API key owner is not active.');
+    if (owner.kind !== 'operator') throw invalidToken('The API key owner is not an operator.');
+
+    noteUse(entry.id, at);
+    const reach = ownerReach(owner);
+    const bound = entry.clientIds.length > 0;
+    const clientScope = bound
+      ? {
+          all: false,
+          clientIds: [...new Set(entry.clientIds)].filter((c) => reach.all || reach.clientIds.includes(c)).sort(),
+        }
+      : reach;
+    return {
+      kind: bound ? 'service_account' : 'operator',
+      id: owner.id,
+      loginMethod: 'api_key',
+      credentialId: entry.id,
+      role: roleLabel(owner),
+      scopes: effective(entry.scopes, owner),
+      clientScope,
+      oauthClientId: null,
+    };
+  }
+
+  function noteUse(keyId: string, at: Date): void {
+    const last = lastUsedWritten.get(keyId);
+    if (closed || (last !== undefined && at.getTime() - last < LAST_USED_INTERVAL_MS)) return;
+    lastUsedWritten.set(keyId, at.getTime());
+    track(db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, keyId)));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // OAuth access tokens
+
+  function audienceOk(aud: JWTPayload['aud']): boolean {
+    const list = aud === undefined ? [] : Array.isArray(aud) ? aud : [aud];
+    const base = config.baseUrl.replace(/\/+$/, '');
+    if (list.includes(`${base}/mcp`) || list.includes(base)) return true;
+    if (list.length === 1 && list[0] === LEGACY_AUDIENCE) {
+      if (config.audLegacyMode === 'accept') return true;
+      throw invalidToken('Tokens with the generic "authenticated" audience are no longer accepted; authorize again.');
+    }
+    return false;
+  }
+
+  function tokenScopes(payload: JWTPayload): string[] {
+    const out: string[] = [];
+    if (typeof payload.scope === 'string') out.push(...payload.scope.split(/\s+/).filter(Boolean));
+    const scp = (payload as { scp?: unknown }).scp;
+    if (Array.isArray(scp)) out.push(...scp.filter((s): s is string => typeof s === 'string'));
+    else if (typeof scp === 'string') out.push(...scp.split(/\s+/).filter(Boolean));
+    return out;
+  }
+
+  async function authenticateJwt(token: string): Promise<Principal> {
+    if (!jwks || !config.oauthIssuer) throw notConfigured('OAuth token verification is not configured.');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, jwks.getKey, {
+        issuer: config.oauthIssuer,
+        algorithms: [...jwks.algorithms],
+        clockTolerance: CLOCK_TOLERANCE_S,
+        requiredClaims: ['exp', 'sub'],
+        currentDate: now(),
+      }));
+    } catch (err) {
+      if (err instanceof ProblemError) throw err;
+      if (err instanceof joseErrors.JWTExpired) throw invalidToken('The access token has expired.');
+      if (err instanceof joseErrors.JWTClaimValidationFailed) throw invalidToken(`The access token was refused (${err.claim} claim).`);
+      if (err instanceof joseErrors.JWKSNoMatchingKey) throw invalidToken('The access token is signed with an unknown key.');
+      throw invalidToken('The access token was refused.');
+    }
+    if (!audienceOk(payload.aud)) throw invalidToken('The access token is not meant for this service (audience).');
+    const sub = payload.sub!;
+    const clientId =
+      typeof (payload as { client_id?: unknown }).client_id === 'string'
+        ? ((payload as { client_id: string }).client_id)
+        : typeof payload.azp === 'string'
+          ? (payload.azp as string)
+          : null;
+    if (!clientId) throw invalidToken('The access token names no OAuth client.');
+
+    const [user] = await db.select({ id: users.id }).from(users).where(eq(users.oauthSubject, sub)).limit(1);
+    const owner = user ? await loadOwner(user.id) : null;
+    if (!owner || owner.disabled) throw invalidToken('The access token subject is not an active user.');
+    if (owner.kind !== 'operator' && owner.kind !== 'client_admin') throw invalidToken('The access token subject is not an active user.');
+
+    let ceiling: Set<string> | null = null;
+    if (config.oauthClientMode === 'allowlist') {
+      const [policy] = await db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1);
+      if (!policy || !policy.allowlisted) throw invalidToken('This OAuth client is not allowed.');
+      ceiling = new Set(policy.scopeCeiling);
+    }
+
+    const grants = await db
+      .select({ id: oauthGrants.id, scopes: oauthGrants.scopes, createdAt: oauthGrants.createdAt })
+      .from(oauthGrants)
+      .where(and(eq(oauthGrants.userId, owner.id), eq(oauthGrants.oauthClientId, clientId), isNull(oauthGrants.revokedAt)));
+    grants.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+    const consented = new Set(grants.flatMap((g) => g.scopes));
+    const granted = tokenScopes(payload).filter((s) => consented.has(s) && (ceiling === null || ceiling.has(s)));
+
+    const credentialId =
+      grants[0]?.id ??
+      (typeof payload.jti === 'string' && payload.jti ? payload.jti : `tok_${createHash('sha256').update(token).digest('hex').slice(0, 16)}`);
+    return {
+      kind: owner.kind,
+      id: owner.id,
+      loginMethod: 'oauth',
+      credentialId,
+      role: roleLabel(owner),
+      scopes: effective(granted, owner),
+      clientScope: ownerReach(owner),
+      oauthClientId: clientId,
+    };
+  }
+
+  return {
+    async authenticate(authorization, ip) {
+      const credential = bearerCredential(authorization);
+      if (looksLikeApiKey(credential)) return authenticateKey(credential, ip);
+      if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(credential)) return authenticateJwt(credential);
+      throw invalidToken('The bearer credential is neither an API key nor an access token.');
+    },
+    forget,
+    ready: () => listening,
+    async flush() {
+      await Promise.all([...pending]);
+    },
+    async close() {
+      closed = true;
+      keyCache.clear();
+      await listening;
+      if (unlisten) {
+        const fn = unlisten;
+        unlisten = null;
+        await fn().catch(() => {});
+      }
+      await Promise.all([...pending]);
+      if (ownsJwks) jwks!.close();
+    },
+  };
+}
