@@ -17,39 +17,38 @@ import {
 import type { McpToolDef, OperationDef } from '../contract-types.ts';
 import type { Config } from '../config.ts';
 import type { Principal } from '../handler-types.ts';
-import type { Call, CallResult, Controls, Executor } from '../pipeline/types.ts';
+import type { AppEnv, Call, CallResult, Controls, Executor, RequestAuthenticator } from '../pipeline/types.ts';
 import { ProblemError, type FieldError } from '../problem-error.ts';
+import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLEM_MEDIA_TYPE, type ProblemDocument } from '../problems.ts';
 
 export const MCP_PATH = '/mcp';
 
 /** Protocol versions /mcp serves, newest first (contract/svc.yaml mcpProtocolVersions). */
 export const DEFAULT_MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
 
-/** The RFC 9457 document runtime/problems.ts builds (only the members MCP reads are typed). */
-export interface ProblemDocument {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  instance: string;
-  requestId: string;
-  retryable: boolean;
-  errors?: FieldError[];
-  [member: string]: unknown;
-}
+export type { ProblemDocument };
 
 export interface McpDeps {
   executor: Executor;
-  /** Throws ProblemError unauthorized / invalid_token / not_configured. */
-  authenticate: (authorization: string | undefined, ip: string | null) => Promise<Principal>;
+  /**
+   * The shared authenticate step (runtime/pipeline/types.ts RequestAuthenticator): authenticates,
+   * counts the credential's rate limit, records c.var.principal, audits a refusal. Preferred.
+   */
+  authenticateRequest?: RequestAuthenticator;
+  /**
+   * Plain credential check (runtime/auth/authenticate.ts), used when authenticateRequest is not
+   * given. Throws ProblemError unauthorized / invalid_token / not_configured.
+   */
+  authenticate?: (authorization: string | undefined, ip: string | null) => Promise<Principal>;
   config: Config;
   /** The generated tool table (generated/mcp-tools.ts), sorted. */
   tools: readonly McpToolDef[];
   operationsById: Record<string, OperationDef>;
-  problemBody: (err: ProblemError, instance: string, requestId: string, baseUrl: string) => ProblemDocument;
-  getRequestId: (c: Context<any>) => string;
-  /** Caller address for key IP allowlists. Default: the socket address from @hono/node-server, else null. */
+  /** Default: runtime/problems.ts problemBody. */
+  problemBody?: (err: ProblemError, instance: string, requestId: string, baseUrl: string) => ProblemDocument;
+  /** Default: c.get('requestId'), set by the app-wide middleware. */
+  getRequestId?: (c: Context<any>) => string;
+  /** Caller address for key IP allowlists (only with `authenticate`). Default: the socket address, else null. */
   getClientIp?: (c: Context<any>) => string | null;
   /** Default DEFAULT_MCP_PROTOCOL_VERSIONS. */
   protocolVersions?: readonly string[];
@@ -198,9 +197,10 @@ export function errorResult(problem: ProblemDocument): CallToolResult {
 }
 
 function toProblemError(err: unknown): ProblemError {
-  if (err instanceof ProblemError) return err;
+  if (!isUnexpected(err)) return err as ProblemError;
+  // Logged without arguments or bodies: only the error itself.
   console.error('mcp: unexpected error', err instanceof Error ? (err.stack ?? err.message) : String(err));
-  return new ProblemError('internal_error', 'An unexpected error occurred; it has been logged.');
+  return new ProblemError('internal_error', 'An unexpected error occurred. Quote the requestId when reporting it.');
 }
 
 function defaultClientIp(c: Context<any>): string | null {
@@ -222,6 +222,16 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   const published = new Map(entries.map((e) => [e.name, publishedTool(e)]));
   const protocolVersions = deps.protocolVersions ?? DEFAULT_MCP_PROTOCOL_VERSIONS;
   const getClientIp = deps.getClientIp ?? defaultClientIp;
+  const problemBody = deps.problemBody ?? defaultProblemBody;
+  const getRequestId = deps.getRequestId ?? ((c: Context<any>) => (c as Context<AppEnv>).get('requestId') ?? 'unknown');
+  if (!deps.authenticateRequest && !deps.authenticate) throw new Error('mountMcp needs authenticateRequest or authenticate');
+  const authenticate = async (c: Context<any>): Promise<Principal> => {
+    if (deps.authenticateRequest) return deps.authenticateRequest(c as Context<AppEnv>);
+    const principal = await deps.authenticate!(c.req.header('authorization'), getClientIp(c));
+    // For middleware and audit that want the caller; the shared authenticator records it itself.
+    (c as Context<AppEnv>).set('principal', principal);
+    return principal;
+  };
   const resourceMetadata = `${config.baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
   const instructions =
     `Tools of the svc Platform API (contract ${deps.serverVersion ?? '1.0.0'}). Call svc.meta.get first: ` +
@@ -231,8 +241,8 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     `a failure is a result with isError and the problem code. Guide: ${config.baseUrl}/v1/agent-guide.md`;
 
   function problemResponse(c: Context<any>, err: ProblemError, extraHeaders: Record<string, string> = {}): Response {
-    const body = deps.problemBody(err, MCP_PATH, deps.getRequestId(c), config.baseUrl);
-    const headers: Record<string, string> = { ...err.headers, ...extraHeaders, 'Content-Type': 'application/problem+json' };
+    const body = problemBody(err, MCP_PATH, getRequestId(c), config.baseUrl);
+    const headers: Record<string, string> = { ...problemHeaders(err), ...extraHeaders, 'Content-Type': PROBLEM_MEDIA_TYPE };
     return new Response(JSON.stringify(body), { status: body.status, headers });
   }
 
@@ -242,7 +252,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     name: string,
     args: unknown,
   ): Promise<CallToolResult> {
-    const requestId = deps.getRequestId(c);
+    const requestId = getRequestId(c);
     try {
       const entry = byName.get(name);
       if (!entry) throw new ProblemError('not_found', `There is no tool named "${name}".`);
@@ -262,7 +272,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       };
       return successResult(await executor.execute(call));
     } catch (err) {
-      return errorResult(deps.problemBody(toProblemError(err), MCP_PATH, requestId, config.baseUrl));
+      return errorResult(problemBody(toProblemError(err), MCP_PATH, requestId, config.baseUrl));
     }
   }
 
@@ -284,7 +294,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     const authorization = c.req.header('authorization');
     let principal: Principal;
     try {
-      principal = await deps.authenticate(authorization, getClientIp(c));
+      principal = await authenticate(c);
     } catch (err) {
       const problem = toProblemError(err);
       const extra: Record<string, string> = {};
@@ -292,14 +302,9 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
         const refused = problem.code === 'invalid_token' || (authorization !== undefined && authorization.trim() !== '');
         extra['WWW-Authenticate'] =
           `Bearer resource_metadata="${resourceMetadata}"` + (refused ? ', error="invalid_token"' : '');
-      } else if (problem.code === 'not_configured' && !Object.keys(problem.headers).some((h) => h.toLowerCase() === 'retry-after')) {
-        extra['Retry-After'] = '30';
       }
       return problemResponse(c, problem, extra);
     }
-    // For middleware that wants the caller (per-credential rate limits); harmless otherwise.
-    c.set('principal' as never, principal as never);
-
     // Read the body through Hono (it caches, so earlier middleware may have read it too).
     let parsed: unknown;
     try {

@@ -11,7 +11,7 @@ import type { McpToolDef, OperationDef, PrincipalKind } from '../../runtime/cont
 import type { Principal } from '../../runtime/handler-types.ts';
 import type { Call, CallResult } from '../../runtime/pipeline/types.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
-import { mountMcp, type ProblemDocument } from '../../runtime/mcp/index.ts';
+import { mountMcp } from '../../runtime/mcp/index.ts';
 
 const errorSchema = {
   type: 'object',
@@ -140,34 +140,6 @@ export const tokens: Record<string, Principal> = {
   admin: principal('client_admin', ['tasks:read', 'tasks:write', 'keys:manage']),
 };
 
-const titles: Record<string, { status: number; title: string; retryable: boolean }> = {
-  unauthorized: { status: 401, title: 'A credential is required', retryable: false },
-  invalid_token: { status: 401, title: 'The credential was refused', retryable: false },
-  not_configured: { status: 503, title: 'Token verification has no usable key set', retryable: true },
-  not_found: { status: 404, title: 'Not found', retryable: false },
-  validation_failed: { status: 422, title: 'The input is not valid', retryable: false },
-  insufficient_scope: { status: 403, title: 'The credential lacks the scope', retryable: false },
-  idempotency_key_required: { status: 400, title: 'An Idempotency-Key header is required', retryable: false },
-  method_not_allowed: { status: 405, title: 'Method not allowed on this path', retryable: false },
-  internal_error: { status: 500, title: 'Internal error', retryable: true },
-};
-
-export function fakeProblemBody(err: ProblemError, instance: string, requestId: string, baseUrl: string): ProblemDocument {
-  const t = titles[err.code] ?? { status: 500, title: err.code, retryable: false };
-  return {
-    type: `${baseUrl}/problems/${err.code}`,
-    title: t.title,
-    status: t.status,
-    detail: err.detail,
-    code: err.code,
-    instance,
-    requestId,
-    retryable: t.retryable,
-    ...(err.errors.length ? { errors: err.errors } : {}),
-    ...err.extra,
-  };
-}
-
 /** Executes like a tiny pipeline: audience/scope checks, then a scripted answer. */
 export type Script = (call: Call) => Promise<CallResult>;
 
@@ -193,7 +165,22 @@ export const defaultScript: Script = async (call) => {
   return { status: 201, body: { outcome: 'ran', result: { ...call.input } }, outcome: 'ran', headers: {} };
 };
 
-export async function startHarness(overrides: Partial<Config> = {}): Promise<Harness> {
+async function fakeAuthenticate(authorization: string | undefined, limited: boolean): Promise<Principal> {
+  if (!authorization) throw new ProblemError('unauthorized', 'Send a bearer credential.');
+  const token = authorization.replace(/^Bearer\s+/i, '');
+  if (token === 'no-keys') throw new ProblemError('not_configured', 'No key set.');
+  if (limited && token === 'limited') {
+    throw new ProblemError('rate_limited', 'Slow down.', { headers: { 'Retry-After': '7' } });
+  }
+  const p = tokens[token];
+  if (!p) throw new ProblemError('invalid_token', 'The credential was refused.');
+  return p;
+}
+
+export async function startHarness(
+  overrides: Partial<Config> = {},
+  options: { requestAuthenticator?: boolean } = {},
+): Promise<Harness> {
   const calls: Call[] = [];
   let script: Script = defaultScript;
   const app = new Hono();
@@ -219,19 +206,12 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
         return script(call);
       },
     },
-    authenticate: async (authorization) => {
-      if (!authorization) throw new ProblemError('unauthorized', 'Send a bearer credential.');
-      const token = authorization.replace(/^Bearer\s+/i, '');
-      if (token === 'no-keys') throw new ProblemError('not_configured', 'No key set.', { headers: { 'Retry-After': '30' } });
-      const p = tokens[token];
-      if (!p) throw new ProblemError('invalid_token', 'The credential was refused.');
-      return p;
-    },
     config,
     tools: fakeTools,
     operationsById: fakeOperations,
-    problemBody: fakeProblemBody,
-    getRequestId: (c) => c.get('requestId' as never) as string,
+    ...(options.requestAuthenticator
+      ? { authenticateRequest: async (c) => fakeAuthenticate(c.req.header('authorization'), true) }
+      : { authenticate: async (authorization) => fakeAuthenticate(authorization, false) }),
   });
   const url = `${config.baseUrl}/mcp`;
   const clients: Client[] = [];

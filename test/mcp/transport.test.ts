@@ -305,3 +305,23 @@ describe('underscore aliases', () => {
     expect(() => buildToolTable([...fakeTools, clash], ops, true)).toThrow(/not unique/);
   });
 });
+
+describe('with the shared request authenticator (authenticateRequest)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({}, { requestAuthenticator: true });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('uses it for the caller and answers its rate_limited refusal as a 429 problem', async () => {
+    const client = await h.client('operator');
+    expect((await client.listTools()).tools.length).toBe(fakeTools.length);
+    const res = await rpc(h.url, 'limited', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('7');
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    expect(await res.json()).toMatchObject({ code: 'rate_limited', retryable: true, instance: '/mcp' });
+  });
+});
