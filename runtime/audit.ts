@@ -1,0 +1,102 @@
+// Audit: every call, REST and MCP, successful or refused. Recorded: request id, transport, principal
+// kind and id, credential id, login method, MCP tool name, operation, method, path, status, outcome,
+// problem code and duration. Never a request body, a token or a secret: the entry type has no field
+// that could hold one, and paths never carry personal data (the contract's rule).
+//
+// Entries are queued and written in batches (one multi-row INSERT), so a call does not wait for its
+// audit row; flush() writes what is queued (tests, shutdown). A failed write is logged and dropped
+// rather than failing the call it describes.
+import type { Database } from './db/client.ts';
+import { auditLog } from './db/schema.ts';
+import type { Principal } from './handler-types.ts';
+import type { Transport } from './pipeline/types.ts';
+
+export type AuditOutcome = 'ran' | 'planned' | 'proposed' | 'read' | 'error';
+
+export interface AuditEntry {
+  requestId: string;
+  transport: Transport;
+  operationId: string | null;
+  toolName: string | null;
+  method: string;
+  path: string;
+  principal: Pick<Principal, 'kind' | 'id' | 'credentialId' | 'loginMethod'> | null;
+  status: number;
+  outcome: AuditOutcome;
+  problemCode: string | null;
+  durationMs: number;
+  at?: Date;
+}
+
+export interface AuditorOptions {
+  /** Flush when this many entries are queued (default 200). */
+  batchSize?: number;
+  /** Flush this long after the first queued entry (default 20 ms). */
+  delayMs?: number;
+  log?: (message: string) => void;
+}
+
+export class Auditor {
+  private readonly database: Database;
+  private queue: (typeof auditLog.$inferInsert)[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> = Promise.resolve();
+  private readonly batchSize: number;
+  private readonly delayMs: number;
+  private readonly log: (message: string) => void;
+  private closed = false;
+
+  constructor(database: Database, options: AuditorOptions = {}) {
+    this.database = database;
+    this.batchSize = options.batchSize ?? 200;
+    this.delayMs = options.delayMs ?? 20;
+    this.log = options.log ?? ((m) => console.error(m));
+  }
+
+  record(entry: AuditEntry): void {
+    this.queue.push({
+      at: entry.at ?? new Date(),
+      requestId: entry.requestId,
+      transport: entry.transport,
+      operationId: entry.operationId,
+      toolName: entry.toolName,
+      method: entry.method,
+      path: entry.path.slice(0, 2048),
+      principalKind: entry.principal?.kind ?? null,
+      principalId: entry.principal?.id ?? null,
+      credentialId: entry.principal?.credentialId ?? null,
+      loginMethod: entry.principal?.loginMethod ?? null,
+      status: entry.status,
+      outcome: entry.outcome,
+      problemCode: entry.problemCode,
+      durationMs: Math.max(0, Math.round(entry.durationMs)),
+    });
+    if (this.closed) return void this.flush();
+    if (this.queue.length >= this.batchSize) void this.flush();
+    else if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.delayMs);
+  }
+
+  /** Writes every queued entry; resolves when they are in the table. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const batch = this.queue;
+    this.queue = [];
+    this.writing = this.writing.then(async () => {
+      if (batch.length === 0) return;
+      try {
+        await this.database.db.insert(auditLog).values(batch);
+      } catch (err) {
+        this.log(`audit: could not write ${batch.length} entries: ${(err as Error).message}`);
+      }
+    });
+    return this.writing;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+}

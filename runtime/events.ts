@@ -1,0 +1,55 @@
+// ctx.emit: domain events into the outbox table (same transaction as the write) and a NOTIFY on
+// the channel svc_events, which PostgreSQL delivers only when the transaction commits (so a dry
+// run or a failed write never announces anything). The feed, SSE stream and webhooks read the table.
+import { sql } from 'drizzle-orm';
+import type { Db } from './db/client.ts';
+import { events } from './db/schema.ts';
+import type { EventSubject, Principal } from './handler-types.ts';
+import { newId } from './ids.ts';
+
+export const EVENTS_CHANNEL = 'svc_events';
+
+export interface EmittedEvent {
+  id: string;
+  seq: number;
+  type: string;
+  clientId: string | null;
+  subjectId: string;
+}
+
+export interface EmitterOptions {
+  db: Db;
+  actor: Pick<Principal, 'kind' | 'id'> | null;
+  /** Event types the contract knows (service.eventTypes); anything else is a handler bug. */
+  eventTypes: readonly string[];
+  now?: () => Date;
+  /** Every emitted event is pushed here (the dry-run plan lists them). */
+  sink?: EmittedEvent[];
+}
+
+export type Emit = (type: string, subject: EventSubject, data: Record<string, unknown>) => Promise<void>;
+
+export function createEmitter(options: EmitterOptions): Emit {
+  const known = new Set(options.eventTypes);
+  return async (type, subject, data) => {
+    if (!known.has(type)) throw new Error(`emit: unknown event type "${type}"`);
+    const id = newId('event');
+    const [row] = await options.db
+      .insert(events)
+      .values({
+        id,
+        type,
+        occurredAt: options.now?.() ?? new Date(),
+        clientId: subject.clientId,
+        subjectId: subject.subjectId,
+        actorKind: options.actor?.kind ?? null,
+        actorId: options.actor?.id ?? null,
+        data,
+      })
+      .returning({ seq: events.seq });
+    const emitted: EmittedEvent = { id, seq: Number(row!.seq), type, clientId: subject.clientId, subjectId: subject.subjectId };
+    options.sink?.push(emitted);
+    const payload = JSON.stringify({ seq: emitted.seq, id, type, clientId: subject.clientId });
+    await options.db.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`);
+  };
+}
