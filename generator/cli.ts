@@ -1,0 +1,132 @@
+// The `svc` command line: generate, lint, serve, seed.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { checkGenerated, compileContract, writeGenerated } from './generate.ts';
+import { lint } from './lint.ts';
+import { ContractError, formatDiagnostic, sortDiagnostics } from './source.ts';
+
+const USAGE = `Usage: svc <command> [options]
+
+Commands:
+  generate [--contract DIR] [--out DIR]   compile contract/ into generated/
+  generate --check                        write nothing; exit 1 with a diff when generated/ is out of date
+  lint [--contract DIR] [--out DIR]       check the contract and redocly-lint the generated OpenAPI
+  serve [...]                             start the server (runtime/cli.ts)
+  seed [--json]                           create the demo workspace (runtime/cli.ts)
+`;
+
+interface Options {
+  contract: string;
+  out: string;
+  check: boolean;
+  rest: string[];
+}
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { contract: 'contract', out: 'generated', check: false, rest: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
+    if (flag === '--contract' || flag === '--out') {
+      const value = inline ?? argv[++i];
+      if (!value) throw new Error(`${flag} needs a directory`);
+      options[flag === '--contract' ? 'contract' : 'out'] = value;
+    } else if (flag === '--check') options.check = true;
+    else options.rest.push(arg);
+  }
+  return options;
+}
+
+function printContractError(err: unknown): boolean {
+  if (!(err instanceof ContractError)) return false;
+  const list = sortDiagnostics(err.diagnostics);
+  for (const d of list) console.error(formatDiagnostic(d));
+  console.error(`\n${list.length} contract error${list.length === 1 ? '' : 's'}; nothing was generated.`);
+  return true;
+}
+
+async function generate(options: Options): Promise<number> {
+  let files: Map<string, string>;
+  try {
+    files = await compileContract(options.contract);
+  } catch (err) {
+    if (printContractError(err)) return 1;
+    throw err;
+  }
+  if (options.check) {
+    const report = checkGenerated(files, options.out);
+    if (report.ok) {
+      console.log(`${options.out}/ is up to date with ${options.contract}/ (${files.size} files).`);
+      return 0;
+    }
+    console.log(report.text);
+    const counts = [
+      report.stale.length && `${report.stale.length} stale`,
+      report.missing.length && `${report.missing.length} missing`,
+      report.extra.length && `${report.extra.length} extra`,
+    ].filter(Boolean);
+    console.error(`\n${options.out}/ is out of date with ${options.contract}/ (${counts.join(', ')}). Run \`npx svc generate\` and commit the result.`);
+    return 1;
+  }
+  const report = writeGenerated(files, options.out);
+  for (const rel of report.written) console.log(`wrote   ${path.join(options.out, rel)}`);
+  for (const rel of report.removed) console.log(`removed ${path.join(options.out, rel)}`);
+  for (const rel of report.kept) console.warn(`warning: ${path.join(options.out, rel)} is not produced by the contract and carries no generated marker; left in place`);
+  console.log(`${files.size} files (${report.written.length} written, ${report.unchanged} unchanged, ${report.removed.length} removed).`);
+  return 0;
+}
+
+async function runtimeCommand(command: 'serve' | 'seed', argv: string[]): Promise<number> {
+  const file = new URL('../runtime/cli.ts', import.meta.url);
+  if (!existsSync(file)) {
+    console.error(`svc ${command}: runtime/cli.ts does not exist yet, so there is no server to run. Build the runtime first.`);
+    return 1;
+  }
+  const runtime = (await import(file.href)) as Record<string, (argv: string[]) => Promise<number | void>>;
+  const fn = runtime[command === 'serve' ? 'runServe' : 'runSeed'];
+  if (typeof fn !== 'function') {
+    console.error(`svc ${command}: runtime/cli.ts does not export ${command === 'serve' ? 'runServe' : 'runSeed'}.`);
+    return 1;
+  }
+  return (await fn(argv)) ?? 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'generate':
+        return await generate(parseOptions(rest));
+      case 'lint': {
+        const options = parseOptions(rest);
+        const result = lint(options.contract, path.join(options.out, 'openapi.json'));
+        for (const line of result.contractErrors) console.error(line);
+        if (result.redoclyStatus === -1) console.error(`${options.out}/openapi.json does not exist. Run \`npx svc generate\` first.`);
+        const failed = result.contractErrors.length > 0 || result.redoclyStatus !== 0;
+        console.error(
+          failed
+            ? `svc lint: ${result.contractErrors.length} contract error(s); redocly ${result.redoclyStatus === 0 ? 'passed' : 'failed'}.`
+            : 'svc lint: the contract and the OpenAPI document are clean.',
+        );
+        return failed ? 1 : 0;
+      }
+      case 'serve':
+      case 'seed':
+        return await runtimeCommand(command, rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        return command === undefined ? 1 : 0;
+      default:
+        console.error(`Unknown command: ${command}\n`);
+        console.error(USAGE);
+        return 1;
+    }
+  } catch (err) {
+    if (printContractError(err)) return 1;
+    console.error(err instanceof Error ? err.message : String(err));
+    return 1;
+  }
+}

@@ -1,0 +1,80 @@
+// generated/validators.js (+ .d.ts): ajv standalone ESM validators of every operation input.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import standaloneModule from 'ajv/dist/standalone/index.js';
+import formatsModule from 'ajv-formats';
+import type { JsonSchema } from '../../runtime/contract-types.ts';
+import type { Model } from '../model.ts';
+import { COMPONENT_PREFIX, mapSchema, stripExtensions } from '../schema.ts';
+import { TS_HEADER } from './format.ts';
+
+// Both are CommonJS modules whose module.exports is the function (NodeNext types see only .default).
+const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as unknown as typeof standaloneModule.default;
+const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as unknown as typeof formatsModule.default;
+
+const BASE = 'https://svc.invalid/';
+const DEFS_ID = `${BASE}schemas.json`;
+
+export function validatorName(id: string): string {
+  return `validate_${id.replace(/[^A-Za-z0-9_]/g, '_')}`;
+}
+
+/** #/components/schemas/X -> one shared document's $defs, so each component compiles once. */
+function forAjv(schema: JsonSchema): JsonSchema {
+  return mapSchema(stripExtensions(schema), (node) =>
+    typeof node.$ref === 'string' && node.$ref.startsWith(COMPONENT_PREFIX)
+      ? { ...node, $ref: `${DEFS_ID}#/$defs/${node.$ref.slice(COMPONENT_PREFIX.length)}` }
+      : node,
+  ) as JsonSchema;
+}
+
+/** ajv's standalone code still says require(...) for its runtime helpers and formats: make them imports. */
+function requiresToImports(code: string): { imports: string; code: string } {
+  const modules = new Map<string, string>();
+  const out = code.replace(/require\("([^"]+)"\)/g, (_m, mod: string) => {
+    if (!modules.has(mod)) modules.set(mod, `__svcImport${modules.size}`);
+    return modules.get(mod)!;
+  });
+  const imports = [...modules]
+    .map(([mod, name]) => `import ${name} from ${JSON.stringify(mod.endsWith('.js') ? mod : `${mod}.js`)};`)
+    .join('\n');
+  return { imports, code: out };
+}
+
+export function emitValidators(model: Model): { js: string; dts: string } {
+  const ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, code: { source: true, esm: true, lines: true } });
+  addFormats(ajv);
+  const defs: Record<string, JsonSchema> = {};
+  for (const [name, schema] of Object.entries(model.schemas)) defs[name] = forAjv(schema);
+  ajv.addSchema({ $id: DEFS_ID, $defs: defs });
+  const exportsMap: Record<string, string> = {};
+  for (const op of model.operations) {
+    const id = `${BASE}inputs/${op.def.id}.json`;
+    ajv.addSchema({ ...forAjv(model.schemas[op.inputName]), $id: id });
+    exportsMap[validatorName(op.def.id)] = id;
+  }
+  const { imports, code } = requiresToImports(standaloneCode(ajv, exportsMap));
+  const table = model.operations.map((op) => `  ${JSON.stringify(op.def.id)}: ${validatorName(op.def.id)},`).join('\n');
+  const js = `${TS_HEADER}${imports}
+${code.replace(/^"use strict";/, '')}
+
+/** Operation id -> validator of its input (the REST input object without request controls). */
+export const validators = Object.freeze({
+${table}
+});
+`;
+  const decls = model.operations.map((op) => `export declare const ${validatorName(op.def.id)}: InputValidator;`).join('\n');
+  const dts = `${TS_HEADER}import type { ErrorObject } from 'ajv';
+
+/** An ajv validate function: true when valid; otherwise its errors property lists every failure. */
+export interface InputValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+${decls}
+
+/** Operation id -> validator of its input. */
+export declare const validators: Readonly<Record<string, InputValidator>>;
+`;
+  return { js, dts };
+}

@@ -1,0 +1,113 @@
+// svc generate: compile the contract, then write generated/ or (with --check) compare it.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { emitAll } from './emit/index.ts';
+import { GENERATED_NOTE } from './emit/format.ts';
+import { displayPath, loadContract } from './load.ts';
+import { buildModel } from './model.ts';
+
+/** Contract directory -> every generated file (relative path -> content). Throws ContractError. */
+export async function compileContract(contractDir: string): Promise<Map<string, string>> {
+  return emitAll(buildModel(loadContract(contractDir)));
+}
+
+/** Files under dir, relative, with forward slashes, sorted. */
+export function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const name of readdirSync(path.join(dir, rel)).sort()) {
+      const relChild = rel ? `${rel}/${name}` : name;
+      if (statSync(path.join(dir, relChild)).isDirectory()) walk(relChild);
+      else out.push(relChild);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+function carriesMarker(file: string): boolean {
+  return readFileSync(file, 'utf8').slice(0, 400).includes(GENERATED_NOTE);
+}
+
+function removeEmptyDirs(dir: string, root: string): void {
+  for (const name of readdirSync(dir)) {
+    const child = path.join(dir, name);
+    if (statSync(child).isDirectory()) removeEmptyDirs(child, root);
+  }
+  if (dir !== root && readdirSync(dir).length === 0) rmdirSync(dir);
+}
+
+export interface WriteReport {
+  written: string[];
+  unchanged: number;
+  removed: string[];
+  /** Extra files left in place because they do not carry the generated marker. */
+  kept: string[];
+}
+
+export function writeGenerated(files: Map<string, string>, outDir: string): WriteReport {
+  const report: WriteReport = { written: [], unchanged: 0, removed: [], kept: [] };
+  for (const [rel, text] of files) {
+    const file = path.join(outDir, rel);
+    if (existsSync(file) && readFileSync(file, 'utf8') === text) {
+      report.unchanged++;
+      continue;
+    }
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    report.written.push(rel);
+  }
+  for (const rel of listFiles(outDir)) {
+    if (files.has(rel)) continue;
+    const file = path.join(outDir, rel);
+    if (carriesMarker(file)) {
+      rmSync(file);
+      report.removed.push(rel);
+    } else report.kept.push(rel);
+  }
+  if (existsSync(outDir)) removeEmptyDirs(outDir, outDir);
+  return report;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  stale: string[];
+  missing: string[];
+  extra: string[];
+  /** Unified diffs of stale and missing files, then the list of extra ones. */
+  text: string;
+}
+
+const MAX_DIFF_LINES = 150;
+
+function clip(patch: string): string {
+  const lines = patch.split('\n');
+  if (lines.length <= MAX_DIFF_LINES) return patch;
+  return [...lines.slice(0, MAX_DIFF_LINES), `... ${lines.length - MAX_DIFF_LINES} more diff lines`].join('\n');
+}
+
+export function checkGenerated(files: Map<string, string>, outDir: string): CheckReport {
+  const shown = displayPath(outDir);
+  const report: CheckReport = { ok: true, stale: [], missing: [], extra: [], text: '' };
+  const parts: string[] = [];
+  for (const [rel, text] of files) {
+    const file = path.join(outDir, rel);
+    if (!existsSync(file)) {
+      report.missing.push(rel);
+      parts.push(clip(createTwoFilesPatch(`/dev/null`, `${shown}/${rel}`, '', text, 'missing', 'would be generated')));
+      continue;
+    }
+    const current = readFileSync(file, 'utf8');
+    if (current !== text) {
+      report.stale.push(rel);
+      parts.push(clip(createTwoFilesPatch(`${shown}/${rel}`, `${shown}/${rel}`, current, text, 'committed', 'generated from the contract')));
+    }
+  }
+  for (const rel of listFiles(outDir)) if (!files.has(rel)) report.extra.push(rel);
+  for (const rel of report.extra) parts.push(`extra file ${shown}/${rel}: the contract no longer produces it`);
+  report.ok = !report.stale.length && !report.missing.length && !report.extra.length;
+  report.text = parts.join('\n');
+  return report;
+}

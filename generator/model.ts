@@ -1,0 +1,321 @@
+// Step 3: the ONE in-memory registry every emitter reads. No emitter sees YAML.
+import type {
+  HttpMethod,
+  JsonSchema,
+  OperationDef,
+  ParamLocation,
+  PrincipalKind,
+  ProblemDef,
+  RetryClass,
+  ServiceDef,
+} from '../runtime/contract-types.ts';
+import { checkContract } from './check.ts';
+import { pageSchema, PLANNED_OUTCOME, PROBLEM_SCHEMA, proposedOutcome } from './envelopes.ts';
+import type { LoadedContract } from './load.ts';
+import { buildMcpTool } from './mcp.ts';
+import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParams, strings, type Obj } from './raw.ts';
+import { COMPONENT_PREFIX, Dereferencer, jsonTypeOf, toComponentForm } from './schema.ts';
+import { ContractError, diagnostic, type Diagnostic } from './source.ts';
+
+export interface ModelOperation {
+  def: OperationDef;
+  pascal: string;
+  description: string;
+  decision: string | null;
+  /** Declared errors (before the implied ones are added). */
+  declaredErrors: string[];
+  /** Component names of the operation's own schemas. */
+  inputName: string;
+  /** `<Pascal>Output` for reads, `<Pascal>Result` for commands. */
+  outputName: string;
+  /** Paged reads: the item schema (component form). */
+  pageItem: JsonSchema | null;
+  /** Input properties in author order with where each travels. */
+  inputs: { name: string; location: ParamLocation; required: boolean; schema: JsonSchema }[];
+}
+
+export interface FamilyModel {
+  name: string;
+  description: string;
+  operations: ModelOperation[];
+}
+
+export interface Model {
+  service: ServiceDef;
+  info: { title: string; version: string; description: string; releaseDate: string | null };
+  operations: ModelOperation[];
+  families: FamilyModel[];
+  /** Every component schema: the contract's, Problem, the outcome envelopes and the per-operation ones. */
+  schemas: Record<string, JsonSchema>;
+  contractSchemaNames: string[];
+  scopes: { name: string; description: string; decision: string | null }[];
+  problems: (ProblemDef & { decision: string | null })[];
+  eventTypes: { name: string; description: string; emittedBy: string[] }[];
+  principals: { name: string; description: string; decision: string | null }[];
+  limits: Record<string, number>;
+  limitsDecision: string | null;
+  changelog: { version: string; date: string; added: string[]; deprecated: string[]; removed: string[] }[];
+}
+
+const IMPLIED_ALL = ['unauthorized', 'invalid_token', 'not_configured', 'rate_limited', 'internal_error', 'payload_too_large'];
+
+function text(x: unknown): string {
+  return typeof x === 'string' ? x.trim() : '';
+}
+
+function decisionOf(x: unknown): string | null {
+  const d = asObj(x).decision;
+  return typeof d === 'string' ? d.trim() : null;
+}
+
+function ref(name: string): JsonSchema {
+  return { $ref: COMPONENT_PREFIX + name };
+}
+
+/** Implied problem codes (contract/README.md, last section) plus the declared ones, sorted. */
+function problemsOf(def: Omit<OperationDef, 'problems' | 'mcp' | 'mcpReason'>, declared: string[], hasInputs: boolean): string[] {
+  const codes = new Set([...declared, ...IMPLIED_ALL]);
+  if (def.scope) codes.add('insufficient_scope');
+  if (hasInputs) codes.add('validation_failed');
+  if (def.kind === 'command') {
+    codes.add('not_found');
+    if (BODY_METHODS.has(def.method)) {
+      codes.add('unsupported_media_type');
+      codes.add('malformed_json');
+    }
+    if (def.idempotency === 'required') codes.add('idempotency_key_required');
+    if (def.idempotency !== 'none') {
+      codes.add('idempotency_key_reused');
+      codes.add('idempotency_key_in_progress');
+    }
+    if (def.ifMatch === 'required') {
+      codes.add('precondition_failed');
+      codes.add('precondition_required');
+    }
+  }
+  return [...codes].sort();
+}
+
+/** Builds the input object in component form: top-level $ref/allOf merged, defaults applied, paging added. */
+function inputSchema(raw: unknown, contractSchemas: Map<string, unknown>, paged: boolean): JsonSchema {
+  const node = asObj(raw);
+  const merged = inputProperties(raw, contractSchemas);
+  const top: Obj = {};
+  if (typeof node.$ref === 'string') {
+    const target = asObj(contractSchemas.get(node.$ref));
+    for (const [k, v] of Object.entries(target)) if (k !== 'properties' && k !== 'required') top[k] = v;
+  }
+  for (const [k, v] of Object.entries(node)) if (!['$ref', 'allOf', 'properties', 'required'].includes(k)) top[k] = v;
+  const properties: Obj = { ...merged.properties };
+  if (paged) {
+    properties.cursor = contractSchemas.has('Cursor') ? { $ref: 'Cursor' } : { type: 'string', description: 'Opaque cursor from nextCursor.' };
+    properties.pageSize = contractSchemas.has('PageSize') ? { $ref: 'PageSize' } : { type: 'integer', minimum: 1, maximum: 200, default: 50 };
+  }
+  const schema: Obj = { type: 'object', ...top, properties };
+  if (merged.required.length) schema.required = merged.required;
+  if (!('additionalProperties' in schema)) schema.additionalProperties = false;
+  return toComponentForm(schema);
+}
+
+export function buildModel(contract: LoadedContract): Model {
+  const diagnostics = checkContract(contract);
+  if (diagnostics.length) throw new ContractError(diagnostics);
+  const svc = asObj(contract.svc?.data);
+  const info = asObj(svc.info);
+
+  const contractSchemas = new Map<string, unknown>();
+  const schemaHome = new Map<string, { file: (typeof contract.schemaFiles)[number] }>();
+  for (const file of contract.schemaFiles)
+    for (const [name, schema] of Object.entries(asObj(file.data))) {
+      contractSchemas.set(name, schema);
+      schemaHome.set(name, { file });
+    }
+  const contractSchemaNames = [...contractSchemas.keys()].sort();
+  const schemas: Record<string, JsonSchema> = {};
+  for (const name of contractSchemaNames) schemas[name] = toComponentForm(contractSchemas.get(name));
+
+  const clashes: Diagnostic[] = [];
+  const addGenerated = (name: string, schema: JsonSchema) => {
+    const home = schemaHome.get(name);
+    if (home)
+      clashes.push(diagnostic(home.file, [name], 'generated-name-clash', `Schema ${name} has the name the generator gives to a generated schema. Rename the contract schema.`, 'key'));
+    schemas[name] = schema;
+  };
+  if (!contractSchemas.has('Problem')) schemas.Problem = PROBLEM_SCHEMA;
+  addGenerated('PlannedOutcome', PLANNED_OUTCOME);
+  addGenerated('ProposedOutcome', proposedOutcome(contractSchemas.has('Approval')));
+
+  const scopes = asArray(svc.scopes).map((s) => ({ name: String(asObj(s).name), description: text(asObj(s).description), decision: decisionOf(s) }));
+  const problems = Object.entries(asObj(svc.problems))
+    .map(([code, raw]) => {
+      const p = asObj(raw);
+      return {
+        code,
+        status: p.status as number,
+        title: text(p.title),
+        retry: p.retry as RetryClass,
+        retryAfter: typeof p.retryAfter === 'number' ? p.retryAfter : null,
+        decision: decisionOf(p),
+      };
+    })
+    .sort((a, b) => (a.code < b.code ? -1 : 1));
+  const limits: Record<string, number> = {};
+  for (const [k, v] of Object.entries(asObj(svc.limits)).sort(([a], [b]) => (a < b ? -1 : 1))) if (typeof v === 'number') limits[k] = v;
+
+  const roleScopes: Record<string, string[]> = {};
+  for (const role of Object.values(asObj(svc.roles))) {
+    const r = asObj(role);
+    for (const label of strings(r.labels)) roleScopes[label] = r.scopes === 'all' ? scopes.map((s) => s.name) : strings(r.scopes);
+  }
+
+  const version = text(info.version);
+  const service: ServiceDef = {
+    title: text(info.title),
+    contractVersion: version,
+    apiVersion: version.split('.').slice(0, 2).join('.'),
+    mcpProtocolVersions: strings(svc.mcpProtocolVersions),
+    versions: asArray(svc.versions).map((v) => {
+      const o = asObj(v);
+      return { version: String(o.version), status: o.status === 'deprecated' ? 'deprecated' : 'current', sunset: typeof o.sunset === 'string' ? o.sunset : null };
+    }),
+    scopes: scopes.map((s) => s.name),
+    principals: asArray(svc.principals).map((p) => String(asObj(p).name) as PrincipalKind),
+    roleScopes,
+    eventTypes: asArray(svc.eventTypes).map((e) => String(asObj(e).name)),
+    problems: Object.fromEntries(problems.map(({ decision: _d, ...p }) => [p.code, p])),
+    limits,
+  };
+
+  const deref = new Dereferencer(schemas);
+  const operations: ModelOperation[] = [];
+  const familyDescriptions = new Map<string, string>();
+  for (const file of contract.familyFiles) {
+    const data = asObj(file.data);
+    const family = String(data.family);
+    familyDescriptions.set(family, text(data.description));
+    for (const rawOp of asArray(data.operations)) {
+      const op = asObj(rawOp);
+      const id = String(op.id);
+      const kind = op.kind as 'read' | 'command';
+      const http = asObj(op.http);
+      const method = String(http.method) as HttpMethod;
+      const path = String(http.path);
+      const paged = kind === 'read' && 'page' in op;
+      const name = pascal(id);
+      const input = inputSchema(op.input, contractSchemas, paged);
+      const inputName = `${name}Input`;
+      addGenerated(inputName, input);
+
+      let outputName: string;
+      let pageItem: JsonSchema | null = null;
+      if (kind === 'command') {
+        outputName = `${name}Result`;
+        addGenerated(outputName, toComponentForm(op.result));
+      } else {
+        outputName = `${name}Output`;
+        if (paged) {
+          pageItem = toComponentForm(op.page);
+          addGenerated(outputName, pageSchema(pageItem));
+        } else addGenerated(outputName, toComponentForm(op.output));
+      }
+
+      const pathNames = new Set(pathParams(path));
+      const queryFromBody = new Set(strings(http.query));
+      const required = new Set(strings(input.required));
+      const params: Record<string, ParamLocation> = {};
+      const paramTypes: Record<string, string> = {};
+      const inputs: ModelOperation['inputs'] = [];
+      for (const [prop, schema] of Object.entries(asObj(input.properties))) {
+        const location: ParamLocation = pathNames.has(prop)
+          ? 'path'
+          : !BODY_METHODS.has(method) || queryFromBody.has(prop)
+            ? 'query'
+            : 'body';
+        params[prop] = location;
+        if (location !== 'body') paramTypes[prop] = jsonTypeOf(deref.deref(schema));
+        inputs.push({ name: prop, location, required: required.has(prop), schema: schema as JsonSchema });
+      }
+
+      const mcp = asObj(op.mcp);
+      const isTool = mcp.tool === true;
+      const declaredErrors = strings(op.errors);
+      const base = {
+        id,
+        family,
+        kind,
+        tier: kind === 'command' ? (op.tier as 1 | 2 | 3) : null,
+        scope: typeof op.scope === 'string' ? op.scope : null,
+        audience: strings(op.audience) as PrincipalKind[],
+        summary: text(op.summary),
+        method,
+        path,
+        params,
+        paramTypes,
+        successStatus: kind === 'command' && typeof http.status === 'number' ? http.status : 200,
+        paged,
+        stream: op.stream === 'sse' ? ('sse' as const) : null,
+        idempotency: kind === 'command' ? ((op.idempotency as OperationDef['idempotency']) ?? 'honoured') : ('none' as const),
+        ifMatch: kind === 'command' ? ((op.ifMatch as OperationDef['ifMatch']) ?? 'none') : ('none' as const),
+        emits: strings(op.emits),
+        deprecated: isObj(op.deprecated) ? (op.deprecated as unknown as OperationDef['deprecated']) : null,
+      };
+      const description = text(op.description) || text(op.summary);
+      const def: OperationDef = {
+        ...base,
+        problems: problemsOf(base, declaredErrors, inputs.length > 0),
+        mcp: null,
+        mcpReason: isTool ? null : text(mcp.reason),
+      };
+      if (isTool)
+        def.mcp = buildMcpTool(def, description, deref.deref(ref(inputName)), deref.deref(ref(outputName)), {
+          destructive: kind === 'command' ? mcp.destructive === true : false,
+          idempotent: kind === 'command' ? mcp.idempotent === true : true,
+          openWorld: mcp.openWorld === true,
+        });
+      operations.push({ def, pascal: name, description, decision: decisionOf(op), declaredErrors, inputName, outputName, pageItem, inputs });
+    }
+  }
+  if (clashes.length) throw new ContractError(clashes);
+  operations.sort((a, b) => (a.def.id < b.def.id ? -1 : a.def.id > b.def.id ? 1 : 0));
+
+  const byFamily = new Map<string, ModelOperation[]>();
+  for (const op of operations) byFamily.set(op.def.family, [...(byFamily.get(op.def.family) ?? []), op]);
+  const families = [...familyDescriptions.keys()].sort().map((name) => ({
+    name,
+    description: familyDescriptions.get(name) ?? '',
+    operations: byFamily.get(name) ?? [],
+  }));
+
+  const emittedBy = new Map<string, string[]>();
+  for (const op of operations) for (const e of op.def.emits) emittedBy.set(e, [...(emittedBy.get(e) ?? []), op.def.id]);
+
+  const sortedSchemas: Record<string, JsonSchema> = {};
+  for (const key of Object.keys(schemas).sort()) sortedSchemas[key] = schemas[key];
+
+  return {
+    service,
+    info: {
+      title: service.title,
+      version,
+      description: text(info.description),
+      releaseDate: typeof info.releaseDate === 'string' ? info.releaseDate : null,
+    },
+    operations,
+    families,
+    schemas: sortedSchemas,
+    contractSchemaNames,
+    scopes,
+    problems,
+    eventTypes: asArray(svc.eventTypes).map((e) => {
+      const name = String(asObj(e).name);
+      return { name, description: text(asObj(e).description), emittedBy: emittedBy.get(name) ?? [] };
+    }),
+    principals: asArray(svc.principals).map((p) => ({ name: String(asObj(p).name), description: text(asObj(p).description), decision: decisionOf(p) })),
+    limits,
+    limitsDecision: decisionOf(svc.limits),
+    changelog: asArray(svc.changelog).map((c) => {
+      const o = asObj(c);
+      return { version: String(o.version), date: String(o.date), added: strings(o.added), deprecated: strings(o.deprecated), removed: strings(o.removed) };
+    }),
+  };
+}
