@@ -1,0 +1,164 @@
+// MCP `tools/call svc.meta.get` against REST `GET /v1/meta`: throughput and p99 latency through
+// the full server, same process, same HTTP client (fetch), same concurrency; the ratio is what
+// matters (absolute numbers depend on the machine). Run alone with
+//   node --import tsx scripts/bench-mcp.ts
+// or call benchMcp() from scripts/bench.ts.
+//
+// The MCP requests are plain JSON-RPC POSTs as a stateless Streamable HTTP client sends them after
+// initialization (no session, MCP-Protocol-Version header): each one builds a fresh Server and
+// transport, which is the cost being measured.
+import { pathToFileURL } from 'node:url';
+
+export interface BenchStats {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export interface BenchMcpResult {
+  rest: BenchStats;
+  mcp: BenchStats;
+  /** mcp.rps / rest.rps */
+  ratio: number;
+}
+
+export interface BenchMcpOptions {
+  /** Base URL of a running server; when absent a test server is started (test/support/server.ts). */
+  baseUrl?: string;
+  /** Bearer credential; with baseUrl it is required, else the seeded operator key. */
+  key?: string;
+  /** Measured requests per side (default 2000), after warmUp (default 200). */
+  requests?: number;
+  warmUp?: number;
+  /** Requests in flight (default 16). */
+  concurrency?: number;
+  /** Print a table (default true). */
+  print?: boolean;
+  /**
+   * Starts the server to measure when baseUrl is absent. Default: startTestServer(serverOptions)
+   * from test/support/server.ts. The server's rate limit must allow warmUp + requests per side
+   * for one credential (the contract default of 600 a minute does not).
+   */
+  startServer?: () => Promise<{ url: string; key: string; close: () => Promise<void> }>;
+  /** Passed to startTestServer by the default startServer. */
+  serverOptions?: Record<string, unknown>;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function run(count: number, concurrency: number, once: () => Promise<void>): Promise<BenchStats> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  async function worker() {
+    while (next < count) {
+      next++;
+      const t = performance.now();
+      await once();
+      latencies.push(performance.now() - t);
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  };
+}
+
+async function startWithTestSupport(serverOptions: Record<string, unknown> = {}) {
+  // Loaded lazily (and by URL) so that a caller with its own server needs no test support code.
+  const mod = (await import(new URL('../test/support/server.ts', import.meta.url).href)) as {
+    startTestServer: (opts?: Record<string, unknown>) => Promise<{
+      url: string;
+      credentials: { operatorKey: string };
+      close: () => Promise<void>;
+    }>;
+  };
+  const server = await mod.startTestServer(serverOptions);
+  return { url: server.url, key: server.credentials.operatorKey, close: server.close };
+}
+
+function refused(what: string, status: number): Error {
+  if (status === 429) return new Error(`${what} answered 429: the server's rate limit is below the benchmark's request count; start it with a higher limit`);
+  return new Error(`${what} answered ${status}`);
+}
+
+export async function benchMcp(options: BenchMcpOptions = {}): Promise<BenchMcpResult> {
+  const requests = options.requests ?? 2000;
+  const warmUp = options.warmUp ?? 200;
+  const concurrency = options.concurrency ?? 16;
+  let baseUrl = options.baseUrl;
+  let key = options.key;
+  let close: (() => Promise<void>) | null = null;
+  if (!baseUrl) {
+    const server = await (options.startServer ?? (() => startWithTestSupport(options.serverOptions)))();
+    baseUrl = server.url;
+    key = key ?? server.key;
+    close = server.close;
+  }
+  if (!key) throw new Error('benchMcp: a key is required with baseUrl');
+  baseUrl = baseUrl.replace(/\/+$/, '');
+  const auth = { Authorization: `Bearer ${key}` };
+
+  const rest = async () => {
+    const res = await fetch(`${baseUrl}/v1/meta`, { headers: auth });
+    if (res.status !== 200) throw refused('GET /v1/meta', res.status);
+    await res.arrayBuffer();
+  };
+  let id = 0;
+  const mcpHeaders = {
+    ...auth,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': '2025-11-25',
+  };
+  const mcp = async () => {
+    const res = await fetch(`${baseUrl}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders,
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'svc.meta.get', arguments: {} } }),
+    });
+    if (res.status !== 200) throw refused('POST /mcp', res.status);
+    const body = (await res.json()) as { result?: { isError?: boolean } };
+    if (!body.result || body.result.isError) throw new Error(`tools/call svc.meta.get failed: ${JSON.stringify(body)}`);
+  };
+
+  try {
+    // Warm both paths (JIT, schema compilation, connection pool), then measure alternately-free.
+    await run(warmUp, concurrency, rest);
+    await run(warmUp, concurrency, mcp);
+    const restStats = await run(requests, concurrency, rest);
+    const mcpStats = await run(requests, concurrency, mcp);
+    const result: BenchMcpResult = { rest: restStats, mcp: mcpStats, ratio: mcpStats.rps / restStats.rps };
+    if (options.print !== false) {
+      const row = (name: string, s: BenchStats) =>
+        `${name.padEnd(34)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50Ms.toFixed(2).padStart(7)} ms   p99 ${s.p99Ms.toFixed(2).padStart(7)} ms`;
+      console.log(`MCP vs REST (${requests} requests each, concurrency ${concurrency})`);
+      console.log(row('REST GET /v1/meta', restStats));
+      console.log(row('MCP tools/call svc.meta.get', mcpStats));
+      console.log(`ratio MCP/REST throughput: ${result.ratio.toFixed(2)}`);
+    }
+    return result;
+  } finally {
+    if (close) await close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const baseUrl = process.env.BENCH_BASE_URL;
+  const key = process.env.BENCH_KEY;
+  benchMcp({ baseUrl, key }).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
