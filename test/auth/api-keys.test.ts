@@ -52,7 +52,7 @@ beforeAll(async () => {
   await addMembership(database, { userId: admin.id, clientId: 'c2', role: 'operator', status: 'revoked' });
   await addMembership(database, { userId: admin.id, clientId: 'c3', role: 'operator', revoked: true });
   await addMembership(database, { userId: clientAdmin.id, clientId: 'c1', role: 'tasks:read' });
-});
+}, 60_000);
 
 afterEach(async () => {
   clock = new Date();
@@ -60,7 +60,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await database.close();
+  await database?.close();
 });
 
 clock = new Date();
