@@ -1,0 +1,53 @@
+// Every operation's handler, one family per file. The generated AllHandlers type makes a missing
+// operation a type error; operations nobody has written yet are notImplemented placeholders
+// (see runtime/not-implemented.ts; `svc lint` lists them).
+import type { AllHandlers } from '../generated/handlers/index.ts';
+import { actionsHandlers } from './actions.ts';
+import { approvalsHandlers } from './approvals.ts';
+import { campaignsHandlers } from './campaigns.ts';
+import { clientsHandlers } from './clients.ts';
+import { crmHandlers } from './crm.ts';
+import { eventsHandlers } from './events.ts';
+import { executionHandlers } from './execution.ts';
+import { extractionHandlers } from './extraction.ts';
+import { filesHandlers } from './files.ts';
+import { intakeHandlers } from './intake.ts';
+import { keysHandlers } from './keys.ts';
+import { membershipsHandlers } from './memberships.ts';
+import { metaHandlers } from './meta.ts';
+import { notificationsHandlers } from './notifications.ts';
+import { oauthGrantsHandlers } from './oauth_grants.ts';
+import { operationsHandlers } from './operations.ts';
+import { pipelineHandlers } from './pipeline.ts';
+import { projectsHandlers } from './projects.ts';
+import { reviewsHandlers } from './reviews.ts';
+import { searchHandlers } from './search.ts';
+import { tasksHandlers } from './tasks.ts';
+import { timelineHandlers } from './timeline.ts';
+import { webhooksHandlers } from './webhooks.ts';
+
+export const handlers: AllHandlers = {
+  ...actionsHandlers,
+  ...approvalsHandlers,
+  ...campaignsHandlers,
+  ...clientsHandlers,
+  ...crmHandlers,
+  ...eventsHandlers,
+  ...executionHandlers,
+  ...extractionHandlers,
+  ...filesHandlers,
+  ...intakeHandlers,
+  ...keysHandlers,
+  ...membershipsHandlers,
+  ...metaHandlers,
+  ...notificationsHandlers,
+  ...oauthGrantsHandlers,
+  ...operationsHandlers,
+  ...pipelineHandlers,
+  ...projectsHandlers,
+  ...reviewsHandlers,
+  ...searchHandlers,
+  ...tasksHandlers,
+  ...timelineHandlers,
+  ...webhooksHandlers,
+};

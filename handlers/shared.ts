@@ -1,0 +1,72 @@
+// Small helpers the handler families share.
+import { eq, inArray } from 'drizzle-orm';
+import type { Db } from '../runtime/db/client.ts';
+import { clients, users } from '../runtime/db/schema.ts';
+import { etagMatches } from '../runtime/etag.ts';
+import type { HandlerContext } from '../runtime/handler-types.ts';
+import { invalidField, notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
+
+/** 428 without If-Match, 412 when it does not match the current ETag (strong comparison). */
+export function checkIfMatch(ctx: HandlerContext, currentEtag: string): void {
+  if (ctx.ifMatch === null || ctx.ifMatch === undefined || ctx.ifMatch.trim() === '') {
+    throw new ProblemError('precondition_required', 'Send If-Match with the current ETag.');
+  }
+  if (!etagMatches(ctx.ifMatch, currentEtag)) throw preconditionFailed(currentEtag);
+}
+
+export function preconditionFailed(currentEtag?: string): ProblemError {
+  return new ProblemError(
+    'precondition_failed',
+    'The resource changed since the ETag you sent was issued; read it again and retry with the new ETag.',
+    currentEtag ? { extra: { currentEtag } } : {},
+  );
+}
+
+export function invalidTransition(detail: string): ProblemError {
+  return new ProblemError('invalid_transition', detail);
+}
+
+/** validation_failed carrying several field errors. */
+export function validationFailed(errors: FieldError[]): ProblemError {
+  if (errors.length === 1) return invalidField(errors[0].pointer, errors[0].message);
+  return new ProblemError('validation_failed', errors.map((e) => `${e.pointer}: ${e.message}`).join('; '), { errors });
+}
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A calendar date YYYY-MM-DD that exists (2026-02-30 does not); validation_failed otherwise. */
+export function checkDate(value: string | null | undefined, pointer: string): string | null {
+  if (value === null || value === undefined) return null;
+  const m = DATE_RE.exec(value);
+  if (m) {
+    const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+    if (d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])) {
+      return value;
+    }
+  }
+  throw invalidField(pointer, 'must be a calendar date (YYYY-MM-DD)');
+}
+
+/** The client row, or 404 when it does not exist. (Scope is checked by the caller through Policy.) */
+export async function requireClient(db: Db, clientId: string): Promise<typeof clients.$inferSelect> {
+  const [row] = await db.select().from(clients).where(eq(clients.id, clientId));
+  if (!row) throw notFound('Client');
+  return row;
+}
+
+/** Field errors for user ids that do not name an active user. */
+export async function unknownUsers(db: Db, ids: { pointer: string; id: string }[]): Promise<FieldError[]> {
+  if (ids.length === 0) return [];
+  const found = await db
+    .select({ id: users.id, disabledAt: users.disabledAt })
+    .from(users)
+    .where(inArray(users.id, [...new Set(ids.map((i) => i.id))]));
+  const active = new Set(found.filter((u) => u.disabledAt === null).map((u) => u.id));
+  return ids.filter((i) => !active.has(i.id)).map((i) => ({ pointer: i.pointer, message: `no user ${i.id}` }));
+}
+
+/** The acting user's display name, for comment authors (null when unknown). */
+export async function actorName(db: Db, userId: string): Promise<string | null> {
+  const [row] = await db.select({ name: users.name }).from(users).where(eq(users.id, userId));
+  return row?.name ?? null;
+}

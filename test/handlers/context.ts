@@ -1,0 +1,81 @@
+// Calling handler bodies directly: a HandlerContext on a real (fresh) database, inside a
+// transaction as the pipeline runs them, with emitted events collected for assertions.
+import type { PrincipalKind } from '../../runtime/contract-types.ts';
+import type { Database } from '../../runtime/db/client.ts';
+import type { EventSubject, HandlerContext, Principal } from '../../runtime/handler-types.ts';
+import { Policy } from '../../runtime/policy.ts';
+
+export const ALL_SCOPES = [
+  'clients:read', 'memberships:manage', 'reviews:release', 'projects:read', 'projects:write', 'tasks:read',
+  'tasks:write', 'actions:read', 'notifications:read', 'intake:read', 'intake:write', 'extraction:read',
+  'reviews:read', 'pipeline:read', 'pipeline:run', 'crm:read', 'crm:write', 'campaigns:read',
+  'campaigns:propose', 'files:read', 'files:write', 'search:read', 'approvals:read', 'approvals:decide',
+  'operations:read', 'events:read', 'webhooks:manage', 'keys:manage', 'execution:read', 'execution:propose',
+  'pii:read', 'audit:read',
+];
+
+export function principal(
+  kind: PrincipalKind,
+  id: string,
+  clientScope: { all: boolean; clientIds: string[] },
+  scopes: string[] = ALL_SCOPES,
+  role = kind === 'client_admin' ? 'tasks:write' : 'operator',
+): Principal {
+  return {
+    kind,
+    id,
+    loginMethod: kind === 'client_admin' ? 'oauth' : 'api_key',
+    credentialId: `cred_${id}`,
+    role,
+    scopes: new Set(scopes),
+    clientScope,
+    oauthClientId: kind === 'client_admin' ? 'oac_test' : null,
+  };
+}
+
+export interface EmittedEvent {
+  type: string;
+  subject: EventSubject;
+  data: Record<string, unknown>;
+}
+
+export interface Caller {
+  principal: Principal;
+  /** Events emitted by committed calls, in order. */
+  events: EmittedEvent[];
+  call<I, O>(
+    handler: (input: I, ctx: HandlerContext) => Promise<O>,
+    input: I,
+    options?: { ifMatch?: string | null; now?: Date; operationId?: string },
+  ): Promise<O>;
+}
+
+export function caller(database: Database, p: Principal): Caller {
+  const events: EmittedEvent[] = [];
+  return {
+    principal: p,
+    events,
+    async call(handler, input, options = {}) {
+      const pending: EmittedEvent[] = [];
+      const result = await database.transaction((tx) => {
+        const ctx: HandlerContext = {
+          db: tx,
+          principal: p,
+          policy: new Policy(p),
+          operationId: options.operationId ?? 'test',
+          requestId: 'req_test',
+          dryRun: false,
+          ifMatch: options.ifMatch ?? null,
+          now: options.now ?? new Date(),
+          baseUrl: 'http://svc.test',
+          async emit(type, subject, data) {
+            pending.push({ type, subject, data });
+          },
+        };
+        return handler(input, ctx);
+      });
+      events.push(...pending);
+      return result;
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// Visibility rules 1-6 for each principal kind, as predicates and as SQL against a real database.
+import { and, asc } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../runtime/db/client.ts';
+import { tasks } from '../../runtime/db/schema.ts';
+import { Policy, scopesAllowedByRole } from '../../runtime/policy.ts';
+import { ProblemError } from '../../runtime/problem-error.ts';
+import { freshDatabase } from '../support/db.ts';
+import { ALL_SCOPES, principal } from './context.ts';
+
+const A = 'cli_a';
+const B = 'cli_b';
+
+const operatorAll = new Policy(principal('operator', 'usr_all', { all: true, clientIds: [] }));
+const operatorEmpty = new Policy(principal('operator', 'usr_empty', { all: false, clientIds: [] }));
+const operatorA = new Policy(principal('operator', 'usr_opa', { all: false, clientIds: [A] }));
+const clientAdminA = new Policy(principal('client_admin', 'usr_ca', { all: false, clientIds: [A] }));
+const serviceA = new Policy(principal('service_account', 'usr_owner', { all: false, clientIds: [A] }));
+
+const internal = { clientId: null };
+const taskA = { clientId: A };
+const taskB = { clientId: B };
+
+function expectNotFound(fn: () => void) {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ProblemError);
+    expect((e as ProblemError).code).toBe('not_found');
+    return;
+  }
+  throw new Error('expected not_found');
+}
+
+describe('Policy predicates', () => {
+  it('rule 1: an operator reads internal tasks whatever its client scope, an empty one included', () => {
+    for (const p of [operatorAll, operatorEmpty, operatorA]) expect(p.canReadTask(internal)).toBe(true);
+    expect(operatorEmpty.canReadTask(taskA)).toBe(false);
+    expect(operatorA.canReadTask(taskA)).toBe(true);
+    expect(operatorA.canReadTask(taskB)).toBe(false);
+    expect(operatorAll.canReadTask(taskB)).toBe(true);
+  });
+
+  it('rule 2: an operator writes internal tasks whatever its scope; client-bound writes keep the scope', () => {
+    for (const p of [operatorAll, operatorEmpty, operatorA]) {
+      expect(p.canWriteInternalTask()).toBe(true);
+      expect(p.canWriteTask(internal)).toBe(true);
+    }
+    expect(operatorEmpty.canWriteTask(taskA)).toBe(false);
+    expect(operatorA.canWriteTask(taskA)).toBe(true);
+  });
+
+  it('rule 3: an operator reads every crm/pipeline row whatever its scope; others keep their scope', () => {
+    for (const p of [operatorAll, operatorEmpty, operatorA]) {
+      expect(p.canReadCrmOrPipelineRow(taskB)).toBe(true);
+      expect(p.canReadCrmOrPipelineRow(internal)).toBe(true);
+      expect(() => p.assertCrmOrPipelineClientFilter(B)).not.toThrow();
+    }
+    for (const p of [clientAdminA, serviceA]) {
+      expect(p.canReadCrmOrPipelineRow(taskA)).toBe(true);
+      expect(p.canReadCrmOrPipelineRow(taskB)).toBe(false);
+      expect(p.canReadCrmOrPipelineRow(internal)).toBe(false);
+      expectNotFound(() => p.assertCrmOrPipelineClientFilter(B));
+    }
+  });
+
+  it('rule 4: client_admin and service_account never see internal tasks and keep their client scope', () => {
+    for (const p of [clientAdminA, serviceA]) {
+      expect(p.canReadTask(internal)).toBe(false);
+      expect(p.canWriteInternalTask()).toBe(false);
+      expect(p.canWriteTask(internal)).toBe(false);
+      expect(p.canReadTask(taskA)).toBe(true);
+      expect(p.canReadTask(taskB)).toBe(false);
+      expectNotFound(() => p.assertTaskVisible(internal));
+      expectNotFound(() => p.assertTaskWritable(taskB));
+    }
+  });
+
+  it('rule 5: other resources keep the client scope (operators included)', () => {
+    expect(operatorAll.canReadClient(B)).toBe(true);
+    expect(operatorEmpty.canReadClient(A)).toBe(false);
+    expect(operatorA.canReadClient(A)).toBe(true);
+    expect(operatorA.canReadClient(B)).toBe(false);
+    expect(clientAdminA.canReadClient(A)).toBe(true);
+    expect(serviceA.canReadClient(B)).toBe(false);
+    expect(operatorA.canReadClient(null)).toBe(false);
+    expectNotFound(() => operatorEmpty.assertClientInScope(A));
+    expectNotFound(() => serviceA.assertClientInScope(B));
+    expect(() => clientAdminA.assertClientInScope(A)).not.toThrow();
+  });
+
+  it('rule 5: contact personal data is redacted without pii:read', () => {
+    const contact = { id: 'con_1', name: 'Ada', email: 'ada@example.com', phone: '+1', jobTitle: 'CTO', redacted: false };
+    const withPii = new Policy(principal('operator', 'u', { all: true, clientIds: [] }, ['crm:read', 'pii:read']));
+    const without = new Policy(principal('operator', 'u', { all: true, clientIds: [] }, ['crm:read']));
+    expect(withPii.redactContact(contact)).toEqual({ ...contact, redacted: false });
+    expect(without.redactContact(contact)).toEqual({ ...contact, name: null, email: null, phone: null, redacted: true });
+    expect(contact.name).toBe('Ada');
+  });
+
+  it('rule 6: staff labels hold every scope, viewer none, a membership role itself when it is a scope', () => {
+    for (const label of ['owner', 'admin', 'operator']) expect(scopesAllowedByRole(label, ALL_SCOPES, 'operator')).toEqual(ALL_SCOPES);
+    expect(scopesAllowedByRole('viewer', ALL_SCOPES, 'operator')).toEqual([]);
+    expect(scopesAllowedByRole('viewer', ALL_SCOPES, 'operator')).not.toContain('pii:read');
+    expect(scopesAllowedByRole('tasks:read', ALL_SCOPES, 'client_admin')).toEqual(['tasks:read']);
+    expect(scopesAllowedByRole('manager', ALL_SCOPES, 'client_admin')).toEqual([]);
+    const viewer = new Policy(principal('operator', 'u', { all: true, clientIds: [] }, [], 'viewer'));
+    expect(viewer.canReadPii).toBe(false);
+    expect(viewer.redactContact({ name: 'x', email: 'y', phone: 'z' }).redacted).toBe(true);
+  });
+});
+
+describe('Policy SQL', () => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await freshDatabase();
+    const base = { status: 'open', priority: 'normal', createdBy: 'usr_x' };
+    await database.db.insert(tasks).values([
+      { id: 't_int', clientId: null, title: 'internal', ...base },
+      { id: 't_a', clientId: A, title: 'a', ...base },
+      { id: 't_b', clientId: B, title: 'b', ...base },
+    ]);
+  }, 60_000);
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  async function taskIds(where: ReturnType<Policy['taskWhere']>): Promise<string[]> {
+    const rows = await database.db.select({ id: tasks.id }).from(tasks).where(and(where)).orderBy(asc(tasks.id));
+    return rows.map((r) => r.id);
+  }
+
+  it('taskWhere applies rules 1 and 4', async () => {
+    expect(await taskIds(operatorAll.taskWhere(tasks.clientId))).toEqual(['t_a', 't_b', 't_int']);
+    expect(await taskIds(operatorEmpty.taskWhere(tasks.clientId))).toEqual(['t_int']);
+    expect(await taskIds(operatorA.taskWhere(tasks.clientId))).toEqual(['t_a', 't_int']);
+    expect(await taskIds(clientAdminA.taskWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(serviceA.taskWhere(tasks.clientId))).toEqual(['t_a']);
+  });
+
+  it('clientWhere keeps the client scope and never matches internal rows', async () => {
+    expect(await taskIds(operatorAll.clientWhere(tasks.clientId))).toEqual(['t_a', 't_b']);
+    expect(await taskIds(operatorEmpty.clientWhere(tasks.clientId))).toEqual([]);
+    expect(await taskIds(operatorA.clientWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(serviceA.clientWhere(tasks.clientId))).toEqual(['t_a']);
+  });
+
+  it('crmAndPipelineReadWhere applies rule 3', async () => {
+    expect(await taskIds(operatorEmpty.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a', 't_b', 't_int']);
+    expect(await taskIds(operatorA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a', 't_b', 't_int']);
+    expect(await taskIds(clientAdminA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(serviceA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a']);
+  });
+});
