@@ -14,7 +14,8 @@
 //   An unbound key is an `operator` principal with its owner's client scope (allClients, or the
 //   clients of active memberships). A key with clientIds is a `service_account`: its client scope
 //   is those clients, narrowed to its owner's live reach, never widened.
-//   Lookups (key + owner + memberships) are cached 5 s; NOTIFY svc_key_revoked (payload: key id,
+//   Lookups (key + owner + memberships) are cached 5 s of real time (so a role or membership change
+//   also takes effect within 5 s); expiry, allowlist and revokedAt are checked on every request; NOTIFY svc_key_revoked (payload: key id,
 //   see notifyKeyRevoked) drops that key's entry on every instance at once; a payload that is not a
 //   key id clears the whole cache. lastUsedAt is written at most once a minute per key, off the
 //   request path (fire and forget; close() waits for pending writes).
@@ -53,7 +54,9 @@ import { hashSecret, looksLikeApiKey } from './secrets.ts';
 
 export const KEY_REVOKED_CHANNEL = 'svc_key_revoked';
 export const API_KEY_MAX_LIFETIME_MS = 90 * 24 * 3600 * 1000;
+/** Key lookups are cached this long (real time), and at most KEY_CACHE_MAX of them. */
 export const KEY_CACHE_TTL_MS = 5_000;
+const KEY_CACHE_MAX = 10_000;
 export const LAST_USED_INTERVAL_MS = 60_000;
 export const LEGACY_AUDIENCE = 'authenticated';
 const CLOCK_TOLERANCE_S = 30;
@@ -224,6 +227,13 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   let closed = false;
   let unlisten: (() => Promise<void>) | null = null;
 
+  /** Drop aged entries; if the cache is still full, drop everything (it refills from the database). */
+  function sweep(): void {
+    const t = Date.now();
+    for (const [hash, entry] of keyCache) if (t - entry.loadedAt >= KEY_CACHE_TTL_MS) keyCache.delete(hash);
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+  }
+
   function forget(keyId?: string): void {
     if (keyId === undefined) {
       keyCache.clear();
@@ -329,7 +339,10 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       const loaded = await loadKey(hash);
       if (!loaded) throw invalidToken('The API key is not valid.');
       entry = loaded;
-      if (!closed) keyCache.set(hash, entry);
+      if (!closed) {
+        if (keyCache.size >= KEY_CACHE_MAX) sweep();
+        keyCache.set(hash, entry);
+      }
     }
     const at = now();
     if (entry.revoked) throw invalidToken('The API key has been revoked.');

@@ -204,6 +204,33 @@ describe('OAuth access tokens', () => {
       expect(err.headers['Retry-After']).toBe('30');
     });
 
+    it('a hanging key endpoint with nothing cached is abandoned -> not_configured', async () => {
+      idp.setBehaviour('hang');
+      const auth = makeAuth({}, new KeySetCache({ url: idp.jwksUrl, timeoutMs: 150 }));
+      const err = await rejection(auth.authenticate(bearer(await tok()), null));
+      expect(err.code).toBe('not_configured');
+      expect(err.headers['Retry-After']).toBe('30');
+    });
+
+    it('100 concurrent unknown-kid tokens while the endpoint fails: one fetch, known keys still verify', async () => {
+      let clock = Date.now();
+      const jwks = new KeySetCache({ url: idp.jwksUrl, now: () => clock });
+      const auth = makeAuth({}, jwks);
+      await auth.authenticate(bearer(await tok()), null);
+      idp.setBehaviour('error500');
+      idp.resetFetchCount();
+      clock += 31_000;
+      const stranger = await tok({ kid: 'stranger-2' });
+      const good = await tok();
+      const results = await Promise.allSettled([
+        ...Array.from({ length: 100 }, () => auth.authenticate(bearer(stranger), null)),
+        ...Array.from({ length: 10 }, () => auth.authenticate(bearer(good), null)),
+      ]);
+      expect(idp.fetchCount()).toBe(1);
+      expect(results.slice(0, 100).every((r) => r.status === 'rejected' && (r.reason as { code: string }).code === 'invalid_token')).toBe(true);
+      expect(results.slice(100).every((r) => r.status === 'fulfilled')).toBe(true);
+    });
+
     it('a cached set keeps serving while the endpoint fails', async () => {
       let clock = Date.now();
       const jwks = new KeySetCache({ url: idp.jwksUrl, now: () => clock });
@@ -213,5 +240,22 @@ describe('OAuth access tokens', () => {
       clock += 11 * 60_000;
       for (let i = 0; i < 3; i++) expect((await auth.authenticate(bearer(await tok()), null)).id).toBe(owner.id);
     });
+  });
+});
+
+describe('forged algorithms', () => {
+  it('alg none and HS256 (keyed with the public key) -> invalid_token', async () => {
+    const auth = makeAuth();
+    const payload = {
+      sub: owner.sub, aud: MCP_AUD, iss: idp.issuer, client_id: 'app1', scope: 'tasks:read',
+      exp: Math.floor(Date.now() / 1000) + 600,
+    };
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const none = `${b64({ alg: 'none', kid: 'rsa-1' })}.${b64(payload)}.`;
+    expect((await rejection(auth.authenticate(bearer(none + 'x'), null))).code).toBe('invalid_token');
+    const { createHmac } = await import('node:crypto');
+    const signingInput = `${b64({ alg: 'HS256', kid: 'rsa-1' })}.${b64(payload)}`;
+    const mac = createHmac('sha256', JSON.stringify(idp.signingKey().publicJwk)).update(signingInput).digest('base64url');
+    expect((await rejection(auth.authenticate(bearer(`${signingInput}.${mac}`), null))).code).toBe('invalid_token');
   });
 });
