@@ -8,6 +8,7 @@
 import type { Context, Hono } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
@@ -276,10 +277,14 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     }
   }
 
+  // The Server builds a fresh Ajv instance unless given one (most of its construction cost); it is
+  // only used for elicitation, which svc never does, so one shared instance serves every request.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
   function newServer(c: Context<any>, principal: Principal): Server {
     const server = new Server(
       { name: 'svc', title: 'svc Platform API', version: deps.serverVersion ?? '1.0.0' },
-      { capabilities: { tools: { listChanged: false } }, instructions },
+      { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: entries.filter((e) => toolAllowed(e.op, principal)).map((e) => published.get(e.name)!),
@@ -336,7 +341,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       // With enableJsonResponse the body is complete here, so the pair can be released at once.
       return response;
     } finally {
-      void transport.close().catch(() => undefined);
+      // Closes the transport too.
       void server.close().catch(() => undefined);
     }
   });
