@@ -191,10 +191,14 @@ function checkOperation(
     else routes.set(shape, { source, at: [...at, 'http', 'path'] });
   }
 
-  const hasInput = isObj(op.input);
-  if (!hasInput)
+  if (!isObj(op.input))
     c.report(source, at, 'missing-field', `${label} has no input schema. Add input: {properties: {...}} (input: {properties: {}} when it takes none).`);
-  else c.schema(source, op.input, [...at, 'input']);
+  else {
+    c.schema(source, op.input, [...at, 'input']);
+    const top = typeof op.input.$ref === 'string' ? asObj(c.known.schemas.get(op.input.$ref)) : op.input;
+    if ('anyOf' in top || 'oneOf' in top || 'anyOf' in op.input || 'oneOf' in op.input)
+      c.report(source, [...at, 'input'], 'input-union', `${label}'s input has a top-level anyOf/oneOf, which MCP clients reject and REST cannot spread over path, query and body. Make the input one object; express alternatives as optional properties and document the rule.`);
+  }
   const props = inputProperties(op.input, c.known.schemas).properties;
   for (const name of pathParams(opPath)) {
     if (!(name in props))
@@ -304,7 +308,8 @@ export function checkContract(contract: LoadedContract): Diagnostic[] {
     });
   }
 
-  if (contract.svc?.data) {
+  // Counting is meaningless while a file does not parse: the syntax errors say enough.
+  if (contract.svc?.data && !contract.familyFiles.some((f) => f.data === null)) {
     const svc = asObj(contract.svc.data);
     const declared = asObj(svc.totals);
     const actual: Record<(typeof TOTAL_KEYS)[number], number> = {

@@ -11,6 +11,7 @@ Commands:
   generate [--contract DIR] [--out DIR]   compile contract/ into generated/
   generate --check                        write nothing; exit 1 with a diff when generated/ is out of date
   lint [--contract DIR] [--out DIR]       check the contract and redocly-lint the generated OpenAPI
+  diff --base <git-ref>                   list breaking changes against the contract at that ref
   serve [...]                             start the server (runtime/cli.ts)
   seed [--json]                           create the demo workspace (runtime/cli.ts)
 `;
@@ -109,6 +110,15 @@ export async function main(argv: string[]): Promise<number> {
             : 'svc lint: the contract and the OpenAPI document are clean.',
         );
         return failed ? 1 : 0;
+      }
+      case 'diff': {
+        const file = new URL('./governance/diff.ts', import.meta.url);
+        if (!existsSync(file)) {
+          console.error('svc diff: generator/governance/diff.ts does not exist yet.');
+          return 1;
+        }
+        const governance = (await import(file.href)) as { runDiff(argv: string[]): Promise<number> };
+        return await governance.runDiff(rest);
       }
       case 'serve':
       case 'seed':

@@ -1,0 +1,74 @@
+// Helpers for generator tests: a private copy of contract/ that a test may mutate as YAML text.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { checkContract } from '../../generator/check.ts';
+import { displayPath, loadContract } from '../../generator/load.ts';
+import { formatDiagnostic, sortDiagnostics } from '../../generator/source.ts';
+
+export const CONTRACT_DIR = path.resolve('contract');
+export const GENERATED_DIR = path.resolve('generated');
+
+export function tempDir(prefix: string): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `svc-${prefix}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export class ContractCopy {
+  readonly dir: string;
+  private readonly tmp: ReturnType<typeof tempDir>;
+  constructor() {
+    this.tmp = tempDir('contract');
+    this.dir = path.join(this.tmp.dir, 'contract');
+    cpSync(CONTRACT_DIR, this.dir, { recursive: true });
+  }
+
+  file(rel: string): string {
+    return path.join(this.dir, rel);
+  }
+
+  read(rel: string): string {
+    return readFileSync(this.file(rel), 'utf8');
+  }
+
+  /**
+   * Replaces the first `from` that follows `anchor` in the file, and returns the position
+   * (as the checker reports it) of `mark` (default: `to`) within the replacement.
+   */
+  mutate(rel: string, anchor: string, from: string, to: string, mark = to): string {
+    const text = this.read(rel);
+    const a = text.indexOf(anchor);
+    if (a < 0) throw new Error(`anchor ${JSON.stringify(anchor)} not in ${rel}`);
+    const at = text.indexOf(from, a);
+    if (at < 0) throw new Error(`${JSON.stringify(from)} not after ${JSON.stringify(anchor)} in ${rel}`);
+    const next = text.slice(0, at) + to + text.slice(at + from.length);
+    writeFileSync(this.file(rel), next);
+    const markAt = next.indexOf(mark, at);
+    if (markAt < 0) throw new Error(`mark ${JSON.stringify(mark)} not found`);
+    return this.positionOf(rel, markAt);
+  }
+
+  /** `file:line:col` of the first `needle` after `anchor` in the (current) file. */
+  locate(rel: string, anchor: string, needle: string): string {
+    const text = this.read(rel);
+    const a = text.indexOf(anchor);
+    if (a < 0) throw new Error(`anchor ${JSON.stringify(anchor)} not in ${rel}`);
+    const at = text.indexOf(needle, a);
+    if (at < 0) throw new Error(`${JSON.stringify(needle)} not after anchor in ${rel}`);
+    return this.positionOf(rel, at);
+  }
+
+  private positionOf(rel: string, offset: number): string {
+    const before = this.read(rel).slice(0, offset).split('\n');
+    return `${displayPath(this.file(rel))}:${before.length}:${before[before.length - 1].length + 1}`;
+  }
+
+  /** Every diagnostic of the checker, formatted as the CLI prints them. */
+  check(): string[] {
+    return sortDiagnostics(checkContract(loadContract(this.dir))).map(formatDiagnostic);
+  }
+
+  cleanup(): void {
+    this.tmp.cleanup();
+  }
+}
