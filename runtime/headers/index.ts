@@ -1,5 +1,6 @@
 // App-wide response headers, applied to EVERY response (errors, unknown routes and /mcp included):
 // X-Request-Id, traceparent, X-Svc-Api-Version and the rate-limit family.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Principal } from '../handler-types.ts';
 import { ProblemError } from '../problem-error.ts';
@@ -16,10 +17,25 @@ export interface CommonHeadersOptions {
   limiter: RateLimiter;
 }
 
-/** Client IP as the node server saw it ('unknown' under app.request in tests). */
-export function clientIp(c: Context): string {
+/** Client IP as the node server saw it (null under app.request in tests). No proxy header is trusted. */
+export function clientIp(c: Context): string | null {
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
+  return env?.incoming?.socket?.remoteAddress ?? null;
+}
+
+/** Per-request store, for stages that run without the Hono context (the MCP authenticate callback). */
+export interface RequestStore {
+  requestId: string;
+  method: string;
+  /** Path as received. */
+  path: string;
+  rateLimit: RateDecision | undefined;
+}
+const requestStore = new AsyncLocalStorage<RequestStore>();
+
+/** The current request (inside the app's middleware), or undefined. */
+export function currentRequest(): RequestStore | undefined {
+  return requestStore.getStore();
 }
 
 /**
@@ -34,8 +50,9 @@ export function commonHeaders(options: CommonHeadersOptions): MiddlewareHandler<
     const trace = traceContext(c.req.header('traceparent'));
     c.set('requestId', requestId);
     c.set('trace', trace);
-    await next();
-    const decision = c.get('rateLimit') ?? limiter.take(`ip:${clientIp(c)}`);
+    const store: RequestStore = { requestId, method: c.req.method, path: new URL(c.req.url).pathname, rateLimit: undefined };
+    await requestStore.run(store, next);
+    const decision = c.get('rateLimit') ?? store.rateLimit ?? limiter.take(`ip:${clientIp(c) ?? 'unknown'}`);
     const headers = c.res.headers;
     headers.set('X-Request-Id', requestId);
     headers.set('traceparent', trace.header);
@@ -48,9 +65,11 @@ export function commonHeaders(options: CommonHeadersOptions): MiddlewareHandler<
  * Counts an authenticated request against its credential's window and records the decision for
  * the headers. Throws 429 rate_limited (Retry-After = seconds to the reset) when the window is used up.
  */
-export function limitCredential(c: Context<AppEnv>, limiter: RateLimiter, principal: Principal): RateDecision {
+export function limitCredential(c: Context<AppEnv> | null, limiter: RateLimiter, principal: Principal): RateDecision {
   const decision = limiter.take(`cred:${principal.credentialId}`);
-  c.set('rateLimit', decision);
+  c?.set('rateLimit', decision);
+  const store = requestStore.getStore();
+  if (store) store.rateLimit = decision;
   if (!decision.allowed) {
     throw new ProblemError('rate_limited', `This credential may make ${decision.limit} requests every ${decision.windowSeconds} s; retry after ${decision.resetSeconds} s.`, {
       headers: { 'Retry-After': String(decision.resetSeconds) },

@@ -1,0 +1,100 @@
+// `svc serve` and `svc seed` (dispatched from generator/cli.ts).
+//   svc serve [--demo] [--port N]   opens the database (migrations applied), with --demo seeds the demo
+//                                   workspace when it is empty, then serves until SIGINT/SIGTERM.
+//   svc seed [--json]               creates the demo workspace; --json prints the credentials as one line.
+import { loadConfig, type Config } from './config.ts';
+import { openDatabase } from './db/client.ts';
+import { isEmptyWorkspace, loadSeed, startServer } from './server.ts';
+
+function configFrom(argv: string[]): Config {
+  const overrides: Partial<Config> = {};
+  const i = argv.indexOf('--port');
+  if (i >= 0) {
+    const port = Number(argv[i + 1]);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port needs a port number`);
+    overrides.port = port;
+    if (!process.env.SVC_BASE_URL) overrides.baseUrl = `http://localhost:${port}`;
+  }
+  return loadConfig(process.env, overrides);
+}
+
+export async function runServe(argv: string[]): Promise<number> {
+  const demo = argv.includes('--demo');
+  let config: Config;
+  try {
+    config = configFrom(argv);
+  } catch (err) {
+    console.error(`svc serve: ${(err as Error).message}`);
+    return 2;
+  }
+  let server;
+  try {
+    server = await startServer({ config, seedDemo: demo });
+  } catch (err) {
+    console.error(`svc serve: ${(err as Error).message}`);
+    return 1;
+  }
+  const base = server.config.baseUrl;
+  const lines = [
+    `svc is serving ${base} (${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`}; writes ${config.writesEnabled ? 'on' : 'off'})`,
+    `  REST        ${base}/v1  (try ${base}/v1/meta)`,
+    `  MCP         ${base}/mcp`,
+    `  OpenAPI     ${base}/v1/openapi.json   Agent guide ${base}/v1/agent-guide.md   (bearer credential)`,
+    `  Agent map   ${base}/llms.txt   Health ${base}/v1/health`,
+  ];
+  if (server.credentials) {
+    lines.push(
+      '',
+      `Demo workspace created. Operator API key (every scope; shown once, keep it):`,
+      `  ${server.credentials.operatorKey}`,
+      `  curl -H "Authorization: Bearer ${server.credentials.operatorKey}" ${base}/v1/meta`,
+    );
+  } else if (demo) {
+    lines.push('', 'The demo workspace already exists; its keys were shown when it was created. `svc seed --json` makes new credentials.');
+  }
+  console.log(lines.join('\n'));
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string) => {
+      console.log(`svc serve: ${signal}, stopping`);
+      server!.close().then(
+        () => resolve(0),
+        () => resolve(1),
+      );
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
+export async function runSeed(argv: string[]): Promise<number> {
+  const json = argv.includes('--json');
+  let config: Config;
+  try {
+    config = configFrom(argv);
+  } catch (err) {
+    console.error(`svc seed: ${(err as Error).message}`);
+    return 2;
+  }
+  let database;
+  try {
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  } catch (err) {
+    console.error(`svc seed: ${(err as Error).message}`);
+    return 1;
+  }
+  try {
+    const empty = await isEmptyWorkspace(database);
+    const credentials = await (await loadSeed())(database, { baseUrl: config.baseUrl });
+    if (json) console.log(JSON.stringify(credentials));
+    else {
+      console.log(`Demo workspace ${empty ? 'created' : 'extended'} in ${config.databaseUrl ? 'PostgreSQL' : config.dataDir}.`);
+      for (const [k, v] of Object.entries(credentials)) console.log(`  ${k}: ${String(v)}`);
+    }
+    return 0;
+  } catch (err) {
+    console.error(`svc seed: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await database.close();
+  }
+}

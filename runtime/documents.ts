@@ -1,0 +1,118 @@
+// Published documents:
+//   GET /v1/openapi.json, /v1/agent-guide.md   any valid bearer credential, no scope (401 without)
+//   GET /llms.txt                              public
+//   GET /v1/health                             no credential
+//   GET /.well-known/oauth-protected-resource and …/mcp   public metadata (RFC 9728)
+//   GET /problems, /problems/<code>            public page per problem code
+import type { Hono } from 'hono';
+import type { Config } from './config.ts';
+import type { ServiceDef } from './contract-types.ts';
+import type { Database } from './db/client.ts';
+import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
+import { ProblemError } from './problem-error.ts';
+import { problemCodes, problemDef, retryable } from './problems.ts';
+import { problemResponse } from './rest/problem.ts';
+
+/** The identity provider's own sign-in scopes (spec, Authentication 10). */
+export const IDP_SCOPES = ['openid', 'email', 'profile', 'offline_access'] as const;
+
+export interface DocumentsDeps {
+  config: Config;
+  service: ServiceDef;
+  database: Database;
+  authenticate: RequestAuthenticator;
+  /** generated/openapi.json (parsed). */
+  openapi: Record<string, unknown>;
+  agentGuide: string;
+  llmsTxt: string;
+}
+
+export function protectedResourceMetadata(config: Config, service: ServiceDef, resourcePath: '' | '/mcp'): Record<string, unknown> {
+  return {
+    resource: `${config.baseUrl}${resourcePath}`,
+    authorization_servers: config.oauthIssuer ? [config.oauthIssuer] : [],
+    scopes_supported: [...IDP_SCOPES],
+    svc_scopes_supported: [...service.scopes],
+    bearer_methods_supported: ['header'],
+    resource_name: service.title,
+    resource_documentation: `${config.baseUrl}/v1/agent-guide.md`,
+  };
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+}
+
+const RETRY_TEXT = {
+  after_fix: 'Only after a fix: the same request fails the same way until the request, the credential or the resource changes.',
+  after_delay: 'Retry after a delay: wait for the Retry-After value, then send the same request again.',
+  now: 'Retry now: the same request may succeed at once; quote the requestId if it keeps failing.',
+} as const;
+
+export function problemPage(code: string, baseUrl: string): string {
+  const d = problemDef(code);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(code)} — svc problem</title></head>
+<body>
+<h1>${escapeHtml(d.title)}</h1>
+<dl>
+<dt>type</dt><dd><code>${escapeHtml(`${baseUrl}/problems/${code}`)}</code></dd>
+<dt>code</dt><dd><code>${escapeHtml(code)}</code></dd>
+<dt>status</dt><dd>${d.status}</dd>
+<dt>retryable</dt><dd>${retryable(code)}</dd>
+<dt>retry</dt><dd>${escapeHtml(RETRY_TEXT[d.retry])}${d.retryAfter !== null ? ` Retry-After: ${d.retryAfter} s.` : ''}</dd>
+</dl>
+<p>Every error is an RFC 9457 <code>application/problem+json</code> document with the members type, title, status, detail, code, instance, requestId and retryable.</p>
+<p><a href="${escapeHtml(`${baseUrl}/problems`)}">All problem codes</a></p>
+</body></html>
+`;
+}
+
+export function mountDocuments(app: Hono<AppEnv>, deps: DocumentsDeps): void {
+  const { config, service } = deps;
+  const openapi = JSON.stringify({ ...deps.openapi, servers: [{ url: config.baseUrl, description: 'This service.' }] });
+  const signIn = {
+    sign_in: `${config.baseUrl}/console/sign-in`,
+    request_access: `${config.baseUrl}/request-access`,
+  };
+
+  const withCredential = (path: string, render: () => Response) =>
+    app.get(path, async (c) => {
+      try {
+        await deps.authenticate(c);
+      } catch (err) {
+        const code = err instanceof ProblemError ? err.code : '';
+        return problemResponse(c, err, config.baseUrl, code === 'unauthorized' ? { ...signIn, sign_in: `${signIn.sign_in}?next=${encodeURIComponent(path)}` } : {});
+      }
+      return render();
+    });
+
+  withCredential('/v1/openapi.json', () => new Response(openapi, { headers: { 'Content-Type': 'application/json' } }));
+  withCredential('/v1/agent-guide.md', () => new Response(deps.agentGuide, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
+  app.get('/llms.txt', () => new Response(deps.llmsTxt, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } }));
+
+  app.get('/v1/health', async (c) => {
+    try {
+      await deps.database.execute('select 1');
+      return c.json({ status: 'ok', contractVersion: service.contractVersion, apiVersion: service.apiVersion });
+    } catch {
+      return problemResponse(c, new ProblemError('unavailable', 'The database does not answer.'), config.baseUrl);
+    }
+  });
+
+  app.get('/.well-known/oauth-protected-resource', (c) => c.json(protectedResourceMetadata(config, service, '')));
+  app.get('/.well-known/oauth-protected-resource/mcp', (c) => c.json(protectedResourceMetadata(config, service, '/mcp')));
+
+  app.get('/problems', (c) =>
+    c.html(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>svc problem codes</title></head><body><h1>Problem codes</h1><ul>${problemCodes()
+        .map((code) => `<li><a href="/problems/${code}">${code}</a> — ${problemDef(code).status} ${escapeHtml(problemDef(code).title)}</li>`)
+        .join('')}</ul></body></html>\n`,
+    ),
+  );
+  app.get('/problems/:code', (c) => {
+    const code = c.req.param('code');
+    if (!problemCodes().includes(code)) return problemResponse(c, new ProblemError('not_found', 'There is no such problem code.'), config.baseUrl);
+    return c.html(problemPage(code, config.baseUrl));
+  });
+}

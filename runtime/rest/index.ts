@@ -1,0 +1,142 @@
+// The REST transport: every route of generated/routes.ts on Hono. The app's getPath rewrites the
+// custom-method colon (`/v1/tasks/t1:complete` -> `/v1/tasks/t1/~complete`, runtime/route-path.ts)
+// so the generated router paths match. A route handler authenticates (with the rate limit),
+// checks the operation's access and write switch before reading the body, turns the request into
+// a Call and renders the executor's CallResult; anything thrown becomes a problem document.
+import type { Hono } from 'hono';
+import type { Config } from '../config.ts';
+import type { OperationDef } from '../contract-types.ts';
+import type { Auditor } from '../audit.ts';
+import type { Principal } from '../handler-types.ts';
+import { checkAccess, checkWriteSwitch } from '../pipeline/access.ts';
+import type { AppEnv, Call, CallResult, Executor, RequestAuthenticator } from '../pipeline/types.ts';
+import { ProblemError } from '../problem-error.ts';
+import { problemStatus, toProblemError } from '../problems.ts';
+import { controlsOf, gatherInput } from './input.ts';
+import { problemResponse, requestPath } from './problem.ts';
+
+export interface RestRoute {
+  id: string;
+  method: string;
+  path: string;
+  routerPath: string;
+}
+
+export interface RestDeps {
+  executor: Executor;
+  authenticate: RequestAuthenticator;
+  routes: readonly RestRoute[];
+  operationsById: Readonly<Record<string, OperationDef>>;
+  config: Config;
+  maxBodyBytes: number;
+  auditor?: Auditor | null;
+}
+
+/** Deprecation (RFC 9745), Sunset (RFC 8594) and the two Link headers of a deprecated operation. */
+export function deprecationHeaders(op: OperationDef): Record<string, string> {
+  const d = op.deprecated;
+  if (!d) return {};
+  return {
+    Deprecation: `@${Math.floor(Date.parse(d.since) / 1000)}`,
+    Sunset: new Date(d.sunset).toUTCString(),
+    Link: `<${d.link}>; rel="deprecation", <${d.successorLink}>; rel="successor-version"`,
+  };
+}
+
+export function renderResult(result: CallResult, op: OperationDef): Response {
+  const extra = deprecationHeaders(op);
+  if (result.body instanceof Response) {
+    for (const [k, v] of Object.entries({ ...result.headers, ...extra })) result.body.headers.set(k, v);
+    return result.body;
+  }
+  const headers = new Headers({ ...result.headers, ...extra });
+  if (result.body instanceof ReadableStream) {
+    if (!headers.has('content-type')) headers.set('Content-Type', op.stream === 'sse' ? 'text/event-stream' : 'application/octet-stream');
+    return new Response(result.body, { status: result.status, headers });
+  }
+  headers.set('Content-Type', 'application/json');
+  return new Response(JSON.stringify(result.body ?? null), { status: result.status, headers });
+}
+
+/** Compiled router paths, for telling 405 (path known, other method) from 404. */
+export function routeMatchers(routes: readonly RestRoute[]): { method: string; re: RegExp }[] {
+  return routes.map((r) => ({
+    method: r.method,
+    re: new RegExp(
+      '^' +
+        r.routerPath
+          .split('/')
+          .map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+          .join('/') +
+        '$',
+    ),
+  }));
+}
+
+export function mountRest(app: Hono<AppEnv>, deps: RestDeps): void {
+  const { config } = deps;
+  for (const route of deps.routes) {
+    const op = deps.operationsById[route.id];
+    if (!op) throw new Error(`route ${route.method} ${route.path} names an unknown operation ${route.id}`);
+    app.on(route.method, route.routerPath, async (c) => {
+      const started = performance.now();
+      const path = requestPath(c);
+      let principal: Principal | null = null;
+      let executed = false;
+      try {
+        principal = await deps.authenticate(c);
+        // Refuse what the caller may not do before reading its body.
+        checkAccess(op, principal);
+        checkWriteSwitch(op, config.writesEnabled);
+        const input = await gatherInput(c, op, deps.maxBodyBytes);
+        const call: Call = {
+          op,
+          transport: 'rest',
+          toolName: null,
+          input,
+          controls: controlsOf(c),
+          principal,
+          requestId: c.get('requestId'),
+          method: c.req.method,
+          path,
+        };
+        executed = true;
+        return renderResult(await deps.executor.execute(call), op);
+      } catch (err) {
+        if (!executed) {
+          // The executor audits what it runs; failures before it are audited here.
+          const p = toProblemError(err);
+          deps.auditor?.record({
+            requestId: c.get('requestId'),
+            transport: 'rest',
+            operationId: op.id,
+            toolName: null,
+            method: c.req.method,
+            path,
+            principal,
+            status: problemStatus(p),
+            outcome: 'error',
+            problemCode: p.code,
+            durationMs: performance.now() - started,
+          });
+        }
+        return problemResponse(c, err, config.baseUrl);
+      }
+    });
+  }
+}
+
+/** The app's notFound: 405 with Allow when the path exists under other methods, else 404 not_found. */
+export function notFoundHandler(routes: readonly RestRoute[], baseUrl: string, rewrite: (path: string) => string) {
+  const matchers = routeMatchers(routes);
+  return (c: import('hono').Context<AppEnv>): Response => {
+    const routed = rewrite(requestPath(c));
+    const allowed = [...new Set(matchers.filter((m) => m.re.test(routed)).map((m) => m.method))];
+    if (allowed.length > 0) {
+      const res = problemResponse(c, new ProblemError('method_not_allowed', `${c.req.method} is not served on this path; use ${allowed.join(' or ')}.`), baseUrl);
+      res.headers.set('Allow', allowed.join(', '));
+      return res;
+    }
+    return problemResponse(c, new ProblemError('not_found', 'There is no such route. The routes are listed in /v1/openapi.json.'), baseUrl);
+  };
+}

@@ -1,0 +1,111 @@
+// REST request -> the operation's input object: path parameters, query string and JSON body merged,
+// each property only from the place the contract says it travels. Body checks: size limit (413),
+// JSON media type (415), well-formed JSON (400 malformed_json), an object (422).
+import type { Context } from 'hono';
+import type { OperationDef } from '../contract-types.ts';
+import { ProblemError, type FieldError } from '../problem-error.ts';
+import { coerceParams, validationFailed } from '../pipeline/validate.ts';
+import type { Controls } from '../pipeline/types.ts';
+
+const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+
+function tooLarge(max: number): ProblemError {
+  return new ProblemError('payload_too_large', `The request body is larger than ${max} bytes.`);
+}
+
+/** Reads the body as text, refusing it once it passes max bytes (whatever Content-Length says). */
+export async function readLimitedBody(request: Request, max: number): Promise<string> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > max) throw tooLarge(max);
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(max);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+async function bodyOf(c: Context, max: number): Promise<Record<string, unknown>> {
+  const text = await readLimitedBody(c.req.raw, max);
+  const contentType = c.req.header('content-type');
+  if (text.trim() === '') {
+    if (contentType && !isJsonMediaType(contentType)) {
+      throw new ProblemError('unsupported_media_type', `Send the body as application/json, not ${contentType.split(';')[0]}.`);
+    }
+    return {};
+  }
+  if (!isJsonMediaType(contentType)) {
+    throw new ProblemError(
+      'unsupported_media_type',
+      contentType ? `Send the body as application/json, not ${contentType.split(';')[0]}.` : 'Send the body with Content-Type: application/json.',
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new ProblemError('malformed_json', `The body is not valid JSON: ${(err as Error).message.replace(/\s+/g, ' ').slice(0, 200)}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw validationFailed([{ pointer: '', message: 'the body must be a JSON object' }]);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function misplaced(name: string, where: string): FieldError {
+  return { pointer: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: `travels in the ${where}, not here` };
+}
+
+const PLACE = { path: 'path', query: 'query string', body: 'JSON body' } as const;
+
+/** path + query + body -> input (query and path strings coerced by op.paramTypes). */
+export async function gatherInput(c: Context, op: OperationDef, maxBodyBytes: number): Promise<Record<string, unknown>> {
+  const errors: FieldError[] = [];
+  const pathRaw: Record<string, string> = {};
+  for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) pathRaw[name] = value;
+  const queryRaw: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(c.req.queries())) {
+    const where = op.params[name];
+    if (where && where !== 'query') errors.push(misplaced(name, PLACE[where]));
+    else queryRaw[name] = values;
+  }
+  let body: Record<string, unknown> = {};
+  if (BODY_METHODS.has(c.req.method)) {
+    body = await bodyOf(c, maxBodyBytes);
+    for (const name of Object.keys(body)) {
+      const where = op.params[name];
+      if (where && where !== 'body') errors.push(misplaced(name, PLACE[where]));
+    }
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+  return { ...body, ...coerceParams(op, queryRaw), ...coerceParams(op, pathRaw) };
+}
+
+/** Idempotency-Key, If-Match and Prefer: dry-run headers -> the request controls. */
+export function controlsOf(c: Context): Controls {
+  const prefer = c.req.header('prefer') ?? '';
+  const dryRun = prefer
+    .split(',')
+    .map((p) => p.split(';')[0]!.trim().toLowerCase())
+    .includes('dry-run');
+  return {
+    idempotencyKey: c.req.header('idempotency-key') ?? null,
+    ifMatch: c.req.header('if-match') ?? null,
+    dryRun,
+  };
+}

@@ -1,0 +1,110 @@
+// The HTTP server: the svc app on @hono/node-server. Port 0 takes a free port; the base URL then
+// follows the port actually bound (unless SVC_BASE_URL set one).
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { createApp, type CreateAppOptions, type SvcApp } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/client.ts';
+
+/** What `svc seed --json` prints (runtime/seed.ts). */
+export interface SeedCredentials {
+  operatorKey: string;
+  serviceKey: string;
+  clientId: string;
+  otherClientId: string;
+  oauthClientId: string;
+  operatorSub: string;
+  clientAdminSub: string;
+  [more: string]: unknown;
+}
+
+type SeedFn = (database: Database, options: { baseUrl: string }) => Promise<SeedCredentials>;
+
+/** runtime/seed.ts, loaded when needed. */
+export async function loadSeed(): Promise<SeedFn> {
+  const mod = (await import(new URL('./seed.ts', import.meta.url).href)) as { seed: SeedFn };
+  return mod.seed;
+}
+
+/** True when the database holds no users yet (a fresh workspace). */
+export async function isEmptyWorkspace(database: Database): Promise<boolean> {
+  const [row] = await database.execute<{ n: number | string }>('select count(*) as n from users');
+  return Number(row?.n ?? 0) === 0;
+}
+
+export interface StartServerOptions {
+  config: Config;
+  /** Seed the demo workspace when the database is empty. */
+  seedDemo?: boolean;
+  /** An already open database (tests); otherwise opened from config and closed with the server. */
+  database?: Database;
+  /** Bind address; default 0.0.0.0 (127.0.0.1 for tests). */
+  hostname?: string;
+  app?: Omit<CreateAppOptions, 'database' | 'config'>;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  config: Config;
+  database: Database;
+  svc: SvcApp;
+  /** Set when this start seeded the demo workspace. */
+  credentials?: SeedCredentials;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const ownDatabase = !options.database;
+  const database = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, dataDir: options.config.dataDir }));
+  let svc: SvcApp | null = null;
+  let server: ServerType | null = null;
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      server = serve(
+        {
+          fetch: (request, env) => (svc ? svc.app.fetch(request, env) : new Response('starting', { status: 503 })),
+          port: options.config.port,
+          hostname: options.hostname ?? '0.0.0.0',
+        },
+        (info: AddressInfo) => resolve(info.port),
+      );
+      server.once('error', reject);
+    });
+    const explicitBase = options.config.port !== 0 || process.env.SVC_BASE_URL;
+    const baseUrl = explicitBase ? options.config.baseUrl : `http://127.0.0.1:${port}`;
+    const config: Config = { ...options.config, port, baseUrl };
+    let credentials: SeedCredentials | undefined;
+    if (options.seedDemo && (await isEmptyWorkspace(database))) {
+      credentials = await (await loadSeed())(database, { baseUrl });
+    }
+    svc = createApp({ ...options.app, database, config });
+    await svc.authenticator.ready();
+    const running = svc;
+    const httpServer = server!;
+    let closed = false;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      config,
+      database,
+      svc: running,
+      credentials,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await new Promise<void>((resolve) => {
+          (httpServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+          httpServer.close(() => resolve());
+        });
+        await running.close();
+        if (ownDatabase) await database.close();
+      },
+    };
+  } catch (err) {
+    if (server) (server as ServerType).close();
+    await svc?.close().catch(() => undefined);
+    if (ownDatabase) await database.close().catch(() => undefined);
+    throw err;
+  }
+}

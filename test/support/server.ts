@@ -1,0 +1,57 @@
+// A real svc server for end-to-end tests: a fresh database (PGlite in memory, or a new PostgreSQL
+// database when DATABASE_URL is set), the demo seed, and the node server on a free loopback port.
+// Everything the server logs is captured (logs) so a test can prove no secret reaches it.
+import { loadConfig, type Config } from '../../runtime/config.ts';
+import type { Database } from '../../runtime/db/client.ts';
+import type { CreateAppOptions, SvcApp } from '../../runtime/app.ts';
+import { loadSeed, startServer, type SeedCredentials } from '../../runtime/server.ts';
+import { freshDatabase } from './db.ts';
+
+export interface TestServerOptions extends Partial<Config> {
+  app?: Omit<CreateAppOptions, 'database' | 'config' | 'log'>;
+}
+
+export interface TestServer {
+  url: string;
+  credentials: SeedCredentials;
+  database: Database;
+  config: Config;
+  svc: SvcApp;
+  /** What the server logged. */
+  logs: string[];
+  flushAudit(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {
+  const { app, ...configOverrides } = overrides;
+  const database = await freshDatabase();
+  const logs: string[] = [];
+  try {
+    const base = loadConfig({}, { port: 0, ...configOverrides });
+    const server = await startServer({
+      config: base,
+      database,
+      hostname: '127.0.0.1',
+      app: { ...app, log: (m) => logs.push(m) },
+    });
+    // Seeded after the server knows its base URL (the seed may record it, e.g. OAuth audiences).
+    const credentials = await (await loadSeed())(database, { baseUrl: server.config.baseUrl });
+    return {
+      url: server.url,
+      credentials,
+      database,
+      config: server.config,
+      svc: server.svc,
+      logs,
+      flushAudit: () => server.svc.flushAudit(),
+      async close() {
+        await server.close();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await database.close().catch(() => undefined);
+    throw err;
+  }
+}
