@@ -14,16 +14,17 @@
 //   An unbound key is an `operator` principal with its owner's client scope (allClients, or the
 //   clients of active memberships). A key with clientIds is a `service_account`: its client scope
 //   is those clients, narrowed to its owner's live reach, never widened.
-//   Lookups (key + owner + memberships) are cached 5 s of real time (so a role or membership change
-//   also takes effect within 5 s); expiry, allowlist and revokedAt are checked on every request; NOTIFY svc_key_revoked (payload: key id,
-//   see notifyKeyRevoked) drops that key's entry on every instance at once; a payload that is not a
-//   key id clears the whole cache. lastUsedAt is written at most once a minute per key, off the
+//   Lookups (key + owner + memberships) are cached 5 s of real time, so a role or membership change
+//   takes effect within 5 s; expiry and the allowlist are checked on every request, revokedAt on
+//   every cache miss. NOTIFY svc_key_revoked (payload: key id, see notifyKeyRevoked) drops that
+//   key's entry on every instance at once; a payload that is not a key id clears the whole cache. lastUsedAt is written at most once a minute per key, off the
 //   request path (fire and forget; close() waits for pending writes).
 // - OAuth: jose jwtVerify with our KeySetCache (key-set.ts), issuer = config.oauthIssuer,
 //   asymmetric algorithms only, exp required, 30 s clock tolerance. Audience: `{baseUrl}/mcp` or
 //   `{baseUrl}` anywhere in aud is accepted; a token whose only audience is `authenticated` is
 //   accepted in audLegacyMode 'accept' and refused in 'reject'; anything else is refused.
 //   No issuer or JWKS URL configured -> not_configured (Retry-After: 30), like an empty key set.
+//   The key set is fetched lazily on the first token; a server may warm it with jwks.refresh().
 //   sub -> users.oauthSubject (unknown or disabled -> invalid_token). Client id: `client_id`, else
 //   `azp`; neither -> invalid_token. Token scopes: `scope` (space separated) or `scp` (array).
 //   Granted = token scopes ∩ the union of the user's active (not revoked) grants for that client.
