@@ -1,0 +1,339 @@
+// The demo workspace (`svc seed`, `npm start`): clients, people with every role label, projects,
+// internal and client-bound tasks with co-assignees, an allowlisted OAuth client with grants, and
+// two API keys. Idempotent: fixed ids, inserted only when missing, so running it twice is fine.
+// API keys are the exception: their secrets are shown once and only hashes are stored, so every
+// run creates fresh keys and returns their secrets (keys from earlier runs keep working until
+// they expire or are revoked).
+import { and, eq } from 'drizzle-orm';
+import { service } from '../generated/registry.ts';
+import { displayPrefix, generateApiKeySecret, hashSecret, type KeyMode } from './auth/secrets.ts';
+import type { Database, Db } from './db/client.ts';
+import {
+  apiKeys,
+  clients,
+  memberships,
+  oauthClients,
+  oauthGrants,
+  projects,
+  taskComments,
+  tasks,
+  users,
+} from './db/schema.ts';
+import { newId } from './ids.ts';
+
+export const API_KEY_LIFETIME_DAYS = 90;
+
+export interface SeedOptions {
+  baseUrl: string;
+  /** Key mode of the created API keys (default test: svc_sk_test_…). */
+  keyMode?: KeyMode;
+  now?: Date;
+}
+
+export interface SeedCredentials {
+  baseUrl: string;
+  /** API key with every scope, owned by the owner operator, not bound to clients (operator principal). */
+  operatorKey: string;
+  operatorKeyId: string;
+  /** API key bound to clientId (service_account principal). */
+  serviceKey: string;
+  serviceKeyId: string;
+  /** The client the service key and the client admin reach. */
+  clientId: string;
+  /** A client the service key and the client admin cannot see. */
+  otherClientId: string;
+  /** A third client. */
+  thirdClientId: string;
+  /** Allowlisted OAuth client (scope ceiling: every scope but audit:read). */
+  oauthClientId: string;
+  /** OAuth subjects of seeded people. operatorSub is the owner (all clients). */
+  operatorSub: string;
+  adminSub: string;
+  staffOperatorSub: string;
+  scopedOperatorSub: string;
+  viewerSub: string;
+  clientAdminSub: string;
+  /** User ids. */
+  operatorUserId: string;
+  adminUserId: string;
+  staffOperatorUserId: string;
+  scopedOperatorUserId: string;
+  viewerUserId: string;
+  clientAdminUserId: string;
+  /** Some seeded records, handy in examples and tests. */
+  projectId: string;
+  otherProjectId: string;
+  taskId: string;
+  internalTaskId: string;
+}
+
+const ID = {
+  clientAcme: 'cli_demo_acme',
+  clientGlobex: 'cli_demo_globex',
+  clientInitech: 'cli_demo_initech',
+  owner: 'usr_demo_owner',
+  admin: 'usr_demo_admin',
+  staff: 'usr_demo_operator',
+  scoped: 'usr_demo_scoped',
+  viewer: 'usr_demo_viewer',
+  clientAdmin: 'usr_demo_client_admin',
+  oauthClient: 'oac_demo_agent',
+} as const;
+
+const SUB = {
+  owner: 'demo|owner',
+  admin: 'demo|admin',
+  staff: 'demo|operator',
+  scoped: 'demo|scoped-operator',
+  viewer: 'demo|viewer',
+  clientAdmin: 'demo|client-admin',
+} as const;
+
+/**
+ * Membership roles of the client admin. A client-admin membership role is a permission when it is
+ * a scope name (visibility rule 6), so the admin holds one membership per permission it needs.
+ */
+const CLIENT_ADMIN_ROLES = [
+  'clients:read',
+  'projects:read',
+  'tasks:read',
+  'tasks:write',
+  'actions:read',
+  'notifications:read',
+  'intake:read',
+  'intake:write',
+  'extraction:read',
+  'reviews:read',
+  'files:read',
+  'files:write',
+  'search:read',
+  'approvals:read',
+  'operations:read',
+  'events:read',
+];
+
+export async function seed(database: Database, options: SeedOptions): Promise<SeedCredentials> {
+  const now = options.now ?? new Date();
+  const keyMode = options.keyMode ?? 'test';
+  const allScopes = [...service.scopes];
+  return database.transaction(async (tx) => {
+    await seedWorkspace(tx, now, allScopes);
+    const expiresAt = new Date(now.getTime() + API_KEY_LIFETIME_DAYS * 24 * 3600 * 1000);
+    const operator = await createKey(tx, {
+      ownerUserId: ID.owner,
+      name: 'Demo operator key (every scope)',
+      mode: keyMode,
+      scopes: allScopes,
+      clientIds: [],
+      now,
+      expiresAt,
+    });
+    const serviceKey = await createKey(tx, {
+      ownerUserId: ID.owner,
+      name: `Demo service key (${ID.clientAcme})`,
+      mode: keyMode,
+      scopes: allScopes,
+      clientIds: [ID.clientAcme],
+      now,
+      expiresAt,
+    });
+    return {
+      baseUrl: options.baseUrl,
+      operatorKey: operator.secret,
+      operatorKeyId: operator.id,
+      serviceKey: serviceKey.secret,
+      serviceKeyId: serviceKey.id,
+      clientId: ID.clientAcme,
+      otherClientId: ID.clientGlobex,
+      thirdClientId: ID.clientInitech,
+      oauthClientId: ID.oauthClient,
+      operatorSub: SUB.owner,
+      adminSub: SUB.admin,
+      staffOperatorSub: SUB.staff,
+      scopedOperatorSub: SUB.scoped,
+      viewerSub: SUB.viewer,
+      clientAdminSub: SUB.clientAdmin,
+      operatorUserId: ID.owner,
+      adminUserId: ID.admin,
+      staffOperatorUserId: ID.staff,
+      scopedOperatorUserId: ID.scoped,
+      viewerUserId: ID.viewer,
+      clientAdminUserId: ID.clientAdmin,
+      projectId: 'prj_demo_acme_portal',
+      otherProjectId: 'prj_demo_globex_launch',
+      taskId: 'tsk_demo_acme_kickoff',
+      internalTaskId: 'tsk_demo_internal_hiring',
+    };
+  });
+}
+
+async function createKey(
+  tx: Db,
+  k: { ownerUserId: string; name: string; mode: KeyMode; scopes: string[]; clientIds: string[]; now: Date; expiresAt: Date },
+): Promise<{ id: string; secret: string }> {
+  const secret = generateApiKeySecret(k.mode);
+  const id = newId('apiKey');
+  await tx.insert(apiKeys).values({
+    id,
+    ownerUserId: k.ownerUserId,
+    name: k.name,
+    mode: k.mode,
+    prefix: displayPrefix(secret),
+    secretHash: hashSecret(secret),
+    scopes: k.scopes,
+    clientIds: k.clientIds,
+    ipAllowlist: [],
+    createdAt: k.now,
+    expiresAt: k.expiresAt,
+  });
+  return { id, secret };
+}
+
+async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<void> {
+  const at = (daysAgo: number, minutes = 0) => new Date(now.getTime() - daysAgo * 86_400_000 - minutes * 60_000);
+
+  await tx
+    .insert(clients)
+    .values([
+      { id: ID.clientAcme, name: 'Acme Benefits Co', status: 'active', industry: 'Manufacturing', primaryContactName: 'Dana Reyes', createdAt: at(60), updatedAt: at(60) },
+      { id: ID.clientGlobex, name: 'Globex Health', status: 'onboarding', industry: 'Healthcare', primaryContactName: 'Sam Okafor', createdAt: at(40), updatedAt: at(40) },
+      { id: ID.clientInitech, name: 'Initech Software', status: 'prospect', industry: 'Software', primaryContactName: null, createdAt: at(10), updatedAt: at(10) },
+    ])
+    .onConflictDoNothing({ target: clients.id });
+
+  const person = (id: string, kind: string, name: string, role: string, sub: string, allClients: boolean) => ({
+    id,
+    kind,
+    name,
+    email: `${id.replace(/^usr_demo_/, '').replace(/_/g, '.')}@demo.svc.example`,
+    role,
+    allClients,
+    oauthSubject: sub,
+    createdAt: at(90),
+  });
+  await tx
+    .insert(users)
+    .values([
+      person(ID.owner, 'operator', 'Olivia Owner', 'owner', SUB.owner, true),
+      person(ID.admin, 'operator', 'Adam Admin', 'admin', SUB.admin, true),
+      person(ID.staff, 'operator', 'Oscar Operator', 'operator', SUB.staff, true),
+      person(ID.scoped, 'operator', 'Sara Scoped', 'operator', SUB.scoped, false),
+      person(ID.viewer, 'operator', 'Victor Viewer', 'viewer', SUB.viewer, true),
+      person(ID.clientAdmin, 'client_admin', 'Carla Client-Admin', 'client_admin', SUB.clientAdmin, false),
+    ])
+    .onConflictDoNothing({ target: users.id });
+
+  await tx
+    .insert(memberships)
+    .values([
+      { id: 'mem_demo_scoped_acme', userId: ID.scoped, clientId: ID.clientAcme, role: 'operator', status: 'active', createdAt: at(30) },
+      ...CLIENT_ADMIN_ROLES.map((role) => ({
+        id: `mem_demo_ca_${role.replace(':', '_')}`,
+        userId: ID.clientAdmin,
+        clientId: ID.clientAcme,
+        role,
+        status: 'active',
+        createdAt: at(30),
+      })),
+    ])
+    .onConflictDoNothing({ target: memberships.id });
+
+  await tx
+    .insert(oauthClients)
+    .values({
+      id: ID.oauthClient,
+      name: 'Demo agent (MCP)',
+      allowlisted: true,
+      scopeCeiling: allScopes.filter((s) => s !== 'audit:read'),
+      createdAt: at(90),
+    })
+    .onConflictDoNothing({ target: oauthClients.id });
+
+  const grantees = [ID.owner, ID.admin, ID.staff, ID.scoped, ID.viewer, ID.clientAdmin];
+  for (const userId of grantees) {
+    const [existing] = await tx
+      .select({ id: oauthGrants.id })
+      .from(oauthGrants)
+      .where(and(eq(oauthGrants.userId, userId), eq(oauthGrants.oauthClientId, ID.oauthClient)));
+    if (existing) continue;
+    await tx.insert(oauthGrants).values({
+      id: `grt_demo_${userId.replace(/^usr_demo_/, '')}`,
+      userId,
+      oauthClientId: ID.oauthClient,
+      scopes: allScopes,
+      createdAt: at(30),
+    });
+  }
+
+  const project = (id: string, clientId: string, name: string, stage: string, status: string, daysAgo: number) => ({
+    id,
+    clientId,
+    name,
+    description: `${name} engagement.`,
+    stage,
+    status,
+    startDate: at(daysAgo).toISOString().slice(0, 10),
+    targetDate: new Date(now.getTime() + 60 * 86_400_000).toISOString().slice(0, 10),
+    createdAt: at(daysAgo),
+    updatedAt: at(daysAgo),
+  });
+  await tx
+    .insert(projects)
+    .values([
+      project('prj_demo_acme_portal', ID.clientAcme, 'Benefits portal', 'build', 'active', 45),
+      project('prj_demo_acme_enrollment', ID.clientAcme, 'Open enrollment 2027', 'discovery', 'active', 20),
+      project('prj_demo_globex_launch', ID.clientGlobex, 'Globex launch', 'onboarding', 'active', 30),
+      project('prj_demo_initech_pilot', ID.clientInitech, 'Initech pilot', 'discovery', 'on_hold', 5),
+    ])
+    .onConflictDoNothing({ target: projects.id });
+
+  const task = (
+    id: string,
+    clientId: string | null,
+    projectId: string | null,
+    title: string,
+    ownerId: string | null,
+    co: string[],
+    status: string,
+    daysAgo: number,
+    priority = 'normal',
+  ) => ({
+    id,
+    clientId,
+    projectId,
+    title,
+    description: '',
+    status,
+    priority,
+    ownerId,
+    assigneeIds: [...new Set([...(ownerId ? [ownerId] : []), ...co])],
+    dueDate: new Date(now.getTime() + 14 * 86_400_000).toISOString().slice(0, 10),
+    createdBy: ID.owner,
+    createdAt: at(daysAgo),
+    updatedAt: at(daysAgo),
+    completedAt: status === 'done' ? at(daysAgo - 1) : null,
+  });
+  await tx
+    .insert(tasks)
+    .values([
+      task('tsk_demo_acme_kickoff', ID.clientAcme, 'prj_demo_acme_portal', 'Schedule kickoff call', ID.staff, [ID.scoped], 'in_progress', 12, 'high'),
+      task('tsk_demo_acme_census', ID.clientAcme, 'prj_demo_acme_enrollment', 'Collect employee census', ID.scoped, [ID.staff, ID.admin], 'open', 8),
+      task('tsk_demo_acme_sso', ID.clientAcme, 'prj_demo_acme_portal', 'Configure SSO', ID.admin, [], 'done', 20),
+      task('tsk_demo_acme_review', ID.clientAcme, null, 'Review plan documents', ID.clientAdmin, [ID.staff], 'open', 3),
+      task('tsk_demo_globex_contract', ID.clientGlobex, 'prj_demo_globex_launch', 'Countersign contract', ID.owner, [ID.admin], 'blocked', 9, 'urgent'),
+      task('tsk_demo_globex_data', ID.clientGlobex, 'prj_demo_globex_launch', 'Import carrier data', ID.staff, [], 'open', 4),
+      task('tsk_demo_initech_intro', ID.clientInitech, null, 'Intro meeting', ID.admin, [ID.owner], 'open', 2, 'low'),
+      task('tsk_demo_internal_hiring', null, null, 'Hire a second implementation lead', ID.owner, [ID.admin, ID.staff], 'open', 6),
+      task('tsk_demo_internal_runbook', null, null, 'Update the onboarding runbook', ID.staff, [ID.scoped, ID.viewer], 'in_progress', 1),
+    ])
+    .onConflictDoNothing({ target: tasks.id });
+
+  await tx
+    .insert(taskComments)
+    .values([
+      { id: 'cmt_demo_kickoff_1', taskId: 'tsk_demo_acme_kickoff', authorKind: 'operator', authorId: ID.staff, authorName: 'Oscar Operator', body: 'Proposed three slots to Dana.', createdAt: at(11) },
+      { id: 'cmt_demo_kickoff_2', taskId: 'tsk_demo_acme_kickoff', authorKind: 'client_admin', authorId: ID.clientAdmin, authorName: 'Carla Client-Admin', body: 'Tuesday works for us.', createdAt: at(10) },
+      { id: 'cmt_demo_hiring_1', taskId: 'tsk_demo_internal_hiring', authorKind: 'operator', authorId: ID.admin, authorName: 'Adam Admin', body: 'Two candidates in the final round.', createdAt: at(5) },
+    ])
+    .onConflictDoNothing({ target: taskComments.id });
+}
