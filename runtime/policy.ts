@@ -40,6 +40,13 @@ export interface ContactLike {
   [key: string]: unknown;
 }
 
+export type RedactedContact<C> = Omit<C, 'name' | 'email' | 'phone' | 'redacted'> & {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  redacted: boolean;
+};
+
 export class Policy {
   readonly principal: Principal;
 
@@ -156,8 +163,10 @@ export class Policy {
   }
 
   /** Without pii:read, name, email and phone become null and redacted is true. */
-  redactContact<C extends ContactLike>(contact: C): C {
-    if (this.canReadPii) return { ...contact, redacted: false };
+  redactContact<C extends ContactLike>(contact: C): RedactedContact<C> {
+    if (this.canReadPii) {
+      return { ...contact, name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null, redacted: false };
+    }
     return { ...contact, name: null, email: null, phone: null, redacted: true };
   }
 }
