@@ -2,7 +2,25 @@
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { TS_HEADER } from './format.ts';
 
-export async function emitTypes(openapi: Record<string, unknown>): Promise<string> {
-  const ast = await openapiTS(openapi as unknown as OpenAPI3, { silent: true, alphabetize: true });
+type Doc = Record<string, unknown>;
+
+/** The document without the x-svc-mcp tool definitions: they make no types, only parsing work. */
+function withoutToolDefinitions(openapi: Doc): Doc {
+  const paths: Record<string, Doc> = {};
+  for (const [p, item] of Object.entries((openapi.paths ?? {}) as Record<string, Doc>)) {
+    const copy: Doc = {};
+    for (const [method, op] of Object.entries(item)) {
+      if (op && typeof op === 'object' && 'x-svc-mcp' in op) {
+        const { 'x-svc-mcp': _tool, ...rest } = op as Doc;
+        copy[method] = rest;
+      } else copy[method] = op;
+    }
+    paths[p] = copy;
+  }
+  return { ...openapi, paths };
+}
+
+export async function emitTypes(openapi: Doc): Promise<string> {
+  const ast = await openapiTS(withoutToolDefinitions(openapi) as unknown as OpenAPI3, { silent: true, alphabetize: true });
   return TS_HEADER + astToString(ast);
 }
