@@ -67,7 +67,7 @@ export interface MetaVersion {
 }
 
 /** A version entry as the model may carry it: ServiceDef's three fields plus the deprecation ones. */
-type VersionEntry = ServiceDef['versions'][number] & Partial<Deprecation>;
+export type VersionEntry = ServiceDef['versions'][number] & { since?: string; link?: string; successor?: string; successorLink?: string };
 
 /**
  * What GET /v1/meta publishes: `deprecations` (deprecated operations, and deprecated versions whose
@@ -191,7 +191,7 @@ export function checkDeprecations(contract: LoadedContract): Diagnostic[] {
       if (!('deprecated' in op) || op.deprecated === null || op.deprecated === false) return;
       const at: JsonPath = ['operations', i, 'deprecated'];
       if (!isObj(op.deprecated)) {
-        file && ctx.out.push(diagnostic(file, at, 'deprecation-incomplete', `deprecated of ${String(op.id)} is not a map. Write deprecated: {since, sunset, link, successor, successorLink}.`));
+        ctx.out.push(diagnostic(file, at, 'deprecation-incomplete', `deprecated of ${String(op.id)} is not a map. Write deprecated: {since, sunset, link, successor, successorLink}.`));
         return;
       }
       checkOne(ctx, file, at, op.deprecated, `operation ${String(op.id)}`, majorOfPath(asObj(op.http).path));

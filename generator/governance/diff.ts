@@ -1,7 +1,7 @@
 // `svc diff`: classifies every difference between two contract versions by the spec's Versioning
 // rules (additive or breaking) and enforces what each requires.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { OperationDef } from '../../runtime/contract-types.ts';
@@ -44,6 +44,7 @@ export const RULES: Record<string, { kind: Finding['kind']; what: string }> = {
   'audience-widened': { kind: 'additive', what: 'a principal kind newly allowed to call an operation' },
   'event-emission-added': { kind: 'additive', what: 'an operation newly emits an event type' },
   'operation-deprecated': { kind: 'additive', what: 'an operation newly deprecated (or its deprecation changed)' },
+  'version-deprecated': { kind: 'additive', what: 'a path version newly deprecated (or its sunset changed)' },
   'operation-withdrawn': { kind: 'additive', what: 'a deprecated operation removed after its sunset' },
   'problem-code-added': { kind: 'additive', what: 'a new problem code in svc.yaml' },
 
@@ -484,6 +485,11 @@ class Differ {
     hs.service.eventTypes.forEach((e, i) => {
       if (!bs.service.eventTypes.includes(e)) this.add('event-type-added', e, `Webhook event type ${e} was added.`, 'head', svc('eventTypes', i, 'name'));
     });
+    hs.service.versions.forEach((v, i) => {
+      const old = bs.service.versions.find((w) => w.version === v.version);
+      if (v.status === 'deprecated' && (!old || old.status !== 'deprecated' || old.sunset !== v.sunset))
+        this.add('version-deprecated', v.version, `Version ${v.version} is deprecated, sunset ${v.sunset ?? 'not set'}.`, 'head', svc('versions', i, 'status'));
+    });
     for (const [code, p] of Object.entries(bs.service.problems)) {
       const q = hs.service.problems[code];
       if (!q) this.add('problem-code-removed', code, `Problem code ${code} was removed from svc.yaml.`, 'base', svc('problems', code));
@@ -618,8 +624,8 @@ export function verdict(base: Side, head: Side, findings: Finding[], svcLocation
     const changelogAt = svcLocation(['changelog']) ?? 'contract/svc.yaml';
     const want = raised ? hv : next;
     const entry = head.snapshot.changelog.find((c) => c.version === want);
-    const added = additive.filter((f) => !['operation-deprecated', 'operation-withdrawn'].includes(f.rule));
-    const deprecated = additive.filter((f) => f.rule === 'operation-deprecated');
+    const added = additive.filter((f) => !['operation-deprecated', 'version-deprecated', 'operation-withdrawn'].includes(f.rule));
+    const deprecated = additive.filter((f) => f.rule === 'operation-deprecated' || f.rule === 'version-deprecated');
     const withdrawn = additive.filter((f) => f.rule === 'operation-withdrawn');
     if (!raised) {
       failed = true;
@@ -652,8 +658,8 @@ export function verdict(base: Side, head: Side, findings: Finding[], svcLocation
 
 /** Compiles the contract as it was at a git ref (git archive into a temporary directory). */
 export function compileAtRef(ref: string, contractDir: string): Side & { cleanup(): void } {
-  const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim();
-  const rel = path.relative(root, path.resolve(contractDir)).split(path.sep).join('/');
+  const root = execFileSync('git', ['-C', path.resolve(contractDir), 'rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim();
+  const rel = path.relative(realpathSync(root), realpathSync(path.resolve(contractDir))).split(path.sep).join('/');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-diff-'));
   try {
     const tar = execFileSync('git', ['-C', root, 'archive', '--format=tar', ref, '--', rel], { maxBuffer: 1 << 30 });
