@@ -1,0 +1,182 @@
+// `svc generate --watch`: regenerate on every contract change. A broken contract leaves the last
+// good generated/ in place and prints each error with a code frame (the line and a caret).
+import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { compileContract as compileFiles, writeGenerated } from '../generate.ts';
+import { ContractError, formatDiagnostic, sortDiagnostics, type Diagnostic } from '../source.ts';
+import { checkDeprecations } from './deprecation.ts';
+import { loadContract } from '../load.ts';
+import { consoleIo, parseArgs, type CliIo } from './snapshot.ts';
+
+/** The offending line with one line of context on each side and a caret under the column. */
+export function codeFrame(d: Pick<Diagnostic, 'file' | 'line' | 'col'>, text?: string): string {
+  let source = text;
+  if (source === undefined) {
+    if (!existsSync(d.file)) return '';
+    source = readFileSync(d.file, 'utf8');
+  }
+  const lines = source.split('\n');
+  const from = Math.max(1, d.line - 1);
+  const to = Math.min(lines.length, d.line + 1);
+  const width = String(to).length;
+  const out: string[] = [];
+  for (let n = from; n <= to; n++) {
+    const mark = n === d.line ? '>' : ' ';
+    out.push(`${mark} ${String(n).padStart(width)} | ${lines[n - 1] ?? ''}`.trimEnd());
+    if (n === d.line) {
+      const lead = (lines[n - 1] ?? '').slice(0, Math.max(0, d.col - 1)).replace(/[^\t]/g, ' ');
+      out.push(`  ${' '.repeat(width)} | ${lead}^`);
+    }
+  }
+  return out.join('\n');
+}
+
+/** Diagnostics as the watcher prints them: the generator's line, then the code frame. */
+export function formatWithFrames(diagnostics: Diagnostic[]): string {
+  return sortDiagnostics(diagnostics)
+    .map((d) => {
+      const frame = codeFrame(d);
+      return frame ? `${formatDiagnostic(d)}\n${frame}` : formatDiagnostic(d);
+    })
+    .join('\n\n');
+}
+
+export interface WatchOptions {
+  contract: string;
+  out: string;
+  debounceMs?: number;
+  io?: CliIo;
+  /** Contract directory -> generated files. Defaults to the generator's compileContract. */
+  compile?: (contractDir: string) => Promise<Map<string, string>>;
+}
+
+export interface WatchRun {
+  ok: boolean;
+  written: number;
+  diagnostics: Diagnostic[];
+}
+
+export interface Watcher {
+  /** Resolves after the first generation. */
+  ready: Promise<WatchRun>;
+  /** Resolves with the next run that starts after this call. */
+  nextRun(): Promise<WatchRun>;
+  close(): void;
+}
+
+/** Every directory under dir (dir included), for platforms without recursive fs.watch. */
+function dirsUnder(dir: string): string[] {
+  const out = [dir];
+  for (const name of readdirSync(dir)) {
+    const child = path.join(dir, name);
+    if (statSync(child).isDirectory()) out.push(...dirsUnder(child));
+  }
+  return out;
+}
+
+export function startWatch(options: WatchOptions): Watcher {
+  const io = options.io ?? consoleIo;
+  const debounce = options.debounceMs ?? 100;
+  const compile =
+    options.compile ??
+    (async (dir: string) => {
+      const extra = checkDeprecations(loadContract(dir));
+      const files = await compileFiles(dir);
+      if (extra.length) throw new ContractError(extra);
+      return files;
+    });
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<WatchRun> | null = null;
+  let again = false;
+  let waiters: ((run: WatchRun) => void)[] = [];
+
+  const run = async (): Promise<WatchRun> => {
+    let result: WatchRun;
+    try {
+      const files = await compile(options.contract);
+      const report = writeGenerated(files, options.out);
+      result = { ok: true, written: report.written.length + report.removed.length, diagnostics: [] };
+      io.out(`[svc watch] ${new Date().toISOString().slice(11, 19)} generated ${options.out}/ (${report.written.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged).`);
+    } catch (err) {
+      if (!(err instanceof ContractError)) {
+        io.err(`[svc watch] ${(err as Error).stack ?? String(err)}`);
+        result = { ok: false, written: 0, diagnostics: [] };
+      } else {
+        io.err(formatWithFrames(err.diagnostics));
+        io.err(`\n[svc watch] ${err.diagnostics.length} contract error(s); ${options.out}/ keeps the last good output. Watching for the fix...`);
+        result = { ok: false, written: 0, diagnostics: err.diagnostics };
+      }
+    }
+    const list = waiters;
+    waiters = [];
+    for (const w of list) w(result);
+    return result;
+  };
+
+  const trigger = () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      if (running) {
+        again = true;
+        return;
+      }
+      const loop = async () => {
+        do {
+          again = false;
+          await run();
+        } while (again);
+        running = null;
+      };
+      running = loop().then(() => ({ ok: true, written: 0, diagnostics: [] }));
+    }, debounce);
+  };
+
+  const watchers: FSWatcher[] = [];
+  const onEvent = (_event: string, name: string | Buffer | null) => {
+    const file = name ? String(name) : '';
+    if (file && !/\.ya?ml$/.test(file) && !file.endsWith('/') && path.extname(file) !== '') return;
+    trigger();
+  };
+  try {
+    watchers.push(watch(options.contract, { recursive: true }, onEvent));
+  } catch {
+    // Recursive watching is unavailable here: watch every directory (new directories need a restart).
+    for (const dir of dirsUnder(options.contract)) watchers.push(watch(dir, onEvent));
+  }
+
+  const ready = run();
+  return {
+    ready,
+    nextRun: () => new Promise<WatchRun>((resolve) => waiters.push(resolve)),
+    close() {
+      if (timer) clearTimeout(timer);
+      for (const w of watchers) w.close();
+    },
+  };
+}
+
+/** `svc generate --watch [--contract DIR] [--out DIR]`: runs until interrupted. */
+export async function runWatch(argv: string[], io: CliIo = consoleIo): Promise<number> {
+  const { values } = parseArgs(
+    argv.filter((a) => a !== '--watch'),
+    ['contract', 'out'],
+  );
+  const contract = values.contract ?? 'contract';
+  const out = values.out ?? 'generated';
+  if (!existsSync(contract)) {
+    io.err(`svc generate --watch: ${contract}/ does not exist.`);
+    return 1;
+  }
+  const watcher = startWatch({ contract, out, io });
+  await watcher.ready;
+  io.out(`[svc watch] watching ${contract}/ (Ctrl-C to stop).`);
+  return await new Promise<number>((resolve) => {
+    const stop = () => {
+      watcher.close();
+      resolve(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

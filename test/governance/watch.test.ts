@@ -1,0 +1,57 @@
+// svc generate --watch on a temporary contract: regenerates on change, keeps the last good output
+// when the contract breaks, and prints the error with a code frame.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { codeFrame, startWatch } from '../../generator/governance/watch.ts';
+import { cleanupCopies, copyContract, loc } from './helpers.ts';
+
+afterAll(cleanupCopies);
+
+describe('codeFrame', () => {
+  it('shows the offending line with a caret under the column', () => {
+    const text = 'a: 1\nscope: tasks:wrte\nb: 2\n';
+    expect(codeFrame({ file: 'x.yaml', line: 2, col: 8 }, text)).toBe(['  1 | a: 1', '> 2 | scope: tasks:wrte', '    |        ^', '  3 | b: 2'].join('\n'));
+  });
+});
+
+describe('startWatch', () => {
+  it('regenerates, keeps the last good output on a broken contract, recovers on the fix', async () => {
+    const dir = copyContract();
+    const out = path.join(dir, '..', `${path.basename(dir)}-generated`);
+    const errors: string[] = [];
+    const outs: string[] = [];
+    const w = startWatch({ contract: dir, out, debounceMs: 30, io: { out: (l) => outs.push(l), err: (l) => errors.push(l) } });
+    try {
+      const first = await w.ready;
+      expect(first.ok).toBe(true);
+      const openapi = path.join(out, 'openapi.json');
+      expect(existsSync(openapi)).toBe(true);
+      const good = readFileSync(openapi, 'utf8');
+
+      const notes = path.join(dir, 'families/notes.yaml');
+      const original = readFileSync(notes, 'utf8');
+      let next = w.nextRun();
+      writeFileSync(notes, original.replace('scope: tasks:read', 'scope: tasks:wrte'));
+      const broken = await next;
+      expect(broken.ok).toBe(false);
+      const d = broken.diagnostics.find((x) => x.rule === 'unknown-scope')!;
+      expect(`${d.file}:${d.line}:${d.col}`).toBe(loc(dir, 'families/notes.yaml', 'tasks:wrte'));
+      expect(readFileSync(openapi, 'utf8')).toBe(good);
+      const printed = errors.join('\n');
+      expect(printed).toContain(`> ${d.line} |     scope: tasks:wrte`);
+      expect(printed).toMatch(/\n\s+\|\s{12}\^/);
+      expect(printed).toContain('keeps the last good output');
+
+      next = w.nextRun();
+      writeFileSync(notes, original.replace('        q: { type: string, maxLength: 100 }\n', '        q: { type: string, maxLength: 100 }\n        tag: { type: string }\n'));
+      const fixed = await next;
+      expect(fixed.ok).toBe(true);
+      expect(readFileSync(openapi, 'utf8')).not.toBe(good);
+      expect(readFileSync(openapi, 'utf8')).toContain('"tag"');
+    } finally {
+      w.close();
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
