@@ -1,10 +1,12 @@
-// TEMPORARY placeholder written by the backend (handlers) engineer so handlers/index.ts compiles.
-// The pipeline engineer owns this file and replaces it; keep the export name `approvalsHandlers`.
-import { notImplemented } from '../runtime/not-implemented.ts';
+// approvals.list / get / approve / reject. Owned by the runtime-pipeline engineer: the rules (people
+// only, never the proposer, Tier 3 two distinct approvers, the write run as the proposer on the last
+// approval, expiry, visibility) live in runtime/approvals.ts; these bodies only delegate.
+import type { ApprovalsHandlers } from '../generated/handlers/approvals.ts';
+import { approveApproval, getApproval, listApprovals, rejectApproval } from '../runtime/approvals.ts';
 
-export const approvalsHandlers = {
-  'approvals.list': notImplemented('approvals.list'),
-  'approvals.get': notImplemented('approvals.get'),
-  'approvals.approve': notImplemented('approvals.approve'),
-  'approvals.reject': notImplemented('approvals.reject'),
+export const approvalsHandlers: ApprovalsHandlers = {
+  'approvals.list': async (input, ctx) => (await listApprovals(input, ctx)) as never,
+  'approvals.get': async (input, ctx) => (await getApproval(input, ctx)) as never,
+  'approvals.approve': async (input, ctx) => (await approveApproval(input, ctx)) as never,
+  'approvals.reject': async (input, ctx) => (await rejectApproval(input, ctx)) as never,
 };
