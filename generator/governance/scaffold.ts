@@ -1,0 +1,284 @@
+// Handler scaffolding: every contract operation gets an entry in its family's handlers/<family>.ts.
+// A missing one is inserted as `'<id>': notImplemented('<id>'),` (501 not_implemented, marked so
+// `svc lint` can list it) before the closing brace of the family's handlers object. Existing bodies
+// are never touched: the edit is a text insertion, re-parsed with the TypeScript compiler to prove
+// that every earlier property is still there, byte for byte, before the file is written.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
+import { loadContract } from '../load.ts';
+import { buildModel } from '../model.ts';
+import { ContractError, formatDiagnostic, sortDiagnostics } from '../source.ts';
+import { consoleIo, parseArgs, type CliIo } from './snapshot.ts';
+
+export interface ScaffoldOptions {
+  /** Operations of the contract (OperationDef fits). */
+  contractOps: readonly { id: string; family: string }[];
+  handlersDir: string;
+  /** Module specifier of notImplemented as seen from handlersDir. */
+  notImplementedImport?: string;
+  /** Also register a newly created family file in handlersDir/index.ts (default true). */
+  updateIndex?: boolean;
+  /** Compute the edits without writing (for --check style runs). */
+  dryRun?: boolean;
+}
+
+export interface ScaffoldReport {
+  created: { file: string; added: string[] }[];
+  updated: { file: string; added: string[] }[];
+  /** Files that could not be edited safely, with the reason; left untouched. */
+  errors: { file: string; message: string }[];
+}
+
+/** `oauth_grants` -> `oauthGrantsHandlers` (the export name of handlers/<family>.ts). */
+export function handlersExportName(family: string): string {
+  const camel = family.replace(/[_-]([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+  return `${camel}Handlers`;
+}
+
+function parse(file: string, text: string): ts.SourceFile {
+  return ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+}
+
+function parseErrors(sf: ts.SourceFile): string[] {
+  const list = (sf as unknown as { parseDiagnostics?: ts.Diagnostic[] }).parseDiagnostics ?? [];
+  return list.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
+
+function unwrap(expr: ts.Expression): ts.Expression {
+  let e = expr;
+  while (ts.isSatisfiesExpression(e) || ts.isAsExpression(e) || ts.isParenthesizedExpression(e) || ts.isTypeAssertionExpression(e)) e = e.expression;
+  return e;
+}
+
+/** The handlers object of a file: the variable named `name`, else the first exported object literal. */
+function findObject(sf: ts.SourceFile, name: string): ts.ObjectLiteralExpression | null {
+  let fallback: ts.ObjectLiteralExpression | null = null;
+  for (const stmt of sf.statements) {
+    if (!ts.isVariableStatement(stmt)) continue;
+    const exported = stmt.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
+    for (const decl of stmt.declarationList.declarations) {
+      if (!decl.initializer) continue;
+      const init = unwrap(decl.initializer);
+      if (!ts.isObjectLiteralExpression(init)) continue;
+      if (ts.isIdentifier(decl.name) && decl.name.text === name) return init;
+      if (exported && !fallback) fallback = init;
+    }
+  }
+  return fallback;
+}
+
+function propertyKey(p: ts.ObjectLiteralElementLike): string | null {
+  if (ts.isSpreadAssignment(p)) return null;
+  const n = p.name;
+  if (!n) return null;
+  if (ts.isStringLiteral(n) || ts.isIdentifier(n) || ts.isNumericLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return n.text;
+  if (ts.isComputedPropertyName(n) && ts.isStringLiteralLike(n.expression)) return n.expression.text;
+  return null;
+}
+
+/** Inserts `entries` (full lines without indentation) into an object literal; returns the new text. */
+function insertIntoObject(text: string, obj: ts.ObjectLiteralExpression, sf: ts.SourceFile, entries: string[]): string {
+  const props = obj.properties;
+  const closeBrace = obj.end - 1; // position of `}`
+  let indent = '  ';
+  let closingIndent = '';
+  const lineStart = (pos: number) => text.lastIndexOf('\n', pos - 1) + 1;
+  if (props.length) {
+    const first = props[0].getStart(sf);
+    indent = text.slice(lineStart(first), first).replace(/\S.*$/, '');
+  } else {
+    const objStart = obj.getStart(sf);
+    indent = text.slice(lineStart(objStart), objStart).match(/^\s*/)![0] + '  ';
+  }
+  const closeLine = text.slice(lineStart(closeBrace), closeBrace);
+  const braceOnOwnLine = /^\s*$/.test(closeLine);
+  closingIndent = braceOnOwnLine ? closeLine : indent.slice(2);
+  let head = text.slice(0, closeBrace);
+  const tail = text.slice(closeBrace);
+  if (props.length && !props.hasTrailingComma) {
+    const lastEnd = props[props.length - 1].end;
+    head = text.slice(0, lastEnd) + ',' + text.slice(lastEnd, closeBrace);
+  }
+  const block = entries.map((e) => `${indent}${e}\n`).join('');
+  if (braceOnOwnLine) {
+    // `head` ends with the brace line's indentation: insert before it.
+    const cut = head.length - closeLine.length;
+    return head.slice(0, cut) + block + head.slice(cut) + tail;
+  }
+  return head.replace(/\s*$/, '') + '\n' + block + closingIndent + tail;
+}
+
+function ensureImport(text: string, sf: ts.SourceFile, name: string, specifier: string): string {
+  for (const stmt of sf.statements) {
+    if (!ts.isImportDeclaration(stmt) || !ts.isStringLiteral(stmt.moduleSpecifier)) continue;
+    const named = stmt.importClause?.namedBindings;
+    if (named && ts.isNamedImports(named) && named.elements.some((e) => e.name.text === name)) return text;
+  }
+  const imports = sf.statements.filter(ts.isImportDeclaration);
+  const line = `import { ${name} } from '${specifier}';\n`;
+  if (imports.length) {
+    const end = imports[imports.length - 1].end;
+    const nl = text.indexOf('\n', end);
+    const at = nl < 0 ? text.length : nl + 1;
+    return text.slice(0, at) + line + text.slice(at);
+  }
+  // After the leading comment block, if any.
+  const leading = /^(\s*\/\/.*\n)*/.exec(text)![0];
+  return leading + line + text.slice(leading.length);
+}
+
+/** Every property text of an object, to prove an edit kept them. */
+function propertyTexts(obj: ts.ObjectLiteralExpression, sf: ts.SourceFile): string[] {
+  return obj.properties.map((p) => p.getText(sf));
+}
+
+function verify(file: string, before: { texts: string[]; name: string } | null, after: string, name: string, mustHave: string[]): string | null {
+  const sf = parse(file, after);
+  const errs = parseErrors(sf);
+  if (errs.length) return `the edit would not parse (${errs[0]})`;
+  const obj = findObject(sf, name);
+  if (!obj) return `no handlers object ${name} after the edit`;
+  const texts = propertyTexts(obj, sf);
+  if (before) for (const t of before.texts) if (!texts.includes(t)) return 'the edit would change an existing entry';
+  const keys = new Set(obj.properties.map(propertyKey));
+  for (const id of mustHave) if (!keys.has(id)) return `the edit did not add ${id}`;
+  return null;
+}
+
+const entry = (id: string) => `'${id}': notImplemented('${id}'),`;
+
+export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
+  const report: ScaffoldReport = { created: [], updated: [], errors: [] };
+  const spec = options.notImplementedImport ?? '../runtime/not-implemented.ts';
+  const byFamily = new Map<string, string[]>();
+  for (const op of options.contractOps) byFamily.set(op.family, [...(byFamily.get(op.family) ?? []), op.id]);
+  const newFamilies: string[] = [];
+  if (!options.dryRun) mkdirSync(options.handlersDir, { recursive: true });
+
+  for (const [family, ids] of [...byFamily].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const file = path.join(options.handlersDir, `${family}.ts`);
+    const name = handlersExportName(family);
+    if (!existsSync(file)) {
+      const text =
+        `// ${family}.*: not implemented yet; every operation answers 501 not_implemented.\n` +
+        `import { notImplemented } from '${spec}';\n\n` +
+        `export const ${name} = {\n${ids.map((id) => `  ${entry(id)}\n`).join('')}};\n`;
+      const problem = verify(file, null, text, name, ids);
+      if (problem) report.errors.push({ file, message: problem });
+      else {
+        if (!options.dryRun) writeFileSync(file, text);
+        report.created.push({ file, added: ids });
+        newFamilies.push(family);
+      }
+      continue;
+    }
+    const text = readFileSync(file, 'utf8');
+    const sf = parse(file, text);
+    const obj = findObject(sf, name);
+    if (!obj) {
+      report.errors.push({ file, message: `no exported handlers object (expected export const ${name} = { ... })` });
+      continue;
+    }
+    const present = new Set(obj.properties.map(propertyKey));
+    const missing = ids.filter((id) => !present.has(id));
+    if (!missing.length) continue;
+    let next = insertIntoObject(text, obj, sf, missing.map(entry));
+    next = ensureImport(next, parse(file, next), 'notImplemented', spec);
+    const problem = verify(file, { texts: propertyTexts(obj, sf), name }, next, name, missing);
+    if (problem) {
+      report.errors.push({ file, message: `${problem}; add ${missing.map(entry).join(' ')} by hand` });
+      continue;
+    }
+    if (!options.dryRun) writeFileSync(file, next);
+    report.updated.push({ file, added: missing });
+  }
+
+  const index = path.join(options.handlersDir, 'index.ts');
+  if (newFamilies.length && options.updateIndex !== false && existsSync(index)) {
+    let text = readFileSync(index, 'utf8');
+    const sf = parse(index, text);
+    const obj = findObject(sf, 'handlers');
+    if (!obj) report.errors.push({ file: index, message: `no handlers object; register ${newFamilies.map(handlersExportName).join(', ')} by hand` });
+    else {
+      const before = propertyTexts(obj, sf);
+      text = insertIntoObject(text, obj, sf, newFamilies.map((f) => `...${handlersExportName(f)},`));
+      for (const f of newFamilies) text = ensureImport(text, parse(index, text), handlersExportName(f), `./${f}.ts`);
+      const after = parse(index, text);
+      const errs = parseErrors(after);
+      const objAfter = findObject(after, 'handlers');
+      const texts = objAfter ? propertyTexts(objAfter, after) : [];
+      if (errs.length || !objAfter || before.some((t) => !texts.includes(t))) report.errors.push({ file: index, message: 'could not register the new families safely; add them by hand' });
+      else if (!options.dryRun) writeFileSync(index, text);
+    }
+  }
+  return report;
+}
+
+/** Scaffolds handlers for the contract in contractDir. Throws ContractError when it does not compile. */
+export function scaffoldFromContract(contractDir = 'contract', handlersDir = 'handlers', dryRun = false): ScaffoldReport {
+  const model = buildModel(loadContract(contractDir));
+  return scaffoldHandlers({ contractOps: model.operations.map((o) => o.def), handlersDir, dryRun });
+}
+
+export function printScaffoldReport(report: ScaffoldReport, io: CliIo = consoleIo): void {
+  for (const c of report.created) io.out(`scaffold ${c.file}: created with ${c.added.length} not-implemented handler(s)`);
+  for (const u of report.updated) io.out(`scaffold ${u.file}: added ${u.added.join(', ')} (answer 501 until written)`);
+  for (const e of report.errors) io.err(`scaffold ${e.file}: ${e.message}`);
+}
+
+/**
+ * Operations still unimplemented: those whose handler carries the notImplemented marker, and those
+ * with no handler at all. Imports the handlers index (its `handlers` export).
+ */
+export async function listUnimplemented(
+  options: { handlersIndex?: string; contractDir?: string } = {},
+): Promise<{ placeholders: string[]; missing: string[] }> {
+  const index = path.resolve(options.handlersIndex ?? 'handlers/index.ts');
+  const mod = (await import(pathToFileURL(index).href)) as { handlers?: Record<string, unknown> };
+  const { unimplementedOperations } = (await import('../../runtime/not-implemented.ts')) as typeof import('../../runtime/not-implemented.ts');
+  const handlers = mod.handlers ?? {};
+  const placeholders = unimplementedOperations(handlers);
+  let missing: string[] = [];
+  if (options.contractDir !== undefined || existsSync('contract')) {
+    const model = buildModel(loadContract(options.contractDir ?? 'contract'));
+    missing = model.operations.map((o) => o.def.id).filter((id) => !(id in handlers)).sort();
+  }
+  return { placeholders, missing };
+}
+
+/**
+ * The handler part of `svc lint [--require-all]`: lists every unimplemented operation; with
+ * --require-all exits 1 while any is. Returns the exit code.
+ */
+export async function lintHandlers(argv: string[], io: CliIo = consoleIo): Promise<number> {
+  const { values, bools } = parseArgs(argv, ['contract', 'out', 'handlers']);
+  const requireAll = bools.has('require-all');
+  let result;
+  try {
+    result = await listUnimplemented({ handlersIndex: path.join(values.handlers ?? 'handlers', 'index.ts'), contractDir: values.contract ?? 'contract' });
+  } catch (err) {
+    if (err instanceof ContractError) {
+      for (const d of sortDiagnostics(err.diagnostics)) io.err(formatDiagnostic(d));
+      return 1;
+    }
+    io.err(`svc lint: cannot load the handlers: ${(err as Error).message}`);
+    return 1;
+  }
+  const { placeholders, missing } = result;
+  for (const id of missing) io.err(`handler missing: ${id} has no entry in its family's handlers file. Run \`npx svc generate\` to scaffold it.`);
+  for (const id of placeholders) (requireAll ? io.err : io.out)(`not implemented: ${id} (answers 501 not_implemented)`);
+  const total = placeholders.length + missing.length;
+  if (!total) {
+    io.out('svc lint: every operation has a handler.');
+    return 0;
+  }
+  const summary = `svc lint: ${placeholders.length} operation(s) not implemented${missing.length ? `, ${missing.length} without a handler entry` : ''}.`;
+  if (requireAll || missing.length) {
+    io.err(`${summary} ${requireAll ? '--require-all fails while any is: write their bodies in handlers/<family>.ts.' : ''}`.trim());
+    return 1;
+  }
+  io.out(`${summary} (svc lint --require-all fails on these.)`);
+  return 0;
+}

@@ -1,0 +1,117 @@
+// Handler scaffolding on a temporary copy of handlers/, and the unimplemented listing.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import ts from 'typescript';
+import { afterAll, describe, expect, it } from 'vitest';
+import { handlersExportName, lintHandlers, listUnimplemented, scaffoldHandlers } from '../../generator/governance/scaffold.ts';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function copyHandlers(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-handlers-'));
+  dirs.push(dir);
+  cpSync('handlers', dir, { recursive: true });
+  return dir;
+}
+
+const parses = (text: string) =>
+  ((ts.createSourceFile('x.ts', text, ts.ScriptTarget.ES2022, true) as unknown as { parseDiagnostics: unknown[] }).parseDiagnostics ?? []).length === 0;
+
+describe('scaffoldHandlers', () => {
+  it('names the export after the family', () => {
+    expect(handlersExportName('oauth_grants')).toBe('oauthGrantsHandlers');
+    expect(handlersExportName('tasks')).toBe('tasksHandlers');
+  });
+
+  it('inserts a typed notImplemented entry without touching existing bodies', () => {
+    const dir = copyHandlers();
+    const file = path.join(dir, 'projects.ts');
+    const before = readFileSync(file, 'utf8');
+    const report = scaffoldHandlers({
+      handlersDir: dir,
+      contractOps: ['projects.list', 'projects.get', 'projects.create', 'projects.update', 'projects.stage.advance', 'projects.archive'].map((id) => ({ id, family: 'projects' })),
+    });
+    expect(report.errors).toEqual([]);
+    expect(report.updated).toEqual([{ file, added: ['projects.archive'] }]);
+    const after = readFileSync(file, 'utf8');
+    expect(parses(after)).toBe(true);
+    expect(after).toContain("  'projects.archive': notImplemented('projects.archive'),\n} satisfies ProjectsHandlers;");
+    expect(after).toContain("import { notImplemented } from '../runtime/not-implemented.ts';");
+    // Only the import line and the entry were added: every line of the old file is still there, in order.
+    const added = after.split('\n').filter((l) => !before.split('\n').includes(l));
+    expect(added).toEqual(["import { notImplemented } from '../runtime/not-implemented.ts';", "  'projects.archive': notImplemented('projects.archive'),"]);
+    // Running it again changes nothing.
+    const again = scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'projects.archive', family: 'projects' }] });
+    expect(again.updated).toEqual([]);
+    expect(readFileSync(file, 'utf8')).toBe(after);
+  });
+
+  it('adds the missing comma after a last entry without one, and handles an empty object', () => {
+    const dir = copyHandlers();
+    const file = path.join(dir, 'x.ts');
+    writeFileSync(file, "// x\nexport const xHandlers = {\n  'x.a': async () => ({ ok: true })\n};\n");
+    writeFileSync(path.join(dir, 'y.ts'), 'export const yHandlers = {};\n');
+    const report = scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'x.a', family: 'x' }, { id: 'x.b', family: 'x' }, { id: 'y.a', family: 'y' }], updateIndex: false });
+    expect(report.errors).toEqual([]);
+    const x = readFileSync(file, 'utf8');
+    expect(x).toBe("// x\nimport { notImplemented } from '../runtime/not-implemented.ts';\nexport const xHandlers = {\n  'x.a': async () => ({ ok: true }),\n  'x.b': notImplemented('x.b'),\n};\n");
+    const y = readFileSync(path.join(dir, 'y.ts'), 'utf8');
+    expect(parses(y)).toBe(true);
+    expect(y).toContain("'y.a': notImplemented('y.a'),");
+  });
+
+  it('creates a missing family file and registers it in index.ts', () => {
+    const dir = copyHandlers();
+    const report = scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'widgets.make', family: 'widgets' }] });
+    expect(report.created.map((c) => path.basename(c.file))).toEqual(['widgets.ts']);
+    expect(readFileSync(path.join(dir, 'widgets.ts'), 'utf8')).toBe(
+      "// widgets.*: not implemented yet; every operation answers 501 not_implemented.\nimport { notImplemented } from '../runtime/not-implemented.ts';\n\nexport const widgetsHandlers = {\n  'widgets.make': notImplemented('widgets.make'),\n};\n",
+    );
+    const index = readFileSync(path.join(dir, 'index.ts'), 'utf8');
+    expect(parses(index)).toBe(true);
+    expect(index).toContain("import { widgetsHandlers } from './widgets.ts';");
+    expect(index).toContain('  ...widgetsHandlers,\n};');
+  });
+
+  it('refuses a file it cannot edit safely and leaves it untouched', () => {
+    const dir = copyHandlers();
+    const file = path.join(dir, 'z.ts');
+    writeFileSync(file, 'export function zHandlers() { return {}; }\n');
+    const report = scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'z.a', family: 'z' }] });
+    expect(report.errors[0].message).toMatch(/no exported handlers object/);
+    expect(readFileSync(file, 'utf8')).toBe('export function zHandlers() { return {}; }\n');
+  });
+});
+
+describe('listUnimplemented and svc lint --require-all', () => {
+  it('lists placeholders by their marker and fails with --require-all while any remain', async () => {
+    const { placeholders, missing } = await listUnimplemented({ handlersIndex: 'handlers/index.ts', contractDir: 'contract' });
+    expect(missing).toEqual([]);
+    const lines: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
+    const code = await lintHandlers([], io);
+    const strict = await lintHandlers(['--require-all'], io);
+    if (placeholders.length) {
+      expect(lines.join('\n')).toContain(`not implemented: ${placeholders[0]}`);
+      expect(code).toBe(0);
+      expect(strict).toBe(1);
+    } else {
+      expect(code).toBe(0);
+      expect(strict).toBe(0);
+    }
+  }, 60_000);
+
+  it('finds a notImplemented placeholder in a handlers index', async () => {
+    const dir = mkdtempSync(path.join(process.cwd(), 'test/governance/.tmp-handlers-'));
+    dirs.push(dir);
+    writeFileSync(
+      path.join(dir, 'index.ts'),
+      "import { notImplemented } from '../../../runtime/not-implemented.ts';\nexport const handlers = { 'a.b': notImplemented('a.b'), 'a.c': async () => 1 };\n",
+    );
+    const result = await listUnimplemented({ handlersIndex: path.join(dir, 'index.ts'), contractDir: 'test/fixtures/governance/contract' });
+    expect(result.placeholders).toEqual(['a.b']);
+    expect(result.missing).toContain('notes.list');
+  });
+});
