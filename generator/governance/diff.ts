@@ -662,15 +662,15 @@ export function compileAtRef(ref: string, contractDir: string): Side & { cleanup
   const rel = path.relative(realpathSync(root), realpathSync(path.resolve(contractDir))).split(path.sep).join('/');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'svc-diff-'));
   try {
-    const tar = execFileSync('git', ['-C', root, 'archive', '--format=tar', ref, '--', rel], { maxBuffer: 1 << 30 });
+    const tar = execFileSync('git', ['-C', root, 'archive', '--format=tar', ref, '--', rel || '.'], { maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', tmp], { input: tar });
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`Cannot read ${rel}/ at git ref ${ref}: ${(err as Error).message.split('\n')[0]}`);
+    throw new Error(`Cannot read ${rel || '.'}/ at git ref ${ref}: ${(err as Error).message.split('\n')[0]}`);
   }
   const shownTmp = displayPath(tmp);
   const side = compileContract(path.join(tmp, rel), {
-    label: `${ref}:${rel}`,
+    label: `${ref}:${rel || '.'}`,
     rename: (file) => (file.startsWith(shownTmp + '/') ? `${ref}:${file.slice(shownTmp.length + 1)}` : file),
   });
   return { ...side, cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
