@@ -1,0 +1,59 @@
+// Helpers for the end-to-end MCP suites: the SDK's own Client over Streamable HTTP with a bearer
+// credential, and small accessors for tool results.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export interface McpSession {
+  client: Client;
+  /** tools/call through Client.callTool (which validates structuredContent against outputSchema). */
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/** Connects and lists tools once (the client caches outputSchemas from tools/list to validate results). */
+export async function connectMcp(baseUrl: string, credential: string, options: { list?: boolean } = {}): Promise<McpSession> {
+  const client = new Client({ name: 'svc-tests', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${credential}` } },
+  });
+  await client.connect(transport);
+  if (options.list !== false) await client.listTools();
+  return {
+    client,
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: () => client.close(),
+  };
+}
+
+export interface ToolError {
+  code: string;
+  status: number;
+  title: string;
+  detail: string;
+  retryable: boolean;
+  errors: { pointer: string; message: string }[];
+}
+
+export function structured(res: CallToolResult): Record<string, any> {
+  const s = res.structuredContent as Record<string, any> | undefined;
+  if (!s) throw new Error(`no structuredContent: ${JSON.stringify(res)}`);
+  // The text content carries the same JSON.
+  const text = (res.content as { type: string; text: string }[]).find((c) => c.type === 'text')?.text;
+  if (text === undefined || JSON.stringify(JSON.parse(text)) !== JSON.stringify(s)) {
+    throw new Error(`text content differs from structuredContent: ${text}`);
+  }
+  return s;
+}
+
+export function toolError(res: CallToolResult): ToolError {
+  if (!res.isError) throw new Error(`expected isError, got ${JSON.stringify(res.structuredContent)}`);
+  const s = structured(res);
+  if (s.outcome !== 'error') throw new Error(`isError without outcome error: ${JSON.stringify(s)}`);
+  return s.error as ToolError;
+}
+
+export function ok(res: CallToolResult): Record<string, any> {
+  if (res.isError) throw new Error(`unexpected isError: ${JSON.stringify(res.structuredContent)}`);
+  return structured(res);
+}
