@@ -3,7 +3,11 @@ import __svcImport0 from "ajv/dist/runtime/ucs2length.js";
 import __svcImport1 from "ajv-formats/dist/formats.js";
 import __svcImport2 from "ajv/dist/runtime/equal.js";
 
-export const validate_actions_list = validate20;
+const __chunk0 = (() => {
+const module = { exports: {} };
+const exports = module.exports;
+"use strict";
+exports.validate_actions_list = validate20;
 const schema31 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"kind":{"type":"string","enum":["task_due","task_overdue","approval_pending","review_ready","intake_incomplete","follow_up"]},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/actions.list.json"};
 const schema33 = {"type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","description":"An opaque identifier such as tsk_01JD8X3Z4M6Q."};
 const schema35 = {"type":"string","minLength":1,"maxLength":512,"description":"Opaque cursor from a previous page's nextCursor."};
@@ -234,7 +238,7 @@ return errors === 0;
 }
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_approvals_approve = validate22;
+exports.validate_approvals_approve = validate22;
 const schema37 = {"type":"object","properties":{"approval_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"comment":{"type":"string","maxLength":2000}},"required":["approval_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/approvals.approve.json"};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -357,7 +361,7 @@ return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_approvals_get = validate23;
+exports.validate_approvals_get = validate23;
 const schema39 = {"type":"object","properties":{"approval_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["approval_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/approvals.get.json"};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -455,7 +459,7 @@ return errors === 0;
 }
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_approvals_list = validate24;
+exports.validate_approvals_list = validate24;
 const schema41 = {"type":"object","properties":{"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApprovalStatus"},"operationId":{"type":"string","maxLength":100,"description":"Only proposals of this operation, e.g. projects.create."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/approvals.list.json"};
 const schema42 = {"type":"string","enum":["pending","approved","rejected","expired","failed"]};
 
@@ -617,7 +621,7 @@ return errors === 0;
 }
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_approvals_reject = validate25;
+exports.validate_approvals_reject = validate25;
 const schema45 = {"type":"object","properties":{"approval_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"comment":{"type":"string","maxLength":2000}},"required":["approval_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/approvals.reject.json"};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -740,7 +744,7 @@ return errors === 0;
 }
 validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_campaigns_list = validate26;
+exports.validate_campaigns_list = validate26;
 const schema47 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/CampaignStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/campaigns.list.json"};
 const schema49 = {"type":"string","enum":["draft","scheduled","sending","sent","cancelled"]};
 
@@ -922,7 +926,7 @@ return errors === 0;
 }
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_campaigns_propose_send = validate27;
+exports.validate_campaigns_propose_send = validate27;
 const schema52 = {"type":"object","properties":{"campaign_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"scheduledAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"When to send; omit to send as soon as it is approved."}},"required":["campaign_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/campaigns.propose_send.json"};
 const schema54 = {"type":"string","format":"date-time","description":"An RFC 3339 instant in UTC."};
 const formats0 = __svcImport1.fullFormats["date-time"];
@@ -1047,7 +1051,7 @@ return errors === 0;
 }
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_clients_get = validate28;
+exports.validate_clients_get = validate28;
 const schema55 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.get.json"};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1145,7 +1149,7 @@ return errors === 0;
 }
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_clients_health = validate29;
+exports.validate_clients_health = validate29;
 const schema57 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.health.json"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1243,7 +1247,7 @@ return errors === 0;
 }
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_clients_launch_readiness = validate30;
+exports.validate_clients_launch_readiness = validate30;
 const schema59 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.launch_readiness.json"};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1341,7 +1345,7 @@ return errors === 0;
 }
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_clients_list = validate31;
+exports.validate_clients_list = validate31;
 const schema61 = {"type":"object","properties":{"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ClientStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.list.json"};
 const schema62 = {"type":"string","enum":["prospect","onboarding","active","paused","offboarded"]};
 
@@ -1478,7 +1482,7 @@ return errors === 0;
 }
 validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_clients_memberships_list = validate32;
+exports.validate_clients_memberships_list = validate32;
 const schema65 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/MembershipStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.memberships.list.json"};
 const schema67 = {"type":"string","enum":["invited","active","revoked","expired"]};
 
@@ -1670,7 +1674,7 @@ return errors === 0;
 }
 validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_clients_publish_hub = validate33;
+exports.validate_clients_publish_hub = validate33;
 const schema70 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"note":{"type":"string","maxLength":2000,"description":"Shown to the approver and kept with the version."}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.publish_hub.json"};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1793,7 +1797,7 @@ return errors === 0;
 }
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_clients_summary = validate34;
+exports.validate_clients_summary = validate34;
 const schema72 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.summary.json"};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1891,7 +1895,7 @@ return errors === 0;
 }
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_crm_accounts_list = validate35;
+exports.validate_crm_accounts_list = validate35;
 const schema74 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/AccountStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.accounts.list.json"};
 const schema76 = {"type":"string","enum":["prospect","customer","former_customer"]};
 
@@ -2073,7 +2077,7 @@ return errors === 0;
 }
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_crm_contacts_list = validate36;
+exports.validate_crm_contacts_list = validate36;
 const schema79 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.contacts.list.json"};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2276,7 +2280,7 @@ return errors === 0;
 }
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_crm_contacts_search = validate37;
+exports.validate_crm_contacts_search = validate37;
 const schema84 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"description":"Free text matched against name, email, phone and job title."},"email":{"type":"string","maxLength":320,"description":"Exact email, case-insensitive."},"phone":{"type":"string","maxLength":40,"description":"Exact phone, digits compared."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.contacts.search.json"};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2564,7 +2568,7 @@ return errors === 0;
 }
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_crm_lead_create = validate38;
+exports.validate_crm_lead_create = validate38;
 const schema89 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Omit for the platform's own sales lead (operators only)."},"title":{"type":"string","minLength":1,"maxLength":200},"company":{"type":"string","minLength":1,"maxLength":200},"source":{"$ref":"https://svc.invalid/schemas.json#/$defs/CrmSource"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"contactId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"estimatedValue":{"type":"number","minimum":0},"currency":{"type":"string","pattern":"^[A-Z]{3}$","default":"USD"},"notes":{"type":"string","maxLength":10000,"default":""}},"required":["title","company"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.lead.create.json"};
 const schema91 = {"type":"string","enum":["referral","website","event","outbound","partner","other"]};
 const func61 = Object.prototype.hasOwnProperty;
@@ -2978,7 +2982,7 @@ return errors === 0;
 }
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_crm_leads_list = validate39;
+exports.validate_crm_leads_list = validate39;
 const schema95 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/LeadStatus"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.leads.list.json"};
 const schema97 = {"type":"string","enum":["new","contacted","qualified","disqualified","converted"]};
 
@@ -3205,7 +3209,7 @@ return errors === 0;
 }
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_crm_opportunities_list = validate40;
+exports.validate_crm_opportunities_list = validate40;
 const schema101 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"stage":{"$ref":"https://svc.invalid/schemas.json#/$defs/OpportunityStage"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.opportunities.list.json"};
 const schema104 = {"type":"string","enum":["qualification","proposal","negotiation","won","lost"]};
 
@@ -3432,7 +3436,7 @@ return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_crm_opportunity_convert = validate41;
+exports.validate_crm_opportunity_convert = validate41;
 const schema107 = {"type":"object","properties":{"opportunity_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectName":{"type":"string","minLength":1,"maxLength":200,"description":"Defaults to the opportunity's name."},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["opportunity_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.opportunity.convert.json"};
 const schema109 = {"type":"string","format":"date","description":"A calendar date (YYYY-MM-DD)."};
 const formats2 = __svcImport1.fullFormats.date;
@@ -3592,7 +3596,7 @@ return errors === 0;
 }
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_crm_touchpoint_log = validate42;
+exports.validate_crm_touchpoint_log = validate42;
 const schema110 = {"type":"object","properties":{"leadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"contactId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"opportunityId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"channel":{"type":"string","enum":["email","call","meeting","note","event"]},"direction":{"type":"string","enum":["inbound","outbound","internal"],"default":"outbound"},"summary":{"type":"string","minLength":1,"maxLength":10000},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Defaults to now."}},"required":["channel","summary"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.touchpoint.log.json"};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3941,7 +3945,7 @@ return errors === 0;
 }
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_events_list = validate43;
+exports.validate_events_list = validate43;
 const schema116 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only events at or after this instant (for a first page; then follow nextCursor)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.list.json"};
 const schema117 = {"type":"string","enum":["task.created","task.updated","task.completed","project.stage_advanced","intake.finalized","review.released","membership.invited","membership.revoked","approval.approved","approval.rejected"],"description":"New event types may be added within /v1."};
 const func0 = __svcImport2.default;
@@ -4195,7 +4199,7 @@ return errors === 0;
 }
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_events_stream = validate44;
+exports.validate_events_stream = validate44;
 const schema122 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"after":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Start after this event id; the Last-Event-ID header does the same and wins."}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.stream.json"};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4397,7 +4401,7 @@ return errors === 0;
 }
 validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_execution_jobs_get = validate45;
+exports.validate_execution_jobs_get = validate45;
 const schema126 = {"type":"object","properties":{"job_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["job_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.jobs.get.json"};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4495,7 +4499,7 @@ return errors === 0;
 }
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_execution_requests_propose = validate46;
+exports.validate_execution_requests_propose = validate46;
 const schema128 = {"type":"object","properties":{"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string","minLength":1,"maxLength":200},"instructions":{"type":"string","minLength":1,"maxLength":20000},"parameters":{"type":"object","maxProperties":50},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["kind","title","instructions"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.requests.propose.json"};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4731,7 +4735,7 @@ return errors === 0;
 }
 validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_extraction_get = validate47;
+exports.validate_extraction_get = validate47;
 const schema130 = {"type":"object","properties":{"extraction_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["extraction_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/extraction.get.json"};
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4829,7 +4833,7 @@ return errors === 0;
 }
 validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_files_download_url = validate48;
+exports.validate_files_download_url = validate48;
 const schema132 = {"type":"object","properties":{"file_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["file_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.download_url.json"};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4927,7 +4931,7 @@ return errors === 0;
 }
 validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_files_register = validate49;
+exports.validate_files_register = validate49;
 const schema134 = {"type":"object","properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"intakeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"name":{"type":"string","minLength":1,"maxLength":255,"description":"Defaults to the name given for the upload."}},"required":["uploadId"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.register.json"};
 const schema139 = {"type":"string","enum":["intake_document","deliverable","attachment","other"]};
 
@@ -5219,7 +5223,7 @@ return errors === 0;
 }
 validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_files_upload_url = validate50;
+exports.validate_files_upload_url = validate50;
 const schema140 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":255},"contentType":{"type":"string","minLength":3,"maxLength":255},"sizeBytes":{"type":"integer","minimum":1,"maximum":104857600},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["name","contentType","sizeBytes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.upload_url.json"};
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5442,7 +5446,7 @@ return errors === 0;
 }
 validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_intake_create = validate51;
+exports.validate_intake_create = validate51;
 const schema142 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"template":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"title":{"type":"string","minLength":1,"maxLength":200},"values":{"type":"object","description":"Initial values by field key; each must fit its field's type.","maxProperties":200,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"}}},"required":["clientId","template","title"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.create.json"};
 const schema145 = {"description":"A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id).","anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]};
 const pattern50 = new RegExp("^[a-z][a-z0-9_]*$", "u");
@@ -5816,7 +5820,7 @@ return errors === 0;
 }
 validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_intake_draft_set_field = validate52;
+exports.validate_intake_draft_set_field = validate52;
 const schema146 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"source":{"type":"string","enum":["manual","extraction","import"],"default":"manual"}},"required":["intake_id","field_key","value"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.draft.set_field.json"};
 const schema148 = {"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$","description":"A field's key within its record, lower snake_case."};
 
@@ -6081,7 +6085,7 @@ return errors === 0;
 }
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_intake_finalize = validate53;
+exports.validate_intake_finalize = validate53;
 const schema150 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.finalize.json"};
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6179,7 +6183,7 @@ return errors === 0;
 }
 validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_intake_get = validate54;
+exports.validate_intake_get = validate54;
 const schema152 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.get.json"};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6277,7 +6281,7 @@ return errors === 0;
 }
 validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_intake_list = validate55;
+exports.validate_intake_list = validate55;
 const schema154 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.list.json"};
 const schema157 = {"type":"string","enum":["draft","finalized"]};
 
@@ -6504,7 +6508,7 @@ return errors === 0;
 }
 validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_intake_reopen_field = validate56;
+exports.validate_intake_reopen_field = validate56;
 const schema160 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"reason":{"type":"string","maxLength":2000,"description":"Shown to the approver."}},"required":["intake_id","field_key"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.reopen_field.json"};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6682,7 +6686,7 @@ return errors === 0;
 }
 validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_keys_create = validate57;
+exports.validate_keys_create = validate57;
 const schema163 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":100},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode","default":"live"},"scopes":{"type":"array","items":{"type":"string","pattern":"^[a-z_]+:[a-z_]+$"},"minItems":1,"uniqueItems":true},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":100,"uniqueItems":true,"description":"Bind the key to these clients; omit or empty for unbound."},"ipAllowlist":{"type":"array","items":{"type":"string","maxLength":43},"maxItems":50,"uniqueItems":true,"description":"CIDR ranges (IPv4 or IPv6)."}},"required":["name","scopes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.create.json"};
 const schema164 = {"type":"string","enum":["live","test"]};
 const pattern60 = new RegExp("^[a-z_]+:[a-z_]+$", "u");
@@ -7046,7 +7050,7 @@ return errors === 0;
 }
 validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_keys_list = validate58;
+exports.validate_keys_list = validate58;
 const schema166 = {"type":"object","properties":{"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode"},"includeRevoked":{"type":"boolean","default":false},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.list.json"};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7194,7 +7198,7 @@ return errors === 0;
 }
 validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_keys_revoke = validate59;
+exports.validate_keys_revoke = validate59;
 const schema170 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.revoke.json"};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7292,7 +7296,7 @@ return errors === 0;
 }
 validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_keys_rotate = validate60;
+exports.validate_keys_rotate = validate60;
 const schema172 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.rotate.json"};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7390,7 +7394,7 @@ return errors === 0;
 }
 validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_memberships_invite = validate61;
+exports.validate_memberships_invite = validate61;
 const schema174 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"email":{"type":"string","format":"email","maxLength":320},"name":{"type":"string","maxLength":200},"role":{"type":"string","minLength":1,"maxLength":64,"description":"A role label; a permission label (a scope name such as tasks:read) allows that scope."}},"required":["client_id","email","role"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.invite.json"};
 const formats8 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
@@ -7604,7 +7608,7 @@ return errors === 0;
 }
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_memberships_revoke = validate62;
+exports.validate_memberships_revoke = validate62;
 const schema176 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"membership_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["client_id","membership_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.revoke.json"};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7757,7 +7761,7 @@ return errors === 0;
 }
 validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_meta_get = validate63;
+exports.validate_meta_get = validate63;
 const schema179 = {"type":"object","properties":{},"additionalProperties":false,"$id":"https://svc.invalid/inputs/meta.get.json"};
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7798,7 +7802,7 @@ return errors === 0;
 }
 validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_notifications_list = validate64;
+exports.validate_notifications_list = validate64;
 const schema180 = {"type":"object","properties":{"unread":{"type":"boolean","description":"true for unread only, false for read only."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.list.json"};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7923,7 +7927,7 @@ return errors === 0;
 }
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_notifications_read = validate65;
+exports.validate_notifications_read = validate65;
 const schema183 = {"type":"object","properties":{"notificationIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"minItems":1,"maxItems":100,"uniqueItems":true}},"required":["notificationIds"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.read.json"};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8077,7 +8081,7 @@ return errors === 0;
 }
 validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_oauth_grants_list = validate66;
+exports.validate_oauth_grants_list = validate66;
 const schema185 = {"type":"object","properties":{"includeRevoked":{"type":"boolean","default":false},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.list.json"};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8202,7 +8206,7 @@ return errors === 0;
 }
 validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_oauth_grants_revoke = validate67;
+exports.validate_oauth_grants_revoke = validate67;
 const schema188 = {"type":"object","properties":{"grant_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["grant_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.revoke.json"};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8300,7 +8304,7 @@ return errors === 0;
 }
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_operations_cancel = validate68;
+exports.validate_operations_cancel = validate68;
 const schema190 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.cancel.json"};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8398,7 +8402,7 @@ return errors === 0;
 }
 validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_operations_get = validate69;
+exports.validate_operations_get = validate69;
 const schema192 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.get.json"};
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8496,7 +8500,7 @@ return errors === 0;
 }
 validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_operations_list = validate70;
+exports.validate_operations_list = validate70;
 const schema194 = {"type":"object","properties":{"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/OperationStatus"},"kind":{"type":"string","enum":["pipeline_run","extraction","campaign_send","hub_publish"]},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.list.json"};
 const schema195 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
 
@@ -8656,7 +8660,7 @@ return errors === 0;
 }
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_pipeline_events_list = validate71;
+exports.validate_pipeline_events_list = validate71;
 const schema198 = {"type":"object","properties":{"runId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"level":{"type":"string","enum":["debug","info","warning","error"],"description":"This level and above."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.events.list.json"};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8882,7 +8886,7 @@ return errors === 0;
 }
 validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_pipeline_run_rerun_partial = validate72;
+exports.validate_pipeline_run_rerun_partial = validate72;
 const schema203 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"fromStep":{"type":"string","minLength":1,"maxLength":64,"description":"The first step to repeat; earlier steps keep the parent run's outputs."}},"required":["run_id","fromStep"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.rerun_partial.json"};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9025,7 +9029,7 @@ return errors === 0;
 }
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_pipeline_run_start = validate73;
+exports.validate_pipeline_run_start = validate73;
 const schema205 = {"type":"object","properties":{"pipeline":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Omit for an internal run (operators only)."},"parameters":{"type":"object","maxProperties":50}},"required":["pipeline"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.start.json"};
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9193,7 +9197,7 @@ return errors === 0;
 }
 validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_pipeline_runs_get = validate74;
+exports.validate_pipeline_runs_get = validate74;
 const schema207 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["run_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.get.json"};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9291,7 +9295,7 @@ return errors === 0;
 }
 validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_pipeline_runs_list = validate75;
+exports.validate_pipeline_runs_list = validate75;
 const schema209 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"pipeline":{"type":"string","maxLength":64},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.list.json"};
 const schema211 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
 
@@ -9498,7 +9502,7 @@ return errors === 0;
 }
 validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_projects_create = validate76;
+exports.validate_projects_create = validate76;
 const schema214 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":10000,"default":""},"startDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["clientId","name"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.create.json"};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9716,7 +9720,7 @@ return errors === 0;
 }
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_projects_get = validate77;
+exports.validate_projects_get = validate77;
 const schema218 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.get.json"};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9814,7 +9818,7 @@ return errors === 0;
 }
 validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_projects_list = validate78;
+exports.validate_projects_list = validate78;
 const schema220 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"stage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.list.json"};
 const schema222 = {"type":"string","enum":["discovery","onboarding","build","review","launch","live"]};
 const schema223 = {"type":"string","enum":["active","on_hold","archived"]};
@@ -10020,7 +10024,7 @@ return errors === 0;
 }
 validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_projects_stage_advance = validate79;
+exports.validate_projects_stage_advance = validate79;
 const schema226 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"expectedStage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage","description":"The stage the caller believes the project is in now."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.stage.advance.json"};
 
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -10141,7 +10145,7 @@ return errors === 0;
 }
 validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_projects_update = validate80;
+exports.validate_projects_update = validate80;
 const schema229 = {"type":"object","minProperties":2,"properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":10000},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"startDate":{"type":["string","null"],"format":"date"},"targetDate":{"type":["string","null"],"format":"date"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.update.json"};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -10382,7 +10386,7 @@ return errors === 0;
 }
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_reviews_get = validate81;
+exports.validate_reviews_get = validate81;
 const schema232 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.get.json"};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -10480,7 +10484,7 @@ return errors === 0;
 }
 validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_reviews_list = validate82;
+exports.validate_reviews_list = validate82;
 const schema234 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ReviewStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.list.json"};
 const schema237 = {"type":"string","enum":["draft","ready","released"]};
 
@@ -10707,7 +10711,7 @@ return errors === 0;
 }
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_reviews_release = validate83;
+exports.validate_reviews_release = validate83;
 const schema240 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"note":{"type":"string","maxLength":2000,"description":"Shown to the approver and to the client with the release."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.release.json"};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -10830,7 +10834,7 @@ return errors === 0;
 }
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_search_query = validate84;
+exports.validate_search_query = validate84;
 const schema242 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200},"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"uniqueItems":true,"minItems":1},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["query"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/search.query.json"};
 const schema243 = {"type":"string","enum":["client","project","task","intake_record","review","lead","account","contact","opportunity","campaign","file"]};
 
@@ -11103,7 +11107,7 @@ return errors === 0;
 }
 validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_tasks_batch_create = validate85;
+exports.validate_tasks_batch_create = validate85;
 const schema247 = {"type":"object","properties":{"tasks":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskDraft"}}},"required":["tasks"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.batch_create.json"};
 const schema248 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}}};
 const schema251 = {"type":"string","enum":["low","normal","high","urgent"]};
@@ -11607,7 +11611,7 @@ return errors === 0;
 }
 validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_tasks_comment = validate88;
+exports.validate_tasks_comment = validate88;
 const schema255 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"body":{"type":"string","minLength":1,"maxLength":10000}},"required":["task_id","body"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comment.json"};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11750,7 +11754,7 @@ return errors === 0;
 }
 validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_tasks_comments_list = validate89;
+exports.validate_tasks_comments_list = validate89;
 const schema257 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comments.list.json"};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11918,7 +11922,7 @@ return errors === 0;
 }
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_tasks_complete = validate90;
+exports.validate_tasks_complete = validate90;
 const schema261 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.complete.json"};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -12016,7 +12020,7 @@ return errors === 0;
 }
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_tasks_create = validate91;
+exports.validate_tasks_create = validate91;
 const schema263 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["title"],"$id":"https://svc.invalid/inputs/tasks.create.json"};
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -12426,7 +12430,7 @@ return errors === 0;
 }
 validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_tasks_get = validate92;
+exports.validate_tasks_get = validate92;
 const schema270 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.get.json"};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -12524,7 +12528,7 @@ return errors === 0;
 }
 validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_tasks_list = validate93;
+exports.validate_tasks_list = validate93;
 const schema272 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Matches the owner and co-assignees."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.list.json"};
 const schema276 = {"type":"string","enum":["open","in_progress","blocked","done"]};
 
@@ -12796,7 +12800,7 @@ return errors === 0;
 }
 validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_tasks_update = validate94;
+exports.validate_tasks_update = validate94;
 const schema279 = {"type":"object","minProperties":2,"properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"title":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":10000},"status":{"type":"string","enum":["open","in_progress","blocked"],"description":"done is reached through tasks.complete."},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"]},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"type":["string","null"],"format":"date"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.update.json"};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -13139,7 +13143,7 @@ return errors === 0;
 }
 validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_timeline_list = validate95;
+exports.validate_timeline_list = validate95;
 const schema283 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"taskId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only entries at or after this instant."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/timeline.list.json"};
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -13412,7 +13416,7 @@ return errors === 0;
 }
 validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_webhooks_deliveries_list = validate96;
+exports.validate_webhooks_deliveries_list = validate96;
 const schema290 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.deliveries.list.json"};
 const schema292 = {"type":"string","enum":["pending","succeeded","failed"]};
 
@@ -13604,7 +13608,7 @@ return errors === 0;
 }
 validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_webhooks_delivery_replay = validate97;
+exports.validate_webhooks_delivery_replay = validate97;
 const schema295 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"delivery_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["endpoint_id","delivery_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.delivery.replay.json"};
 
 function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -13757,7 +13761,7 @@ return errors === 0;
 }
 validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_webhooks_endpoint_create = validate98;
+exports.validate_webhooks_endpoint_create = validate98;
 const schema298 = {"type":"object","properties":{"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https://","description":"An https URL that is not on a private network."},"description":{"type":"string","maxLength":500,"default":""},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client admin's endpoint is always bound to its client; an operator may omit it."}},"required":["url","eventTypes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.create.json"};
 const formats26 = __svcImport1.fullFormats.uri;
 const pattern111 = new RegExp("^https://", "u");
@@ -14006,7 +14010,7 @@ return errors === 0;
 }
 validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_webhooks_endpoint_delete = validate99;
+exports.validate_webhooks_endpoint_delete = validate99;
 const schema301 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.delete.json"};
 
 function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -14104,7 +14108,7 @@ return errors === 0;
 }
 validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_webhooks_endpoint_rotate_secret = validate100;
+exports.validate_webhooks_endpoint_rotate_secret = validate100;
 const schema303 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.rotate_secret.json"};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -14202,7 +14206,7 @@ return errors === 0;
 }
 validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_webhooks_endpoint_test = validate101;
+exports.validate_webhooks_endpoint_test = validate101;
 const schema305 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"eventType":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType","description":"The type of the sample event; defaults to the endpoint's first type."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.test.json"};
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -14323,7 +14327,7 @@ return errors === 0;
 }
 validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_webhooks_endpoint_update = validate102;
+exports.validate_webhooks_endpoint_update = validate102;
 const schema308 = {"type":"object","minProperties":2,"properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https://"},"description":{"type":"string","maxLength":500},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.update.json"};
 const schema311 = {"type":"string","enum":["enabled","disabled"]};
 
@@ -14594,7 +14598,7 @@ return errors === 0;
 }
 validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_webhooks_endpoints_get = validate103;
+exports.validate_webhooks_endpoints_get = validate103;
 const schema312 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.get.json"};
 
 function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -14692,7 +14696,7 @@ return errors === 0;
 }
 validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_webhooks_endpoints_list = validate104;
+exports.validate_webhooks_endpoints_list = validate104;
 const schema314 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.list.json"};
 
 function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -14873,6 +14877,91 @@ return errors === 0;
 }
 validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return module.exports;
+})();
+
+export const validate_actions_list = __chunk0.validate_actions_list;
+export const validate_approvals_approve = __chunk0.validate_approvals_approve;
+export const validate_approvals_get = __chunk0.validate_approvals_get;
+export const validate_approvals_list = __chunk0.validate_approvals_list;
+export const validate_approvals_reject = __chunk0.validate_approvals_reject;
+export const validate_campaigns_list = __chunk0.validate_campaigns_list;
+export const validate_campaigns_propose_send = __chunk0.validate_campaigns_propose_send;
+export const validate_clients_get = __chunk0.validate_clients_get;
+export const validate_clients_health = __chunk0.validate_clients_health;
+export const validate_clients_launch_readiness = __chunk0.validate_clients_launch_readiness;
+export const validate_clients_list = __chunk0.validate_clients_list;
+export const validate_clients_memberships_list = __chunk0.validate_clients_memberships_list;
+export const validate_clients_publish_hub = __chunk0.validate_clients_publish_hub;
+export const validate_clients_summary = __chunk0.validate_clients_summary;
+export const validate_crm_accounts_list = __chunk0.validate_crm_accounts_list;
+export const validate_crm_contacts_list = __chunk0.validate_crm_contacts_list;
+export const validate_crm_contacts_search = __chunk0.validate_crm_contacts_search;
+export const validate_crm_lead_create = __chunk0.validate_crm_lead_create;
+export const validate_crm_leads_list = __chunk0.validate_crm_leads_list;
+export const validate_crm_opportunities_list = __chunk0.validate_crm_opportunities_list;
+export const validate_crm_opportunity_convert = __chunk0.validate_crm_opportunity_convert;
+export const validate_crm_touchpoint_log = __chunk0.validate_crm_touchpoint_log;
+export const validate_events_list = __chunk0.validate_events_list;
+export const validate_events_stream = __chunk0.validate_events_stream;
+export const validate_execution_jobs_get = __chunk0.validate_execution_jobs_get;
+export const validate_execution_requests_propose = __chunk0.validate_execution_requests_propose;
+export const validate_extraction_get = __chunk0.validate_extraction_get;
+export const validate_files_download_url = __chunk0.validate_files_download_url;
+export const validate_files_register = __chunk0.validate_files_register;
+export const validate_files_upload_url = __chunk0.validate_files_upload_url;
+export const validate_intake_create = __chunk0.validate_intake_create;
+export const validate_intake_draft_set_field = __chunk0.validate_intake_draft_set_field;
+export const validate_intake_finalize = __chunk0.validate_intake_finalize;
+export const validate_intake_get = __chunk0.validate_intake_get;
+export const validate_intake_list = __chunk0.validate_intake_list;
+export const validate_intake_reopen_field = __chunk0.validate_intake_reopen_field;
+export const validate_keys_create = __chunk0.validate_keys_create;
+export const validate_keys_list = __chunk0.validate_keys_list;
+export const validate_keys_revoke = __chunk0.validate_keys_revoke;
+export const validate_keys_rotate = __chunk0.validate_keys_rotate;
+export const validate_memberships_invite = __chunk0.validate_memberships_invite;
+export const validate_memberships_revoke = __chunk0.validate_memberships_revoke;
+export const validate_meta_get = __chunk0.validate_meta_get;
+export const validate_notifications_list = __chunk0.validate_notifications_list;
+export const validate_notifications_read = __chunk0.validate_notifications_read;
+export const validate_oauth_grants_list = __chunk0.validate_oauth_grants_list;
+export const validate_oauth_grants_revoke = __chunk0.validate_oauth_grants_revoke;
+export const validate_operations_cancel = __chunk0.validate_operations_cancel;
+export const validate_operations_get = __chunk0.validate_operations_get;
+export const validate_operations_list = __chunk0.validate_operations_list;
+export const validate_pipeline_events_list = __chunk0.validate_pipeline_events_list;
+export const validate_pipeline_run_rerun_partial = __chunk0.validate_pipeline_run_rerun_partial;
+export const validate_pipeline_run_start = __chunk0.validate_pipeline_run_start;
+export const validate_pipeline_runs_get = __chunk0.validate_pipeline_runs_get;
+export const validate_pipeline_runs_list = __chunk0.validate_pipeline_runs_list;
+export const validate_projects_create = __chunk0.validate_projects_create;
+export const validate_projects_get = __chunk0.validate_projects_get;
+export const validate_projects_list = __chunk0.validate_projects_list;
+export const validate_projects_stage_advance = __chunk0.validate_projects_stage_advance;
+export const validate_projects_update = __chunk0.validate_projects_update;
+export const validate_reviews_get = __chunk0.validate_reviews_get;
+export const validate_reviews_list = __chunk0.validate_reviews_list;
+export const validate_reviews_release = __chunk0.validate_reviews_release;
+export const validate_search_query = __chunk0.validate_search_query;
+export const validate_tasks_batch_create = __chunk0.validate_tasks_batch_create;
+export const validate_tasks_comment = __chunk0.validate_tasks_comment;
+export const validate_tasks_comments_list = __chunk0.validate_tasks_comments_list;
+export const validate_tasks_complete = __chunk0.validate_tasks_complete;
+export const validate_tasks_create = __chunk0.validate_tasks_create;
+export const validate_tasks_get = __chunk0.validate_tasks_get;
+export const validate_tasks_list = __chunk0.validate_tasks_list;
+export const validate_tasks_update = __chunk0.validate_tasks_update;
+export const validate_timeline_list = __chunk0.validate_timeline_list;
+export const validate_webhooks_deliveries_list = __chunk0.validate_webhooks_deliveries_list;
+export const validate_webhooks_delivery_replay = __chunk0.validate_webhooks_delivery_replay;
+export const validate_webhooks_endpoint_create = __chunk0.validate_webhooks_endpoint_create;
+export const validate_webhooks_endpoint_delete = __chunk0.validate_webhooks_endpoint_delete;
+export const validate_webhooks_endpoint_rotate_secret = __chunk0.validate_webhooks_endpoint_rotate_secret;
+export const validate_webhooks_endpoint_test = __chunk0.validate_webhooks_endpoint_test;
+export const validate_webhooks_endpoint_update = __chunk0.validate_webhooks_endpoint_update;
+export const validate_webhooks_endpoints_get = __chunk0.validate_webhooks_endpoints_get;
+export const validate_webhooks_endpoints_list = __chunk0.validate_webhooks_endpoints_list;
 
 /** Operation id -> validator of its input (the REST input object without request controls). */
 export const validators = Object.freeze({

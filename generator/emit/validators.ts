@@ -40,22 +40,35 @@ function requiresToImports(code: string): { imports: string; code: string } {
   return { imports, code: out };
 }
 
+/** Operations per ajv instance: ajv's standalone code generation overflows the stack on thousands. */
+const CHUNK = 200;
+
 export function emitValidators(model: Model): { js: string; dts: string } {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, code: { source: true, esm: true, lines: true } });
-  addFormats(ajv);
   const defs: Record<string, JsonSchema> = {};
   for (const [name, schema] of Object.entries(model.schemas)) defs[name] = forAjv(schema);
-  ajv.addSchema({ $id: DEFS_ID, $defs: defs });
-  const exportsMap: Record<string, string> = {};
-  for (const op of model.operations) {
-    const id = `${BASE}inputs/${op.def.id}.json`;
-    ajv.addSchema({ ...forAjv(model.schemas[op.inputName]), $id: id });
-    exportsMap[validatorName(op.def.id)] = id;
+  const chunks: string[] = [];
+  const exportLines: string[] = [];
+  for (let start = 0; start < model.operations.length; start += CHUNK) {
+    const ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, code: { source: true, esm: false, lines: true } });
+    addFormats(ajv);
+    ajv.addSchema({ $id: DEFS_ID, $defs: defs });
+    const exportsMap: Record<string, string> = {};
+    for (const op of model.operations.slice(start, start + CHUNK)) {
+      const id = `${BASE}inputs/${op.def.id}.json`;
+      ajv.addSchema({ ...forAjv(model.schemas[op.inputName]), $id: id });
+      exportsMap[validatorName(op.def.id)] = id;
+      exportLines.push(`export const ${validatorName(op.def.id)} = __chunk${chunks.length}.${validatorName(op.def.id)};`);
+    }
+    // Each chunk is CommonJS-shaped code in its own function scope, so ajv's names cannot collide.
+    chunks.push(`const __chunk${chunks.length} = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n${standaloneCode(ajv, exportsMap)}\nreturn module.exports;\n})();`);
   }
-  const { imports, code } = requiresToImports(standaloneCode(ajv, exportsMap));
+  const { imports, code } = requiresToImports(chunks.join('\n\n'));
   const table = model.operations.map((op) => `  ${JSON.stringify(op.def.id)}: ${validatorName(op.def.id)},`).join('\n');
   const js = `${TS_HEADER}${imports}
-${code.replace(/^"use strict";/, '')}
+
+${code}
+
+${exportLines.join('\n')}
 
 /** Operation id -> validator of its input (the REST input object without request controls). */
 export const validators = Object.freeze({
