@@ -12,7 +12,7 @@ import { mountDocuments } from './documents.ts';
 import type { Principal } from './handler-types.ts';
 import { clientIp, commonHeaders, currentRequest, limitCredential, RateLimiter } from './headers/index.ts';
 import { mountMcp } from './mcp/index.ts';
-import { createExecutor, type AnyHandler, type PipelineExecutor } from './pipeline/executor.ts';
+import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecutor } from './pipeline/executor.ts';
 import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
 import { ProblemError } from './problem-error.ts';
@@ -47,6 +47,8 @@ export interface CreateAppOptions {
   /** Unexpected errors and background failures; default console.error. Never receives a body or secret. */
   log?: (message: string) => void;
   now?: () => Date;
+  /** How an approval's proposer is rebuilt at approval time (default: from the database). */
+  rebuildProposer?: PipelineDeps['rebuildProposer'];
 }
 
 export interface SvcApp {
@@ -110,6 +112,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     auditor,
     log,
     now: options.now,
+    rebuildProposer: options.rebuildProposer,
   });
 
   /** Authorization header (never a URL credential) -> principal, then the credential's rate limit. */
