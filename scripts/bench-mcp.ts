@@ -34,6 +34,8 @@ export interface BenchMcpOptions {
   warmUp?: number;
   /** Requests in flight (default 16). */
   concurrency?: number;
+  /** The measured requests are split into this many alternating REST/MCP rounds (default 8), so that load from elsewhere on the machine hits both sides alike. */
+  rounds?: number;
   /** Print a table (default true). */
   print?: boolean;
   /**
@@ -42,7 +44,7 @@ export interface BenchMcpOptions {
    * for one credential (the contract default of 600 a minute does not).
    */
   startServer?: () => Promise<{ url: string; key: string; close: () => Promise<void> }>;
-  /** Passed to startTestServer by the default startServer. */
+  /** Passed to startTestServer by the default startServer (default: a rate limit the run cannot reach). */
   serverOptions?: Record<string, unknown>;
 }
 
@@ -51,7 +53,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function run(count: number, concurrency: number, once: () => Promise<void>): Promise<BenchStats> {
+interface Sample {
+  latencies: number[];
+  seconds: number;
+}
+
+async function run(count: number, concurrency: number, once: () => Promise<void>): Promise<Sample> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -63,9 +70,13 @@ async function run(count: number, concurrency: number, once: () => Promise<void>
       latencies.push(performance.now() - t);
     }
   }
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+function stats(samples: Sample[]): BenchStats {
+  const latencies = samples.flatMap((x) => x.latencies).sort((a, b) => a - b);
+  const seconds = samples.reduce((sum, x) => sum + x.seconds, 0);
   return {
     requests: latencies.length,
     seconds,
@@ -75,7 +86,7 @@ async function run(count: number, concurrency: number, once: () => Promise<void>
   };
 }
 
-async function startWithTestSupport(serverOptions: Record<string, unknown> = {}) {
+async function startWithTestSupport(serverOptions: Record<string, unknown> = { app: { rateLimit: { limit: 1_000_000 } } }) {
   // Loaded lazily (and by URL) so that a caller with its own server needs no test support code.
   const mod = (await import(new URL('../test/support/server.ts', import.meta.url).href)) as {
     startTestServer: (opts?: Record<string, unknown>) => Promise<{
@@ -137,13 +148,27 @@ export async function benchMcp(options: BenchMcpOptions = {}): Promise<BenchMcpR
     // Warm both paths (JIT, schema compilation, connection pool), then measure alternately-free.
     await run(warmUp, concurrency, rest);
     await run(warmUp, concurrency, mcp);
-    const restStats = await run(requests, concurrency, rest);
-    const mcpStats = await run(requests, concurrency, mcp);
+    const rounds = Math.max(1, options.rounds ?? 8);
+    const perRound = Math.ceil(requests / rounds);
+    const restSamples: Sample[] = [];
+    const mcpSamples: Sample[] = [];
+    for (let i = 0; i < rounds; i++) {
+      // Alternate which side goes first.
+      if (i % 2 === 0) {
+        restSamples.push(await run(perRound, concurrency, rest));
+        mcpSamples.push(await run(perRound, concurrency, mcp));
+      } else {
+        mcpSamples.push(await run(perRound, concurrency, mcp));
+        restSamples.push(await run(perRound, concurrency, rest));
+      }
+    }
+    const restStats = stats(restSamples);
+    const mcpStats = stats(mcpSamples);
     const result: BenchMcpResult = { rest: restStats, mcp: mcpStats, ratio: mcpStats.rps / restStats.rps };
     if (options.print !== false) {
       const row = (name: string, s: BenchStats) =>
         `${name.padEnd(34)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50Ms.toFixed(2).padStart(7)} ms   p99 ${s.p99Ms.toFixed(2).padStart(7)} ms`;
-      console.log(`MCP vs REST (${requests} requests each, concurrency ${concurrency})`);
+      console.log(`MCP vs REST (${restStats.requests} requests each in ${rounds} alternating rounds, concurrency ${concurrency})`);
       console.log(row('REST GET /v1/meta', restStats));
       console.log(row('MCP tools/call svc.meta.get', mcpStats));
       console.log(`ratio MCP/REST throughput: ${result.ratio.toFixed(2)}`);
