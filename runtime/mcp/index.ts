@@ -20,6 +20,7 @@ import type { Config } from '../config.ts';
 import type { Principal } from '../handler-types.ts';
 import type { AppEnv, Call, CallResult, Controls, Executor, RequestAuthenticator } from '../pipeline/types.ts';
 import { ProblemError, type FieldError } from '../problem-error.ts';
+import { readLimitedBody } from '../rest/input.ts';
 import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLEM_MEDIA_TYPE, type ProblemDocument } from '../problems.ts';
 
 export const MCP_PATH = '/mcp';
@@ -55,6 +56,8 @@ export interface McpDeps {
   protocolVersions?: readonly string[];
   /** serverInfo.version; default the contract version 1.0.0. */
   serverVersion?: string;
+  /** Largest JSON-RPC body accepted (413 payload_too_large beyond); default 1 MiB, as REST. */
+  maxBodyBytes?: number;
 }
 
 /** One callable tool name (the canonical `svc.x.y` or its underscore alias). */
@@ -224,6 +227,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   const protocolVersions = deps.protocolVersions ?? DEFAULT_MCP_PROTOCOL_VERSIONS;
   const getClientIp = deps.getClientIp ?? defaultClientIp;
   const problemBody = deps.problemBody ?? defaultProblemBody;
+  const maxBodyBytes = deps.maxBodyBytes ?? 1_048_576;
   const getRequestId = deps.getRequestId ?? ((c: Context<any>) => (c as Context<AppEnv>).get('requestId') ?? 'unknown');
   if (!deps.authenticateRequest && !deps.authenticate) throw new Error('mountMcp needs authenticateRequest or authenticate');
   const authenticate = async (c: Context<any>): Promise<Principal> => {
@@ -310,10 +314,16 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       }
       return problemResponse(c, problem, extra);
     }
-    // Read the body through Hono (it caches, so earlier middleware may have read it too).
+    // Read the body ourselves, bounded (413 like REST); the transport then gets it parsed.
+    let text: string;
+    try {
+      text = await readLimitedBody(c.req.raw, maxBodyBytes);
+    } catch (err) {
+      return problemResponse(c, toProblemError(err));
+    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(await c.req.text());
+      parsed = JSON.parse(text);
     } catch {
       return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
     }

@@ -325,3 +325,20 @@ describe('with the shared request authenticator (authenticateRequest)', () => {
     expect(await res.json()).toMatchObject({ code: 'rate_limited', retryable: true, instance: '/mcp' });
   });
 });
+
+describe('request body limit', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('refuses a JSON-RPC body over the limit with 413 payload_too_large', async () => {
+    const big = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc.meta.get', arguments: { pad: 'x'.repeat(1_100_000) } } };
+    const res = await rpc(h.url, 'operator', big);
+    expect(res.status).toBe(413);
+    expect((await res.json()).code).toBe('payload_too_large');
+  });
+});
