@@ -342,3 +342,35 @@ describe('MCP underscore aliases', () => {
     }
   });
 });
+
+describe('MCP when token verification has no key set', () => {
+  let s: TestServer;
+  let idp: TestIdp;
+  beforeAll(async () => {
+    idp = await startIdp();
+    idp.setBehaviour('error500');
+    s = await startTestServer({ oauthIssuer: idp.issuer, oauthJwksUrl: idp.jwksUrl });
+  }, 60_000);
+  afterAll(async () => {
+    await s?.close();
+    await idp?.close();
+  });
+
+  it('answers an OAuth token with 503 not_configured and Retry-After: 30; API keys still work', async () => {
+    const token = await idp.issueToken({ sub: s.credentials.operatorSub, aud: `${s.config.baseUrl}/mcp`, scope: 'tasks:read', client_id: s.credentials.oauthClientId });
+    const res = await fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('30');
+    expect(await res.json()).toMatchObject({ code: 'not_configured', retryable: true });
+    const m = await connectMcp(s.url, s.credentials.operatorKey);
+    try {
+      expect(ok(await m.call('svc.meta.get')).outcome).toBe('ran');
+    } finally {
+      await m.close();
+    }
+  });
+});
