@@ -56,6 +56,8 @@ export interface McpDeps {
   protocolVersions?: readonly string[];
   /** serverInfo.version; default the contract version 1.0.0. */
   serverVersion?: string;
+  /** Unexpected errors (never a body or a secret); default console.error. */
+  log?: (message: string) => void;
   /** Largest JSON-RPC body accepted (413 payload_too_large beyond); default 1 MiB, as REST. */
   maxBodyBytes?: number;
 }
@@ -200,10 +202,10 @@ export function errorResult(problem: ProblemDocument): CallToolResult {
   };
 }
 
-function toProblemError(err: unknown): ProblemError {
+function toProblemError(err: unknown, log: (message: string) => void = (m) => console.error(m), requestId = 'unknown'): ProblemError {
   if (!isUnexpected(err)) return err as ProblemError;
   // Logged without arguments or bodies: only the error itself.
-  console.error('mcp: unexpected error', err instanceof Error ? (err.stack ?? err.message) : String(err));
+  log(`[${requestId}] POST ${MCP_PATH}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   return new ProblemError('internal_error', 'An unexpected error occurred. Quote the requestId when reporting it.');
 }
 
@@ -228,6 +230,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   const getClientIp = deps.getClientIp ?? defaultClientIp;
   const problemBody = deps.problemBody ?? defaultProblemBody;
   const maxBodyBytes = deps.maxBodyBytes ?? 1_048_576;
+  const log = deps.log ?? ((m: string) => console.error(m));
   const getRequestId = deps.getRequestId ?? ((c: Context<any>) => (c as Context<AppEnv>).get('requestId') ?? 'unknown');
   if (!deps.authenticateRequest && !deps.authenticate) throw new Error('mountMcp needs authenticateRequest or authenticate');
   const authenticate = async (c: Context<any>): Promise<Principal> => {
@@ -277,7 +280,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       };
       return successResult(await executor.execute(call));
     } catch (err) {
-      return errorResult(problemBody(toProblemError(err), MCP_PATH, requestId, config.baseUrl));
+      return errorResult(problemBody(toProblemError(err, log, requestId), MCP_PATH, requestId, config.baseUrl));
     }
   }
 
@@ -305,7 +308,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     try {
       principal = await authenticate(c);
     } catch (err) {
-      const problem = toProblemError(err);
+      const problem = toProblemError(err, log, getRequestId(c));
       const extra: Record<string, string> = {};
       if (problem.code === 'unauthorized' || problem.code === 'invalid_token') {
         const refused = problem.code === 'invalid_token' || (authorization !== undefined && authorization.trim() !== '');
@@ -319,7 +322,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     try {
       text = await readLimitedBody(c.req.raw, maxBodyBytes);
     } catch (err) {
-      return problemResponse(c, toProblemError(err));
+      return problemResponse(c, toProblemError(err, log, getRequestId(c)));
     }
     let parsed: unknown;
     try {

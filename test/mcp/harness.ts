@@ -147,6 +147,8 @@ export interface Harness {
   url: string;
   calls: Call[];
   config: Config;
+  /** What mountMcp logged. */
+  logs: string[];
   setScript(s: Script): void;
   client(token?: string, opts?: { fetch?: typeof fetch }): Promise<Client>;
   close(): Promise<void>;
@@ -182,6 +184,7 @@ export async function startHarness(
   options: { requestAuthenticator?: boolean } = {},
 ): Promise<Harness> {
   const calls: Call[] = [];
+  const logs: string[] = [];
   let script: Script = defaultScript;
   const app = new Hono();
   let port = 0;
@@ -209,6 +212,7 @@ export async function startHarness(
     config,
     tools: fakeTools,
     operationsById: fakeOperations,
+    log: (m) => logs.push(m),
     ...(options.requestAuthenticator
       ? { authenticateRequest: async (c) => fakeAuthenticate(c.req.header('authorization'), true) }
       : { authenticate: async (authorization) => fakeAuthenticate(authorization, false) }),
@@ -219,6 +223,7 @@ export async function startHarness(
     url,
     calls,
     config,
+    logs,
     setScript(s) {
       script = s;
     },

@@ -153,6 +153,7 @@ describe('MCP transport (scripted executor)', () => {
       expect(res.isError).toBe(true);
       expect((res.structuredContent as any).error).toMatchObject({ code: 'internal_error', status: 500, retryable: true });
       expect(JSON.stringify(res)).not.toContain('boom');
+      expect(h.logs.some((l) => l.includes('boom') && l.includes('/mcp'))).toBe(true);
     } finally {
       h.setScript(defaultScript);
     }
