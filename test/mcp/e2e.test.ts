@@ -140,6 +140,22 @@ describe('MCP end to end', () => {
       expect(await count(s, 'tasks')).toBe(before + 1);
     });
 
+    it('20 parallel tools/call with one idempotencyKey create exactly one task', async () => {
+      const before = await count(s, 'tasks');
+      const args = { title: 'parallel', clientId: s.credentials.clientId, idempotencyKey: randomUUID() };
+      const results = await Promise.all(Array.from({ length: 20 }, () => operator.call('svc.tasks.create', args)));
+      const ids = new Set<string>();
+      for (const r of results) {
+        if (r.isError) {
+          const e = toolError(r);
+          expect(e.code).toBe('idempotency_key_in_progress');
+          expect(e.retryable).toBe(true);
+        } else ids.add(ok(r).result.id);
+      }
+      expect(ids.size).toBe(1);
+      expect(await count(s, 'tasks')).toBe(before + 1);
+    });
+
     it('svc.tasks.create with dryRun plans and writes nothing', async () => {
       const before = await count(s, 'tasks');
       const res = ok(await operator.call('svc.tasks.create', { title: 'plan', clientId: s.credentials.clientId, idempotencyKey: randomUUID(), dryRun: true }));
