@@ -10,13 +10,13 @@ import type { McpToolDef, OperationDef, ServiceDef } from './contract-types.ts';
 import type { Database } from './db/client.ts';
 import { mountDocuments } from './documents.ts';
 import type { Principal } from './handler-types.ts';
-import { clientIp, commonHeaders, currentRequest, limitCredential, RateLimiter } from './headers/index.ts';
-import { mountMcp } from './mcp/index.ts';
+import { clientIp, commonHeaders, limitCredential, RateLimiter } from './headers/index.ts';
+import { MCP_PATH, mountMcp } from './mcp/index.ts';
 import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecutor } from './pipeline/executor.ts';
 import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
 import { ProblemError } from './problem-error.ts';
-import { isUnexpected, problemBody, problemStatus, registerProblemCatalogue, toProblemError } from './problems.ts';
+import { isUnexpected, problemBody, registerProblemCatalogue } from './problems.ts';
 import { mountRest, notFoundHandler, type RestRoute } from './rest/index.ts';
 import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
@@ -117,10 +117,12 @@ export function createApp(options: CreateAppOptions): SvcApp {
 
   /** Authorization header (never a URL credential) -> principal, then the credential's rate limit. */
   async function authenticateRequest(authorization: string | undefined, ip: string | null, url: string): Promise<Principal> {
-    if (credentialInUrl(url)) {
+    if (url.includes('?') && credentialInUrl(url)) {
       throw new ProblemError('unauthorized', 'A credential goes only in the Authorization: Bearer header, never in a URL.');
     }
-    const principal = await authenticator.authenticate(authorization, ip);
+    // A fresh object per request: the authenticator may hand out one cached principal, and the
+    // rate decision is recorded against this request's principal (headers/index.ts).
+    const principal = { ...(await authenticator.authenticate(authorization, ip)) };
     limitCredential(null, limiter, principal);
     return principal;
   }
@@ -144,38 +146,41 @@ export function createApp(options: CreateAppOptions): SvcApp {
     llmsTxt: readGenerated('docs/llms.txt'),
   });
 
+  // MCP calls are audited by the executor; a request refused before it (authentication, rate
+  // limit) is audited here, its problem code read from the answer's status and challenge.
+  app.use(MCP_PATH, async (c, next) => {
+    const started = performance.now();
+    await next();
+    if (c.req.method !== 'POST' || c.get('principal') || c.res.status < 400) return;
+    const status = c.res.status;
+    const challenge = c.res.headers.get('www-authenticate') ?? '';
+    const problemCode =
+      status === 401 ? (challenge.includes('invalid_token') ? 'invalid_token' : 'unauthorized') : status === 429 ? 'rate_limited' : status === 503 ? 'not_configured' : null;
+    auditor.record({
+      requestId: c.get('requestId'),
+      transport: 'mcp',
+      operationId: null,
+      toolName: null,
+      method: c.req.method,
+      path: MCP_PATH,
+      principal: null,
+      status,
+      outcome: 'error',
+      problemCode,
+      durationMs: performance.now() - started,
+    });
+  });
+
   mountMcp(app, {
     executor,
     config,
     tools: registry.tools,
     operationsById: registry.operationsById as Record<string, OperationDef>,
     problemBody: (err, instance, requestId, baseUrl) => problemBody(err, instance, requestId, baseUrl),
-    getRequestId: (c) => (c.get('requestId') as string | undefined) ?? currentRequest()?.requestId ?? 'unknown',
+    getRequestId: (c) => (c.get('requestId') as string | undefined) ?? 'unknown',
     protocolVersions: service.mcpProtocolVersions,
     serverVersion: service.contractVersion,
-    async authenticate(authorization, ip) {
-      const started = performance.now();
-      const request = currentRequest();
-      try {
-        return await authenticateRequest(authorization, ip, request ? `http://x${request.path}` : 'http://x/mcp');
-      } catch (err) {
-        const p = toProblemError(err);
-        auditor.record({
-          requestId: request?.requestId ?? 'unknown',
-          transport: 'mcp',
-          operationId: null,
-          toolName: null,
-          method: request?.method ?? 'POST',
-          path: request?.path ?? '/mcp',
-          principal: null,
-          status: problemStatus(p),
-          outcome: 'error',
-          problemCode: p.code,
-          durationMs: performance.now() - started,
-        });
-        throw err;
-      }
-    },
+    authenticate: (authorization, ip) => authenticateRequest(authorization, ip, MCP_PATH),
   });
 
   mountRest(app, {

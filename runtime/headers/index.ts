@@ -1,6 +1,5 @@
 // App-wide response headers, applied to EVERY response (errors, unknown routes and /mcp included):
 // X-Request-Id, traceparent, X-Svc-Api-Version and the rate-limit family.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Principal } from '../handler-types.ts';
 import { ProblemError } from '../problem-error.ts';
@@ -23,19 +22,14 @@ export function clientIp(c: Context): string | null {
   return env?.incoming?.socket?.remoteAddress ?? null;
 }
 
-/** Per-request store, for stages that run without the Hono context (the MCP authenticate callback). */
-export interface RequestStore {
-  requestId: string;
-  method: string;
-  /** Path as received. */
-  path: string;
-  rateLimit: RateDecision | undefined;
-}
-const requestStore = new AsyncLocalStorage<RequestStore>();
+/**
+ * Rate decisions taken outside the Hono context (the MCP transport's authenticate callback), keyed
+ * by the per-request principal object the transport then records as c.var.principal.
+ */
+const decisions = new WeakMap<object, RateDecision>();
 
-/** The current request (inside the app's middleware), or undefined. */
-export function currentRequest(): RequestStore | undefined {
-  return requestStore.getStore();
+export function recordDecision(principal: object, decision: RateDecision): void {
+  decisions.set(principal, decision);
 }
 
 /**
@@ -50,13 +44,16 @@ export function commonHeaders(options: CommonHeadersOptions): MiddlewareHandler<
     const trace = traceContext(c.req.header('traceparent'));
     c.set('requestId', requestId);
     c.set('trace', trace);
-    const store: RequestStore = { requestId, method: c.req.method, path: new URL(c.req.url).pathname, rateLimit: undefined };
-    await requestStore.run(store, next);
-    const decision = c.get('rateLimit') ?? store.rateLimit ?? limiter.take(`ip:${clientIp(c) ?? 'unknown'}`);
+    await next();
     const headers = c.res.headers;
     headers.set('X-Request-Id', requestId);
     headers.set('traceparent', trace.header);
     headers.set('X-Svc-Api-Version', apiVersion);
+    // A 429 already carries the headers of the decision that refused it.
+    if (headers.has('RateLimit')) return;
+    const principal = c.get('principal');
+    const decision =
+      c.get('rateLimit') ?? (principal ? decisions.get(principal) : undefined) ?? limiter.take(`ip:${clientIp(c) ?? 'unknown'}`);
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) headers.set(name, value);
   };
 }
@@ -68,11 +65,10 @@ export function commonHeaders(options: CommonHeadersOptions): MiddlewareHandler<
 export function limitCredential(c: Context<AppEnv> | null, limiter: RateLimiter, principal: Principal): RateDecision {
   const decision = limiter.take(`cred:${principal.credentialId}`);
   c?.set('rateLimit', decision);
-  const store = requestStore.getStore();
-  if (store) store.rateLimit = decision;
+  recordDecision(principal, decision);
   if (!decision.allowed) {
     throw new ProblemError('rate_limited', `This credential may make ${decision.limit} requests every ${decision.windowSeconds} s; retry after ${decision.resetSeconds} s.`, {
-      headers: { 'Retry-After': String(decision.resetSeconds) },
+      headers: { ...rateLimitHeaders(decision), 'Retry-After': String(decision.resetSeconds) },
     });
   }
   return decision;
