@@ -16,7 +16,7 @@ import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecut
 import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
 import { ProblemError } from './problem-error.ts';
-import { isUnexpected, problemBody, registerProblemCatalogue } from './problems.ts';
+import { isUnexpected, problemBody, problemStatus, registerProblemCatalogue, toProblemError } from './problems.ts';
 import { mountRest, notFoundHandler, type RestRoute } from './rest/index.ts';
 import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
@@ -146,30 +146,29 @@ export function createApp(options: CreateAppOptions): SvcApp {
     llmsTxt: readGenerated('docs/llms.txt'),
   });
 
-  // MCP calls are audited by the executor; a request refused before it (authentication, rate
-  // limit) is audited here, its problem code read from the answer's status and challenge.
-  app.use(MCP_PATH, async (c, next) => {
+  /** The MCP transport's authenticate step: as REST, and a refusal is audited (the executor audits the rest). */
+  const authenticateMcp: RequestAuthenticator = async (c) => {
     const started = performance.now();
-    await next();
-    if (c.req.method !== 'POST' || c.get('principal') || c.res.status < 400) return;
-    const status = c.res.status;
-    const challenge = c.res.headers.get('www-authenticate') ?? '';
-    const problemCode =
-      status === 401 ? (challenge.includes('invalid_token') ? 'invalid_token' : 'unauthorized') : status === 429 ? 'rate_limited' : status === 503 ? 'not_configured' : null;
-    auditor.record({
-      requestId: c.get('requestId'),
-      transport: 'mcp',
-      operationId: null,
-      toolName: null,
-      method: c.req.method,
-      path: MCP_PATH,
-      principal: null,
-      status,
-      outcome: 'error',
-      problemCode,
-      durationMs: performance.now() - started,
-    });
-  });
+    try {
+      return await authenticateRest(c);
+    } catch (err) {
+      const p = toProblemError(err);
+      auditor.record({
+        requestId: c.get('requestId'),
+        transport: 'mcp',
+        operationId: null,
+        toolName: null,
+        method: c.req.method,
+        path: MCP_PATH,
+        principal: null,
+        status: problemStatus(p),
+        outcome: 'error',
+        problemCode: p.code,
+        durationMs: performance.now() - started,
+      });
+      throw err;
+    }
+  };
 
   mountMcp(app, {
     executor,
@@ -180,7 +179,9 @@ export function createApp(options: CreateAppOptions): SvcApp {
     getRequestId: (c) => (c.get('requestId') as string | undefined) ?? 'unknown',
     protocolVersions: service.mcpProtocolVersions,
     serverVersion: service.contractVersion,
-    authenticate: (authorization, ip) => authenticateRequest(authorization, ip, MCP_PATH),
+    authenticateRequest: authenticateMcp,
+    log,
+    maxBodyBytes: service.limits.requestBodyMaxBytes ?? 1_048_576,
   });
 
   mountRest(app, {
