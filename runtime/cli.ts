@@ -1,6 +1,7 @@
 // `svc serve` and `svc seed` (dispatched from generator/cli.ts).
 //   svc serve [--demo] [--port N]   opens the database (migrations applied), with --demo seeds the demo
-//                                   workspace when it is empty, then serves until SIGINT/SIGTERM.
+//                                   workspace (created when empty; otherwise only fresh demo keys) and
+//                                   prints a demo operator key, then serves until SIGINT/SIGTERM.
 //   svc seed [--json]               creates the demo workspace; --json prints the credentials as one line.
 import { loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
@@ -45,12 +46,10 @@ export async function runServe(argv: string[]): Promise<number> {
   if (server.credentials) {
     lines.push(
       '',
-      `Demo workspace created. Operator API key (every scope; shown once, keep it):`,
+      `Demo workspace ${server.seededFresh ? 'created' : 'found; fresh demo keys issued'}. Operator API key (every scope; shown once, keep it):`,
       `  ${server.credentials.operatorKey}`,
       `  curl -H "Authorization: Bearer ${server.credentials.operatorKey}" ${base}/v1/meta`,
     );
-  } else if (demo) {
-    lines.push('', 'The demo workspace already exists; its keys were shown when it was created. `svc seed --json` makes new credentials.');
   }
   console.log(lines.join('\n'));
   return new Promise<number>((resolve) => {

@@ -34,7 +34,10 @@ export async function isEmptyWorkspace(database: Database): Promise<boolean> {
 
 export interface StartServerOptions {
   config: Config;
-  /** Seed the demo workspace when the database is empty. */
+  /**
+   * Seed the demo workspace: created when the database is empty; on an existing one the seed is
+   * idempotent and only issues fresh demo keys (a key secret cannot be shown twice).
+   */
   seedDemo?: boolean;
   /** An already open database (tests); otherwise opened from config and closed with the server. */
   database?: Database;
@@ -49,8 +52,10 @@ export interface RunningServer {
   config: Config;
   database: Database;
   svc: SvcApp;
-  /** Set when this start seeded the demo workspace. */
+  /** Set when this start seeded the demo workspace (fresh demo keys). */
   credentials?: SeedCredentials;
+  /** True when the demo workspace was created by this start (the database was empty). */
+  seededFresh: boolean;
   close(): Promise<void>;
 }
 
@@ -75,7 +80,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const baseUrl = explicitBase ? options.config.baseUrl : `http://127.0.0.1:${port}`;
     const config: Config = { ...options.config, port, baseUrl };
     let credentials: SeedCredentials | undefined;
-    if (options.seedDemo && (await isEmptyWorkspace(database))) {
+    let seededFresh = false;
+    if (options.seedDemo) {
+      seededFresh = await isEmptyWorkspace(database);
       credentials = await (await loadSeed())(database, { baseUrl });
     }
     svc = createApp({ ...options.app, database, config });
@@ -90,6 +97,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       database,
       svc: running,
       credentials,
+      seededFresh,
       async close() {
         if (closed) return;
         closed = true;
