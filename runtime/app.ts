@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { createAuthenticator, credentialInUrl, type Authenticator } from './auth/authenticate.ts';
 import { Auditor } from './audit.ts';
+import { purgeExpiredIdempotency } from './idempotency.ts';
 import type { Config } from './config.ts';
 import type { McpToolDef, OperationDef, ServiceDef } from './contract-types.ts';
 import type { Database } from './db/client.ts';
@@ -202,6 +203,12 @@ export function createApp(options: CreateAppOptions): SvcApp {
     return problemResponse(c, err, config.baseUrl);
   });
 
+  // Expired idempotency records are swept every 10 minutes (lookups already ignore them).
+  const sweep = setInterval(() => {
+    purgeExpiredIdempotency(database.db).catch((err: Error) => log(`idempotency sweep failed: ${err.message}`));
+  }, 10 * 60_000);
+  sweep.unref();
+
   let closed = false;
   return {
     app,
@@ -213,6 +220,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(sweep);
       await auditor.close();
       if (ownAuthenticator) await authenticator.close();
     },

@@ -358,6 +358,52 @@ describe('tiers and approvals', () => {
   });
 });
 
+describe('more rules', () => {
+  it('an expired idempotency record no longer binds its key', async () => {
+    const key = uuid();
+    expect((await req('/v1/fx', { method: 'POST', body: { id: 'e1', value: 'v' }, headers: { 'idempotency-key': key } })).status).toBe(201);
+    await database.execute(`update idempotency_records set expires_at = now() - interval '1 second' where key = '${key}'`);
+    const res = await req('/v1/fx', { method: 'POST', body: { id: 'e2', value: 'w' }, headers: { 'idempotency-key': key } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('idempotency-replayed')).toBeNull();
+  });
+  it('an expired proposal cannot be decided (409 invalid_transition) and reads as expired', async () => {
+    const { approval } = await (await req('/v1/fx:propose2', { method: 'POST', body: { id: 'x1', value: 'v' } })).json();
+    await database.execute(`update approvals set expires_at = now() - interval '1 second' where id = '${approval.id}'`);
+    expect((await (await req(`/v1/approvals/${approval.id}`)).json()).status).toBe('expired');
+    const res = await req(`/v1/approvals/${approval.id}:approve`, { method: 'POST', as: 'bob' });
+    expect(res.status).toBe(409);
+    expect((await res.json()).code).toBe('invalid_transition');
+    expect(await count("settings where key = 'fx:x1'")).toBe(0);
+  });
+  it('approvals are visible to their proposer and to callers whose reach covers their client', async () => {
+    const { approval } = await (await req('/v1/fx:propose2', { method: 'POST', body: { id: 'v1', value: 'v' } })).json();
+    expect((await req(`/v1/approvals/${approval.id}`, { as: 'bob' })).status).toBe(200); // operator, all clients
+    expect((await req(`/v1/approvals/${approval.id}`, { as: 'admin' })).status).toBe(404); // client admin, internal proposal
+    const list = await (await req('/v1/approvals', { as: 'admin' })).json();
+    expect(list.items.some((a: { id: string }) => a.id === approval.id)).toBe(false);
+    const mine = await (await req('/v1/approvals?operationId=fx.propose2&status=pending')).json();
+    expect(mine.items.some((a: { id: string }) => a.id === approval.id)).toBe(true);
+  });
+  it('ctx.emit writes the outbox and NOTIFYs on commit only', async () => {
+    const got: string[] = [];
+    const unlisten = await database.listen('svc_events', (payload) => got.push(payload));
+    try {
+      await req('/v1/fx', { method: 'POST', body: { id: 'n1', value: 'v' }, headers: { 'idempotency-key': uuid(), prefer: 'dry-run' } });
+      await req('/v1/fx', { method: 'POST', body: { id: 'n2', value: 'v' }, headers: { 'idempotency-key': uuid() } });
+      for (let i = 0; i < 50 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 100));
+      const payloads = got.map((g) => JSON.parse(g));
+      expect(payloads.map((p) => p.type)).toEqual(['task.created']);
+      const [row] = await database.execute<{ subject_id: string; actor_id: string }>(`select subject_id, actor_id from events where id = '${payloads[0].id}'`);
+      expect(row).toMatchObject({ subject_id: 'n2', actor_id: 'usr_alice' });
+      expect(await count("events where subject_id = 'n1'")).toBe(0);
+    } finally {
+      await unlisten();
+    }
+  });
+});
+
 describe('audit', () => {
   it('records every call, refused ones included, without bodies or credentials', async () => {
     await req('/v1/fx', { method: 'POST', body: { id: 'au1', value: 'secret-body-value' }, headers: { 'idempotency-key': uuid() } });
