@@ -129,6 +129,28 @@ describe('If-Match', () => {
   });
 });
 
+describe('OAuth tokens from the test IdP', () => {
+  it('a valid token authenticates; a wrong audience, an expired token or a foreign signature is 401 invalid_token', async () => {
+    const ok = await fetch(`${s.url}/v1/meta`, { headers: { authorization: `Bearer ${await token(s.credentials.adminSub as string)}` } });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).principal).toMatchObject({ loginMethod: 'oauth', id: s.credentials.adminUserId });
+    const bad = [
+      await idp.issueToken({ sub: s.credentials.adminSub as string, aud: 'https://elsewhere.example', scope: 'tasks:read', client_id: s.credentials.oauthClientId }),
+      await idp.issueToken({ sub: s.credentials.adminSub as string, aud: `${s.config.baseUrl}/mcp`, scope: 'tasks:read', client_id: s.credentials.oauthClientId, exp: Math.floor(Date.now() / 1000) - 3600 }),
+      await idp.issueToken({ sub: s.credentials.adminSub as string, aud: `${s.config.baseUrl}/mcp`, scope: 'tasks:read', client_id: s.credentials.oauthClientId, kid: 'not-published' }),
+    ];
+    secrets.push(...bad);
+    for (const t of bad) {
+      const res = await fetch(`${s.url}/v1/tasks`, { headers: { authorization: `Bearer ${t}` } });
+      expect(res.status).toBe(401);
+      expect((await res.json()).code).toBe('invalid_token');
+      expect(res.headers.get('www-authenticate')).toBe(
+        `Bearer resource_metadata="${s.config.baseUrl}/.well-known/oauth-protected-resource/mcp", error="invalid_token"`,
+      );
+    }
+  });
+});
+
 describe('scopes and the write switch', () => {
   it('403 insufficient_scope names the scope', async () => {
     const t = await token(s.credentials.operatorSub as string, 'tasks:read');
