@@ -1,5 +1,6 @@
 // Step 2: every rule of the contract format. All errors of a run are collected, never just the first.
 import path from 'node:path';
+import { checkDeprecations } from './governance/deprecation.ts';
 import type { LoadedContract } from './load.ts';
 import {
   asArray,
@@ -252,6 +253,10 @@ function checkOperation(
 }
 
 export function checkContract(contract: LoadedContract): Diagnostic[] {
+  return [...checkContractRules(contract), ...checkDeprecations(contract)];
+}
+
+function checkContractRules(contract: LoadedContract): Diagnostic[] {
   const early: Diagnostic[] = [...contract.diagnostics];
   const base = knownFromSvc(contract, early);
   const schemas = new Map<string, unknown>();

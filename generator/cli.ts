@@ -10,8 +10,12 @@ const USAGE = `Usage: svc <command> [options]
 Commands:
   generate [--contract DIR] [--out DIR]   compile contract/ into generated/
   generate --check                        write nothing; exit 1 with a diff when generated/ is out of date
-  lint [--contract DIR] [--out DIR]       check the contract and redocly-lint the generated OpenAPI
-  diff --base <git-ref>                   list breaking changes against the contract at that ref
+  generate --watch                        regenerate on every contract change; keep the last good output
+  release                                 record contract/releases/<version>.json for the current version
+  lint [--contract DIR] [--out DIR] [--require-all]
+                                          check the contract, redocly-lint the OpenAPI, list unimplemented handlers
+  diff [--base <git-ref> | --against <snapshot>]
+                                          classify changes against a release (default: the newest); exit 1 if breaking
   serve [...]                             start the server (runtime/cli.ts)
   seed [--json]                           create the demo workspace (runtime/cli.ts)
 `;
@@ -70,6 +74,11 @@ async function generate(options: Options): Promise<number> {
     return 1;
   }
   const report = writeGenerated(files, options.out);
+  if (options.contract === 'contract' && options.out === 'generated') {
+    // New operations get a typed notImplemented entry in their family's handler file (bodies are never touched).
+    const scaffold = await import('./governance/scaffold.ts');
+    scaffold.printScaffoldReport(scaffold.scaffoldFromContract(options.contract, 'handlers'));
+  }
   for (const rel of report.written) console.log(`wrote   ${path.join(options.out, rel)}`);
   for (const rel of report.removed) console.log(`removed ${path.join(options.out, rel)}`);
   for (const rel of report.kept) console.warn(`warning: ${path.join(options.out, rel)} is not produced by the contract and carries no generated marker; left in place`);
@@ -97,13 +106,17 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'generate':
+        if (rest.includes('--watch')) return await (await import('./governance/watch.ts')).runWatch(rest);
         return await generate(parseOptions(rest));
+      case 'release':
+        return await (await import('./governance/snapshot.ts')).runRelease(rest);
       case 'lint': {
         const options = parseOptions(rest);
         const result = lint(options.contract, path.join(options.out, 'openapi.json'));
         for (const line of result.contractErrors) console.error(line);
         if (result.redoclyStatus === -1) console.error(`${options.out}/openapi.json does not exist. Run \`npx svc generate\` first.`);
-        const failed = result.contractErrors.length > 0 || result.redoclyStatus !== 0;
+        const handlersExit = options.contract === 'contract' ? await (await import('./governance/scaffold.ts')).lintHandlers(options.rest) : 0;
+        const failed = result.contractErrors.length > 0 || result.redoclyStatus !== 0 || handlersExit !== 0;
         console.error(
           failed
             ? `svc lint: ${result.contractErrors.length} contract error(s); redocly ${result.redoclyStatus === 0 ? 'passed' : 'failed'}.`

@@ -9,6 +9,7 @@ import { emitRegistry } from './registry.ts';
 import { emitRoutes } from './routes.ts';
 import { emitTypes } from './types.ts';
 import { emitValidators } from './validators.ts';
+import { emitChangelog } from '../governance/changelog.ts';
 
 export async function emitAll(model: Model): Promise<Map<string, string>> {
   const files = new Map<string, string>();
@@ -23,5 +24,6 @@ export async function emitAll(model: Model): Promise<Map<string, string>> {
   files.set('mcp-tools.ts', emitMcpTools(model));
   for (const [file, text] of emitHandlers(model)) files.set(file, text);
   for (const [file, text] of emitDocs(model)) files.set(file, text);
+  for (const [file, text] of emitChangelog(model)) files.set(file, text);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

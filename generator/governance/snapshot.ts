@@ -7,7 +7,6 @@ import { loadContract, parseYamlFile, displayPath, type LoadedContract } from '.
 import { buildModel } from '../model.ts';
 import { asArray, asObj, isObj, type Obj } from '../raw.ts';
 import { ContractError, positionOf, type Diagnostic, type JsonPath, type SourceFile } from '../source.ts';
-import { checkDeprecations } from './deprecation.ts';
 
 export const SNAPSHOT_FORMAT = 1;
 
@@ -79,15 +78,8 @@ function collectEnums(node: unknown, prefix: string, out: Record<string, EnumFac
 
 /** The snapshot of a loaded contract. Throws ContractError when it does not compile. */
 export function buildSnapshot(contract: LoadedContract): Snapshot {
-  const depErrors = checkDeprecations(contract);
-  let model;
-  try {
-    model = buildModel(contract);
-  } catch (err) {
-    if (err instanceof ContractError) throw new ContractError([...err.diagnostics, ...depErrors]);
-    throw err;
-  }
-  if (depErrors.length) throw new ContractError(depErrors);
+  // buildModel runs every contract check, the deprecation rules included.
+  const model = buildModel(contract);
   const operations: Record<string, SnapshotOperation> = {};
   const rawOps = new Map<string, Obj>();
   for (const file of contract.familyFiles)

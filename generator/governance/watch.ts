@@ -4,7 +4,6 @@ import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher 
 import path from 'node:path';
 import { compileContract as compileFiles, writeGenerated } from '../generate.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics, type Diagnostic } from '../source.ts';
-import { checkDeprecations } from './deprecation.ts';
 import { loadContract } from '../load.ts';
 import { consoleIo, parseArgs, type CliIo } from './snapshot.ts';
 
@@ -77,14 +76,7 @@ function dirsUnder(dir: string): string[] {
 export function startWatch(options: WatchOptions): Watcher {
   const io = options.io ?? consoleIo;
   const debounce = options.debounceMs ?? 100;
-  const compile =
-    options.compile ??
-    (async (dir: string) => {
-      const extra = checkDeprecations(loadContract(dir));
-      const files = await compileFiles(dir);
-      if (extra.length) throw new ContractError(extra);
-      return files;
-    });
+  const compile = options.compile ?? compileFiles;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<WatchRun> | null = null;
   let again = false;
