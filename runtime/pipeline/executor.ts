@@ -93,6 +93,9 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         now: now(),
       }));
 
+  /** Calls in flight by request id: the approved write's audit row names the approving call's transport. */
+  const inflight = new Map<string, Call>();
+
   function handlerOf(op: OperationDef): AnyHandler {
     const handler = deps.handlers[op.id];
     if (typeof handler !== 'function') throw new ProblemError('not_implemented', `The operation ${op.id} is not implemented yet.`);
@@ -285,6 +288,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   const executor: PipelineExecutor = {
     async execute(call) {
       const started = performance.now();
+      inflight.set(call.requestId, call);
       let status = 500;
       let outcome: CallResult['outcome'] | 'error' = 'error';
       let problemCode: string | null = null;
@@ -302,6 +306,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         problemCode = p.code;
         throw p;
       } finally {
+        inflight.delete(call.requestId);
         deps.auditor?.record({
           requestId: call.requestId,
           transport: call.transport,
@@ -320,23 +325,48 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
 
     async runProposed(db, row, requestId) {
       const op = deps.operationsById[row.operationId];
+      const started = performance.now();
+      let proposer: Principal | null = null;
+      let outcome: ApprovedWriteOutcome;
       try {
         if (!op) throw new ProblemError('not_found', `The operation ${row.operationId} no longer exists.`);
-        const proposer = await rebuild(db, row);
+        proposer = await rebuild(db, row);
         checkAccess(op, proposer);
         const input = validateInput(op, validatorOf(op), row.input as Record<string, unknown>);
         const handler = handlerOf(op);
+        const who = proposer;
         // A savepoint: a failing write is rolled back while the decision itself is kept.
         const result = await db.transaction(async (sp) =>
-          handler(input, context(sp as unknown as Db, op, proposer, requestId, false, null, [])),
+          handler(input, context(sp as unknown as Db, op, who, requestId, false, null, [])),
         );
-        return { ok: true, result };
+        outcome = { ok: true, result };
       } catch (err) {
         if (isUnexpected(err)) {
           log(`[${requestId}] approved ${row.operationId}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         }
-        return { ok: false, problem: storedProblem(toProblemError(err), requestId, config.baseUrl, row.id) };
+        outcome = { ok: false, problem: storedProblem(toProblemError(err), requestId, config.baseUrl, row.id) };
       }
+      // The approved write is a call of its own, made as the proposer: audit it as such.
+      const via = inflight.get(requestId);
+      deps.auditor?.record({
+        requestId,
+        transport: via?.transport ?? 'rest',
+        operationId: row.operationId,
+        toolName: null,
+        method: via?.method ?? 'POST',
+        path: via?.path ?? `/v1/approvals/${row.id}`,
+        principal: proposer ?? {
+          kind: row.proposerKind as Principal['kind'],
+          id: row.proposerId,
+          credentialId: row.proposerCredentialId,
+          loginMethod: row.proposerLoginMethod as Principal['loginMethod'],
+        },
+        status: outcome.ok ? (op?.successStatus ?? 200) : (outcome.problem?.status ?? 500),
+        outcome: outcome.ok ? 'ran' : 'error',
+        problemCode: outcome.ok ? null : (outcome.problem?.code ?? null),
+        durationMs: performance.now() - started,
+      });
+      return outcome;
     },
   };
   return executor;

@@ -239,6 +239,14 @@ describe('audit', () => {
     expect(rows.some((r) => r.login_method === 'api_key' && r.operation_id === 'projects.create' && r.outcome === 'proposed' && r.status === 202)).toBe(true);
     expect(rows.some((r) => r.operation_id === 'tasks.create' && r.outcome === 'planned')).toBe(true);
     expect(rows.some((r) => r.problem_code === 'insufficient_scope' && r.status === 403)).toBe(true);
+    // The approved write is audited as the proposer's call, under the approving request's id.
+    const approve = rows.find((r) => r.operation_id === 'approvals.approve' && r.status === 200)!;
+    expect(rows.find((r) => r.request_id === approve.request_id && r.operation_id === 'projects.create')).toMatchObject({
+      principal_id: s.credentials.operatorUserId,
+      login_method: 'api_key',
+      outcome: 'ran',
+      status: 201,
+    });
     for (const r of rows) {
       expect(r.request_id).toBeTruthy();
       expect(r.transport).toBe('rest');
