@@ -1,0 +1,25 @@
+// `npm run bench`: every speed target, measured as ratios within one run (never asserted in tests).
+//   1. svc generate / --check on the real contract and on 10x and 100x synthetic ones (linear growth).
+//   2. GET /v1/meta through the full pipeline vs a bare Hono app with the same body (target >= 0.5).
+//   3. MCP tools/call svc.meta.get vs REST GET /v1/meta.
+// `npm run bench -- --quick` skips the 100x contract.
+import { benchGenerate } from './bench-generate.ts';
+import { benchHttp } from './bench-http.ts';
+import { benchMcp } from './bench-mcp.ts';
+
+const quick = process.argv.includes('--quick');
+
+console.log('== svc generate (in-process, median of runs after warm-up)');
+const rows = await benchGenerate(quick ? [1, 10] : [1, 10, 100]);
+console.log('factor  operations  generate ms  ms/op   check ms  ms/op');
+for (const r of rows)
+  console.log(
+    `${String(r.factor).padStart(6)}  ${String(r.operations).padStart(10)}  ${r.generateMs.toFixed(0).padStart(11)}  ${r.generateMsPerOp.toFixed(2).padStart(5)}  ${r.checkMs.toFixed(0).padStart(9)}  ${r.checkMsPerOp.toFixed(2).padStart(5)}`,
+  );
+
+console.log('\n== HTTP: full pipeline vs bare Hono');
+await benchHttp({ print: true });
+
+console.log('\n== MCP vs REST');
+await benchMcp({ print: true });
+process.exit(0);
