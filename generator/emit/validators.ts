@@ -27,17 +27,13 @@ function forAjv(schema: JsonSchema): JsonSchema {
   ) as JsonSchema;
 }
 
-/** ajv's standalone code still says require(...) for its runtime helpers and formats: make them imports. */
+/**
+ * ajv's standalone code calls require(...) for its runtime helpers and formats. Those are CommonJS
+ * modules; an ESM default import of them differs between Node and bundler-style loaders (vitest),
+ * so the generated module gets a real `require` from createRequire and the code runs unchanged.
+ */
 function requiresToImports(code: string): { imports: string; code: string } {
-  const modules = new Map<string, string>();
-  const out = code.replace(/require\("([^"]+)"\)/g, (_m, mod: string) => {
-    if (!modules.has(mod)) modules.set(mod, `__svcImport${modules.size}`);
-    return modules.get(mod)!;
-  });
-  const imports = [...modules]
-    .map(([mod, name]) => `import ${name} from ${JSON.stringify(mod.endsWith('.js') ? mod : `${mod}.js`)};`)
-    .join('\n');
-  return { imports, code: out };
+  return { imports: 'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);', code };
 }
 
 /** Operations per ajv instance: ajv's standalone code generation overflows the stack on thousands. */
