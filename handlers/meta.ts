@@ -1,19 +1,15 @@
 // meta.get: what the service is and what the caller may do. Callers read it first.
-import { service } from '../generated/registry.ts';
-import type { PrincipalKind } from '../runtime/contract-types.ts';
-import type { HandlerContext } from '../runtime/handler-types.ts';
+import { operations, service } from '../generated/registry.ts';
 import type { MetaHandlers } from '../generated/handlers/meta.ts';
+import type { components } from '../generated/types.ts';
+import type { HandlerContext } from '../runtime/handler-types.ts';
+import { metaDeprecations } from '../runtime/deprecation.ts';
 
-export interface Meta {
-  contractVersion: string;
-  apiVersion: string;
-  versions: { version: string; status: 'current' | 'deprecated'; sunset: string | null }[];
-  deprecations: { target: string; deprecatedAt: string; sunset: string; link: string; successor: string }[];
-  mcpProtocolVersions: string[];
-  principal: { kind: PrincipalKind; id: string; loginMethod: 'api_key' | 'oauth'; credentialId?: string };
-  effectiveScopes: string[];
-  clientScope: { all: boolean; clientIds: string[] };
-}
+type Meta = components['schemas']['Meta'];
+
+// Deprecations and sunsets come from the registry (the contract's `deprecated` marks and
+// svc.yaml versions); in 1.0.0 nothing is deprecated, so the list is empty (Versioning 7).
+const { deprecations, versions } = metaDeprecations(operations, service);
 
 async function get(_input: Record<string, never>, ctx: HandlerContext): Promise<Meta> {
   const { principal } = ctx;
@@ -23,9 +19,8 @@ async function get(_input: Record<string, never>, ctx: HandlerContext): Promise<
   return {
     contractVersion: service.contractVersion,
     apiVersion: service.apiVersion,
-    versions: service.versions.map((v) => ({ version: v.version, status: v.status, sunset: v.sunset })),
-    // Nothing is deprecated in 1.0.0 (Versioning 7).
-    deprecations: [],
+    versions,
+    deprecations,
     mcpProtocolVersions: [...service.mcpProtocolVersions],
     principal: {
       kind: principal.kind,

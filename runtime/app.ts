@@ -145,6 +145,10 @@ export function createApp(options: CreateAppOptions): SvcApp {
     openapi: JSON.parse(readGenerated('openapi.json')) as Record<string, unknown>,
     agentGuide: readGenerated('docs/agent-guide.md'),
     llmsTxt: readGenerated('docs/llms.txt'),
+    references: Object.fromEntries(
+      [...new Set(Object.values(registry.operationsById).map((op) => op.family))].sort().map((family) => [family, readGenerated(`docs/reference/${family}.md`)]),
+    ),
+    changelog: readGenerated('CHANGELOG.md'),
   });
 
   /** The MCP transport's authenticate step: as REST, and a refusal is audited (the executor audits the rest). */

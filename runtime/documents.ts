@@ -4,6 +4,8 @@
 //   GET /v1/health                             no credential
 //   GET /.well-known/oauth-protected-resource and …/mcp   public metadata (RFC 9728)
 //   GET /problems, /problems/<code>            public page per problem code
+//   GET /v1/reference/<family>.md              per-family reference; bearer credential, as /agent-guide.md
+//   GET /changelog                             public: generated/CHANGELOG.md
 import type { Hono } from 'hono';
 import type { Config } from './config.ts';
 import type { ServiceDef } from './contract-types.ts';
@@ -25,6 +27,9 @@ export interface DocumentsDeps {
   openapi: Record<string, unknown>;
   agentGuide: string;
   llmsTxt: string;
+  /** generated/docs/reference/<family>.md by family. */
+  references: Record<string, string>;
+  changelog: string;
 }
 
 export function protectedResourceMetadata(config: Config, service: ServiceDef, resourcePath: '' | '/mcp'): Record<string, unknown> {
@@ -90,6 +95,9 @@ export function mountDocuments(app: Hono<AppEnv>, deps: DocumentsDeps): void {
   withCredential('/v1/openapi.json', () => new Response(openapi, { headers: { 'Content-Type': 'application/json' } }));
   withCredential('/v1/agent-guide.md', () => new Response(deps.agentGuide, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
   app.get('/llms.txt', () => new Response(deps.llmsTxt, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } }));
+  app.get('/changelog', () => new Response(deps.changelog, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
+  for (const [family, markdown] of Object.entries(deps.references))
+    withCredential(`/v1/reference/${family}.md`, () => new Response(markdown, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
 
   app.get('/v1/health', async (c) => {
     try {

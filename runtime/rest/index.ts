@@ -3,6 +3,7 @@
 // so the generated router paths match. A route handler authenticates (with the rate limit),
 // checks the operation's access and write switch before reading the body, turns the request into
 // a Call and renders the executor's CallResult; anything thrown becomes a problem document.
+import { deprecationHeaders } from '../deprecation.ts';
 import type { Hono } from 'hono';
 import type { Config } from '../config.ts';
 import type { OperationDef } from '../contract-types.ts';
@@ -32,30 +33,26 @@ export interface RestDeps {
   auditor?: Auditor | null;
 }
 
-/** Deprecation (RFC 9745), Sunset (RFC 8594) and the two Link headers of a deprecated operation. */
-export function deprecationHeaders(op: OperationDef): Record<string, string> {
-  const d = op.deprecated;
-  if (!d) return {};
-  return {
-    Deprecation: `@${Math.floor(Date.parse(d.since) / 1000)}`,
-    Sunset: new Date(d.sunset).toUTCString(),
-    Link: `<${d.link}>; rel="deprecation", <${d.successorLink}>; rel="successor-version"`,
-  };
+/** A deprecated operation answers every response, problems included, with its deprecation headers. */
+function withDeprecation(res: Response, op: OperationDef): Response {
+  if (!op.deprecated) return res;
+  for (const [name, value] of Object.entries(deprecationHeaders(op.deprecated)))
+    for (const v of Array.isArray(value) ? value : [value]) res.headers.append(name, v);
+  return res;
 }
 
 export function renderResult(result: CallResult, op: OperationDef): Response {
-  const extra = deprecationHeaders(op);
   if (result.body instanceof Response) {
-    for (const [k, v] of Object.entries({ ...result.headers, ...extra })) result.body.headers.set(k, v);
-    return result.body;
+    for (const [k, v] of Object.entries(result.headers)) result.body.headers.set(k, v);
+    return withDeprecation(result.body, op);
   }
-  const headers = new Headers({ ...result.headers, ...extra });
+  const headers = new Headers(result.headers);
   if (result.body instanceof ReadableStream) {
     if (!headers.has('content-type')) headers.set('Content-Type', op.stream === 'sse' ? 'text/event-stream' : 'application/octet-stream');
-    return new Response(result.body, { status: result.status, headers });
+    return withDeprecation(new Response(result.body, { status: result.status, headers }), op);
   }
   headers.set('Content-Type', 'application/json');
-  return new Response(JSON.stringify(result.body ?? null), { status: result.status, headers });
+  return withDeprecation(new Response(JSON.stringify(result.body ?? null), { status: result.status, headers }), op);
 }
 
 /** Compiled router paths, for telling 405 (path known, other method) from 404. */
@@ -120,7 +117,7 @@ export function mountRest(app: Hono<AppEnv>, deps: RestDeps): void {
             durationMs: performance.now() - started,
           });
         }
-        return problemResponse(c, err, config.baseUrl);
+        return withDeprecation(problemResponse(c, err, config.baseUrl), op);
       }
     });
   }

@@ -136,6 +136,20 @@ describe('published documents', () => {
     const health = await raw('/v1/health', { key: null });
     expect(await health.json()).toMatchObject({ status: 'ok' });
   });
+  it('every reference page that llms.txt links to is served (with a credential); the changelog is public', async () => {
+    const llms = await (await raw('/llms.txt', { key: null })).text();
+    const links = [...llms.matchAll(/\]\((\/v1\/reference\/[a-z_]+\.md)\)/g)].map((m) => m[1]);
+    expect(links).toHaveLength(23);
+    for (const link of links) {
+      expect((await raw(link, { key: null })).status).toBe(401);
+      const page = await raw(link);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/markdown');
+    }
+    const changelog = await raw('/changelog', { key: null });
+    expect(changelog.status).toBe(200);
+    expect(await changelog.text()).toMatch(/## 1\.0\.0/);
+  });
   it('protected-resource metadata, both variants', async () => {
     const root = await (await raw('/.well-known/oauth-protected-resource', { key: null })).json();
     const mcp = await (await raw('/.well-known/oauth-protected-resource/mcp', { key: null })).json();

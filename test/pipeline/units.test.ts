@@ -5,7 +5,7 @@ import { canonicalJson, fingerprint, parseIdempotencyKey } from '../../runtime/i
 import { coerceParams, fieldErrors } from '../../runtime/pipeline/validate.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { problemBody, problemHeaders, retryable } from '../../runtime/problems.ts';
-import { deprecationHeaders } from '../../runtime/rest/index.ts';
+import { renderResult } from '../../runtime/rest/index.ts';
 import { fixtureOperationsById } from './fixtures.ts';
 
 describe('problems', () => {
@@ -68,7 +68,7 @@ describe('idempotency keys', () => {
 });
 
 describe('deprecation headers', () => {
-  it('Deprecation @seconds, Sunset HTTP-date, two Link relations', () => {
+  it('a deprecated operation answers Deprecation @seconds, Sunset HTTP-date and two Link relations', () => {
     const op = {
       ...fixtureOperationsById['fx.get']!,
       deprecated: {
@@ -79,11 +79,12 @@ describe('deprecation headers', () => {
         successorLink: 'https://x/v2',
       },
     } satisfies OperationDef;
-    expect(deprecationHeaders(op)).toEqual({
-      Deprecation: '@1798761600',
-      Sunset: 'Thu, 01 Jul 2027 00:00:00 GMT',
-      Link: '<https://x/changelog#v2>; rel="deprecation", <https://x/v2>; rel="successor-version"',
-    });
-    expect(deprecationHeaders(fixtureOperationsById['fx.get']!)).toEqual({});
+    const res = renderResult({ status: 200, body: { ok: true }, outcome: 'read', headers: {} }, op);
+    expect(res.headers.get('deprecation')).toBe('@1798761600');
+    expect(res.headers.get('sunset')).toBe('Thu, 01 Jul 2027 00:00:00 GMT');
+    expect(res.headers.get('link')).toBe('<https://x/changelog#v2>; rel="deprecation", <https://x/v2>; rel="successor-version"');
+    const plain = renderResult({ status: 200, body: { ok: true }, outcome: 'read', headers: {} }, fixtureOperationsById['fx.get']!);
+    expect(plain.headers.get('deprecation')).toBeNull();
+    expect(plain.headers.get('link')).toBeNull();
   });
 });
