@@ -1,6 +1,6 @@
 // The svc application: one Hono app with the app-wide headers middleware, the REST routes of the
 // generated registry, the MCP endpoint, the published documents, 404/405 and error handling.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { createAuthenticator, credentialInUrl, type Authenticator } from './auth/authenticate.ts';
@@ -146,7 +146,10 @@ export function createApp(options: CreateAppOptions): SvcApp {
     agentGuide: readGenerated('docs/agent-guide.md'),
     llmsTxt: readGenerated('docs/llms.txt'),
     references: Object.fromEntries(
-      [...new Set(Object.values(registry.operationsById).map((op) => op.family))].sort().map((family) => [family, readGenerated(`docs/reference/${family}.md`)]),
+      readdirSync(new URL('docs/reference/', GENERATED_DIR))
+        .filter((f) => f.endsWith('.md'))
+        .sort()
+        .map((f) => [f.slice(0, -3), readGenerated(`docs/reference/${f}`)]),
     ),
     changelog: readGenerated('CHANGELOG.md'),
   });

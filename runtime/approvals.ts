@@ -17,7 +17,8 @@
 import { and, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { OperationDef } from './contract-types.ts';
 import type { Db } from './db/client.ts';
-import { apiKeys, approvals, memberships, oauthClients, oauthGrants, users } from './db/schema.ts';
+import { apiKeys, approvals, oauthClients, oauthGrants, users } from './db/schema.ts';
+import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal } from './auth/principal.ts';
 import type { HandlerContext, Principal } from './handler-types.ts';
 import { newId } from './ids.ts';
 import { pageKeyColumn, startPage, type PageResult } from './paging.ts';
@@ -310,74 +311,37 @@ export interface RebuildOptions {
   now: Date;
 }
 
-const KEY_MAX_LIFETIME_MS = 90 * 24 * 3600 * 1000;
-
 function refused(detail: string): ProblemError {
   return new ProblemError('forbidden', `The proposer can no longer make this write: ${detail}`);
 }
 
 export async function rebuildProposer(db: Db, row: ApprovalRow, o: RebuildOptions): Promise<Principal> {
-  const canonical = new Set(o.scopes);
-  const [user] = await db.select().from(users).where(eq(users.id, row.proposerId)).limit(1);
-  if (!user || user.disabledAt) throw refused('the account is missing or disabled.');
-  const active = await db
-    .select({ clientId: memberships.clientId, role: memberships.role })
-    .from(memberships)
-    .where(and(eq(memberships.userId, user.id), eq(memberships.status, 'active'), isNull(memberships.revokedAt)));
-  const allowed =
-    user.kind === 'operator'
-      ? new Set((o.roleScopes[user.role] ?? []).filter((s) => canonical.has(s)))
-      : new Set(active.map((m) => m.role).filter((r) => canonical.has(r)));
-  const reach =
-    user.kind === 'operator' && user.allClients
-      ? { all: true, clientIds: [] as string[] }
-      : { all: false, clientIds: [...new Set(active.map((m) => m.clientId))].sort() };
-  const role = user.kind === 'client_admin' && active.length > 0 ? [...new Set(active.map((m) => m.role))].sort().join(',') : user.role;
+  const rules = { scopes: o.scopes, roleScopes: o.roleScopes };
+  const owner = await loadOwner(db, row.proposerId);
+  if (!owner || owner.disabled) throw refused('the account is missing or disabled.');
 
   if (row.proposerLoginMethod === 'api_key') {
     const [key] = await db.select().from(apiKeys).where(eq(apiKeys.id, row.proposerCredentialId)).limit(1);
-    if (!key || key.ownerUserId !== user.id) throw refused('its API key is gone.');
+    if (!key || key.ownerUserId !== owner.id) throw refused('its API key is gone.');
     if (key.revokedAt) throw refused('its API key was revoked.');
-    const expires = Math.min(key.expiresAt.getTime(), key.createdAt.getTime() + KEY_MAX_LIFETIME_MS);
-    if (expires <= o.now.getTime()) throw refused('its API key expired.');
-    if (user.kind !== 'operator') throw refused('the key owner is not an operator.');
-    const bound = key.clientIds.length > 0;
-    return {
-      kind: bound ? 'service_account' : 'operator',
-      id: user.id,
-      loginMethod: 'api_key',
-      credentialId: key.id,
-      role: user.role,
-      scopes: new Set(key.scopes.filter((s) => allowed.has(s))),
-      clientScope: bound
-        ? { all: false, clientIds: [...new Set(key.clientIds)].filter((c) => reach.all || reach.clientIds.includes(c)).sort() }
-        : reach,
-      oauthClientId: null,
-    };
+    if (keyExpiresAt(key) <= o.now.getTime()) throw refused('its API key expired.');
+    if (owner.kind !== 'operator') throw refused('the key owner is not an operator.');
+    return keyPrincipal(owner, key, rules);
   }
 
   const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, row.proposerCredentialId)).limit(1);
-  if (!grant || grant.userId !== user.id || grant.revokedAt) throw refused('its OAuth grant was revoked.');
+  if (!grant || grant.userId !== owner.id || grant.revokedAt) throw refused('its OAuth grant was revoked.');
   const grants = await db
     .select({ scopes: oauthGrants.scopes })
     .from(oauthGrants)
-    .where(and(eq(oauthGrants.userId, user.id), eq(oauthGrants.oauthClientId, grant.oauthClientId), isNull(oauthGrants.revokedAt)));
+    .where(and(eq(oauthGrants.userId, owner.id), eq(oauthGrants.oauthClientId, grant.oauthClientId), isNull(oauthGrants.revokedAt)));
   let granted = new Set(grants.flatMap((g) => g.scopes));
   if (o.oauthClientMode === 'allowlist') {
     const [client] = await db.select().from(oauthClients).where(eq(oauthClients.id, grant.oauthClientId)).limit(1);
     if (!client?.allowlisted) throw refused('its OAuth client is not allowlisted.');
     granted = new Set([...granted].filter((s) => client.scopeCeiling.includes(s)));
   }
-  return {
-    kind: user.kind as Principal['kind'],
-    id: user.id,
-    loginMethod: 'oauth',
-    credentialId: grant.id,
-    role,
-    scopes: new Set([...granted].filter((s) => allowed.has(s) && canonical.has(s))),
-    clientScope: reach,
-    oauthClientId: grant.oauthClientId,
-  };
+  return oauthPrincipal(owner, { credentialId: grant.id, oauthClientId: grant.oauthClientId, granted }, rules);
 }
 
 /** A ProblemError -> the document stored on a failed approval. */

@@ -47,14 +47,15 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { apiKeys, memberships, oauthClients, oauthGrants, users } from '../db/schema.ts';
+import { apiKeys, oauthClients, oauthGrants, users } from '../db/schema.ts';
 import type { Principal } from '../handler-types.ts';
 import { ProblemError } from '../problem-error.ts';
 import { KeySetCache, KEY_SET_DEFAULTS } from './key-set.ts';
 import { hashSecret, looksLikeApiKey } from './secrets.ts';
+import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal, type OwnerView, type RoleRules } from './principal.ts';
 
 export const KEY_REVOKED_CHANNEL = 'svc_key_revoked';
-export const API_KEY_MAX_LIFETIME_MS = 90 * 24 * 3600 * 1000;
+export { API_KEY_MAX_LIFETIME_MS } from './principal.ts';
 /** Key lookups are cached this long (real time), and at most KEY_CACHE_MAX of them. */
 export const KEY_CACHE_TTL_MS = 5_000;
 const KEY_CACHE_MAX = 10_000;
@@ -191,16 +192,6 @@ export function ipAllowlist(entries: readonly string[]): (ip: string | null) => 
 
 // ---------------------------------------------------------------------------------------------
 
-interface OwnerView {
-  id: string;
-  kind: string;
-  role: string;
-  allClients: boolean;
-  disabled: boolean;
-  /** Active memberships: clientId and role. */
-  memberships: { clientId: string; role: string }[];
-}
-
 interface KeyEntry {
   id: string;
   revoked: boolean;
@@ -218,7 +209,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const { db, config } = deps;
   const now = deps.now ?? (() => new Date());
   const onEvent = deps.onEvent ?? (() => {});
-  const canonical = new Set(deps.scopes);
+  const rules: RoleRules = { scopes: deps.scopes, roleScopes: deps.roleScopes };
   const jwks = deps.jwks ?? (config.oauthJwksUrl ? new KeySetCache({ url: config.oauthJwksUrl, onProblem: onEvent }) : null);
   const ownsJwks = !deps.jwks && jwks !== null;
 
@@ -265,49 +256,6 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     void q.finally(() => pending.delete(q));
   }
 
-  async function loadOwner(userId: string): Promise<OwnerView | null> {
-    const [user] = await db.select().from(users).where(eq(users.id, userId)).limit(1);
-    if (!user) return null;
-    const rows = await db
-      .select({ clientId: memberships.clientId, role: memberships.role })
-      .from(memberships)
-      .where(and(eq(memberships.userId, userId), eq(memberships.status, 'active'), isNull(memberships.revokedAt)));
-    return {
-      id: user.id,
-      kind: user.kind,
-      role: user.role,
-      allClients: user.allClients,
-      disabled: user.disabledAt !== null,
-      memberships: rows,
-    };
-  }
-
-  /** Scopes the owner's live role allows. */
-  function allowedByRole(owner: OwnerView): Set<string> {
-    if (owner.kind === 'operator') return new Set((deps.roleScopes[owner.role] ?? []).filter((s) => canonical.has(s)));
-    if (owner.kind === 'client_admin') return new Set(owner.memberships.map((m) => m.role).filter((r) => canonical.has(r)));
-    return new Set();
-  }
-
-  function ownerReach(owner: OwnerView): { all: boolean; clientIds: string[] } {
-    if (owner.kind === 'operator' && owner.allClients) return { all: true, clientIds: [] };
-    return { all: false, clientIds: [...new Set(owner.memberships.map((m) => m.clientId))].sort() };
-  }
-
-  function roleLabel(owner: OwnerView): string {
-    if (owner.kind !== 'client_admin') return owner.role;
-    const roles = [...new Set(owner.memberships.map((m) => m.role))].sort();
-    return roles.length ? roles.join(',') : owner.role;
-  }
-
-  function effective(granted: Iterable<string>, owner: OwnerView): Set<string> {
-    const allowed = allowedByRole(owner);
-    const out = new Set<string>();
-    for (const s of granted) if (canonical.has(s) && allowed.has(s)) out.add(s);
-    // Canonical order, so that meta.get lists them as the contract does.
-    return new Set(deps.scopes.filter((s) => out.has(s)));
-  }
-
   // ------------------------------------------------------------------------------------------
   // API keys
 
@@ -323,7 +271,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       clientIds: row.clientIds,
       ipAllowlist: row.ipAllowlist,
       allows: ipAllowlist(row.ipAllowlist),
-      owner: await loadOwner(row.ownerUserId),
+      owner: await loadOwner(db, row.ownerUserId),
       loadedAt: Date.now(),
     };
   }
@@ -347,32 +295,14 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
     const at = now();
     if (entry.revoked) throw invalidToken('The API key has been revoked.');
-    const expires = Math.min(entry.expiresAt.getTime(), entry.createdAt.getTime() + API_KEY_MAX_LIFETIME_MS);
-    if (at.getTime() >= expires) throw invalidToken('The API key has expired.');
+    if (at.getTime() >= keyExpiresAt(entry)) throw invalidToken('The API key has expired.');
     if (entry.ipAllowlist.length > 0 && !entry.allows(ip)) throw invalidToken('The API key may not be used from this address.');
     const owner = entry.owner;
     if (!owner || owner.disabled) throw invalidToken('The API key owner is not active.');
     if (owner.kind !== 'operator') throw invalidToken('The API key owner is not an operator.');
 
     noteUse(entry.id, at);
-    const reach = ownerReach(owner);
-    const bound = entry.clientIds.length > 0;
-    const clientScope = bound
-      ? {
-          all: false,
-          clientIds: [...new Set(entry.clientIds)].filter((c) => reach.all || reach.clientIds.includes(c)).sort(),
-        }
-      : reach;
-    return {
-      kind: bound ? 'service_account' : 'operator',
-      id: owner.id,
-      loginMethod: 'api_key',
-      credentialId: entry.id,
-      role: roleLabel(owner),
-      scopes: effective(entry.scopes, owner),
-      clientScope,
-      oauthClientId: null,
-    };
+    return keyPrincipal(owner, entry, rules);
   }
 
   function noteUse(keyId: string, at: Date): void {
@@ -434,7 +364,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     if (!clientId) throw invalidToken('The access token names no OAuth client.');
 
     const [user] = await db.select({ id: users.id }).from(users).where(eq(users.oauthSubject, sub)).limit(1);
-    const owner = user ? await loadOwner(user.id) : null;
+    const owner = user ? await loadOwner(db, user.id) : null;
     if (!owner || owner.disabled) throw invalidToken('The access token subject is not an active user.');
     if (owner.kind !== 'operator' && owner.kind !== 'client_admin') throw invalidToken('The access token subject is not an active user.');
 
@@ -456,16 +386,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     const credentialId =
       grants[0]?.id ??
       (typeof payload.jti === 'string' && payload.jti ? payload.jti : `tok_${createHash('sha256').update(token).digest('hex').slice(0, 16)}`);
-    return {
-      kind: owner.kind,
-      id: owner.id,
-      loginMethod: 'oauth',
-      credentialId,
-      role: roleLabel(owner),
-      scopes: effective(granted, owner),
-      clientScope: ownerReach(owner),
-      oauthClientId: clientId,
-    };
+    return oauthPrincipal(owner, { credentialId, oauthClientId: clientId, granted }, rules);
   }
 
   return {

@@ -1,0 +1,109 @@
+// Who a credential acts as: the rules that turn a user, its live role and memberships, and a
+// credential's grant into a Principal. Used when a request authenticates (authenticate.ts) and
+// again when an approved proposal runs as its proposer (runtime/approvals.ts), so both apply the
+// same rules: effective scopes = granted ∩ what the live role allows (visibility rule 6).
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { memberships, users } from '../db/schema.ts';
+import type { Principal } from '../handler-types.ts';
+
+export const API_KEY_MAX_LIFETIME_MS = 90 * 24 * 3600 * 1000;
+
+/** A user as the rules need it: live role and active memberships. */
+export interface OwnerView {
+  id: string;
+  kind: string;
+  role: string;
+  allClients: boolean;
+  disabled: boolean;
+  /** Active memberships: clientId and role. */
+  memberships: { clientId: string; role: string }[];
+}
+
+export interface RoleRules {
+  /** Canonical scopes, in order. */
+  scopes: readonly string[];
+  /** Operator role label -> scopes it allows. */
+  roleScopes: Record<string, readonly string[]>;
+}
+
+export async function loadOwner(db: Db, userId: string): Promise<OwnerView | null> {
+  const [user] = await db.select().from(users).where(eq(users.id, userId)).limit(1);
+  if (!user) return null;
+  const rows = await db
+    .select({ clientId: memberships.clientId, role: memberships.role })
+    .from(memberships)
+    .where(and(eq(memberships.userId, userId), eq(memberships.status, 'active'), isNull(memberships.revokedAt)));
+  return { id: user.id, kind: user.kind, role: user.role, allClients: user.allClients, disabled: user.disabledAt !== null, memberships: rows };
+}
+
+/** Scopes the owner's live role allows: operator labels via roleScopes; a client admin's membership roles that are scope names. */
+function allowedByRole(owner: OwnerView, rules: RoleRules): Set<string> {
+  const canonical = new Set(rules.scopes);
+  if (owner.kind === 'operator') return new Set((rules.roleScopes[owner.role] ?? []).filter((s) => canonical.has(s)));
+  if (owner.kind === 'client_admin') return new Set(owner.memberships.map((m) => m.role).filter((r) => canonical.has(r)));
+  return new Set();
+}
+
+/** Effective scopes in canonical order: granted ∩ allowed by the live role. */
+export function effectiveScopes(granted: Iterable<string>, owner: OwnerView, rules: RoleRules): Set<string> {
+  const allowed = allowedByRole(owner, rules);
+  const grantedSet = new Set(granted);
+  return new Set(rules.scopes.filter((s) => grantedSet.has(s) && allowed.has(s)));
+}
+
+/** The clients the owner reaches: every client (operators with allClients) or its memberships' clients. */
+export function ownerReach(owner: OwnerView): { all: boolean; clientIds: string[] } {
+  if (owner.kind === 'operator' && owner.allClients) return { all: true, clientIds: [] };
+  return { all: false, clientIds: [...new Set(owner.memberships.map((m) => m.clientId))].sort() };
+}
+
+/** Principal.role: the operator's label; a client admin's sorted distinct membership roles joined with ",". */
+export function roleLabel(owner: OwnerView): string {
+  if (owner.kind !== 'client_admin') return owner.role;
+  const roles = [...new Set(owner.memberships.map((m) => m.role))].sort();
+  return roles.length ? roles.join(',') : owner.role;
+}
+
+/** When a key stops working: its expiresAt, and never later than 90 days after creation. */
+export function keyExpiresAt(key: { createdAt: Date; expiresAt: Date }): number {
+  return Math.min(key.expiresAt.getTime(), key.createdAt.getTime() + API_KEY_MAX_LIFETIME_MS);
+}
+
+/**
+ * An API key's principal (the key already checked as live). Unbound: its operator owner with the
+ * owner's reach. Bound to clients: a service account whose scope is those clients narrowed to the
+ * owner's live reach, never widened.
+ */
+export function keyPrincipal(owner: OwnerView, key: { id: string; scopes: readonly string[]; clientIds: readonly string[] }, rules: RoleRules): Principal {
+  const reach = ownerReach(owner);
+  const bound = key.clientIds.length > 0;
+  return {
+    kind: bound ? 'service_account' : 'operator',
+    id: owner.id,
+    loginMethod: 'api_key',
+    credentialId: key.id,
+    role: roleLabel(owner),
+    scopes: effectiveScopes(key.scopes, owner, rules),
+    clientScope: bound ? { all: false, clientIds: [...new Set(key.clientIds)].filter((c) => reach.all || reach.clientIds.includes(c)).sort() } : reach,
+    oauthClientId: null,
+  };
+}
+
+/** An OAuth caller's principal: granted is what the token, the grants and (allowlist mode) the client's ceiling allow. */
+export function oauthPrincipal(
+  owner: OwnerView,
+  credential: { credentialId: string; oauthClientId: string; granted: Iterable<string> },
+  rules: RoleRules,
+): Principal {
+  return {
+    kind: owner.kind as Principal['kind'],
+    id: owner.id,
+    loginMethod: 'oauth',
+    credentialId: credential.credentialId,
+    role: roleLabel(owner),
+    scopes: effectiveScopes(credential.granted, owner, rules),
+    clientScope: ownerReach(owner),
+    oauthClientId: credential.oauthClientId,
+  };
+}
