@@ -1965,10 +1965,10 @@ export interface components {
             company: string;
             contactId?: components["schemas"]["Id"];
             /** @default USD */
-            currency: string;
+            currency?: string;
             estimatedValue?: number;
             /** @default  */
-            notes: string;
+            notes?: string;
             ownerId?: components["schemas"]["Id"];
             source?: components["schemas"]["CrmSource"];
             title: string;
@@ -2016,7 +2016,7 @@ export interface components {
              * @default outbound
              * @enum {string}
              */
-            direction: "inbound" | "outbound" | "internal";
+            direction?: "inbound" | "outbound" | "internal";
             leadId?: components["schemas"]["Id"];
             /** @description Defaults to now. */
             occurredAt?: components["schemas"]["Timestamp"];
@@ -2253,7 +2253,7 @@ export interface components {
              * @default manual
              * @enum {string}
              */
-            source: "manual" | "extraction" | "import";
+            source?: "manual" | "extraction" | "import";
             value: components["schemas"]["IntakeFieldValue"];
         };
         IntakeDraftSetFieldResult: components["schemas"]["IntakeRecord"];
@@ -2331,7 +2331,7 @@ export interface components {
             /** @description CIDR ranges (IPv4 or IPv6). */
             ipAllowlist?: string[];
             /** @default live */
-            mode: components["schemas"]["ApiKeyMode"];
+            mode?: components["schemas"]["ApiKeyMode"];
             name: string;
             scopes: string[];
         };
@@ -2339,7 +2339,7 @@ export interface components {
         KeysListInput: {
             cursor?: components["schemas"]["Cursor"];
             /** @default false */
-            includeRevoked: boolean;
+            includeRevoked?: boolean;
             mode?: components["schemas"]["ApiKeyMode"];
             pageSize?: components["schemas"]["PageSize"];
         };
@@ -2521,7 +2521,7 @@ export interface components {
         OauthGrantsListInput: {
             cursor?: components["schemas"]["Cursor"];
             /** @default false */
-            includeRevoked: boolean;
+            includeRevoked?: boolean;
             pageSize?: components["schemas"]["PageSize"];
         };
         OauthGrantsListOutput: {
@@ -2759,7 +2759,7 @@ export interface components {
         ProjectsCreateInput: {
             clientId: components["schemas"]["Id"];
             /** @default  */
-            description: string;
+            description?: string;
             name: string;
             startDate?: components["schemas"]["Date"];
             targetDate?: components["schemas"]["Date"];
@@ -2909,7 +2909,7 @@ export interface components {
             assigneeIds?: components["schemas"]["Id"][];
             clientId?: components["schemas"]["Id"];
             /** @default  */
-            description: string;
+            description?: string;
             dueDate?: components["schemas"]["Date"];
             ownerId?: components["schemas"]["Id"];
             priority?: components["schemas"]["TaskPriority"];
@@ -2918,7 +2918,7 @@ export interface components {
              * @default open
              * @enum {string}
              */
-            status: "open" | "in_progress" | "blocked";
+            status?: "open" | "in_progress" | "blocked";
             title: string;
         };
         /** @enum {string} */
@@ -2951,7 +2951,7 @@ export interface components {
             assigneeIds?: components["schemas"]["Id"][];
             clientId?: components["schemas"]["Id"];
             /** @default  */
-            description: string;
+            description?: string;
             dueDate?: components["schemas"]["Date"];
             ownerId?: components["schemas"]["Id"];
             priority?: components["schemas"]["TaskPriority"];
@@ -2960,7 +2960,7 @@ export interface components {
              * @default open
              * @enum {string}
              */
-            status: "open" | "in_progress" | "blocked";
+            status?: "open" | "in_progress" | "blocked";
             title: string;
         };
         TasksCreateResult: components["schemas"]["Task"];
@@ -3139,7 +3139,7 @@ export interface components {
             /** @description A client admin's endpoint is always bound to its client; an operator may omit it. */
             clientId?: components["schemas"]["Id"];
             /** @default  */
-            description: string;
+            description?: string;
             eventTypes: components["schemas"]["EventType"][];
             /**
              * Format: uri

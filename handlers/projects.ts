@@ -10,29 +10,13 @@ import { notFound, ProblemError, type FieldError } from '../runtime/problem-erro
 import { nextStage, toProject, type Project, type ProjectRow, type ProjectStage, type ProjectStatus } from './mappers/project.ts';
 import { checkDate, checkIfMatch, invalidTransition, preconditionFailed, requireClient, validationFailed } from './shared.ts';
 import type { ProjectsHandlers } from '../generated/handlers/projects.ts';
+import type { components } from '../generated/types.ts';
 
-export interface ProjectsListInput {
-  clientId?: string;
-  stage?: ProjectStage;
-  status?: ProjectStatus;
-  cursor?: string;
-  pageSize?: number;
-}
-export interface ProjectsCreateInput {
-  clientId: string;
-  name: string;
-  description?: string;
-  startDate?: string;
-  targetDate?: string;
-}
-export interface ProjectsUpdateInput {
-  project_id: string;
-  name?: string;
-  description?: string;
-  status?: ProjectStatus;
-  startDate?: string | null;
-  targetDate?: string | null;
-}
+// Inputs as the contract defines them (generated types).
+type Schemas = components['schemas'];
+export type ProjectsListInput = Schemas['ProjectsListInput'];
+export type ProjectsCreateInput = Schemas['ProjectsCreateInput'];
+export type ProjectsUpdateInput = Schemas['ProjectsUpdateInput'];
 
 async function visibleProject(ctx: HandlerContext, id: string): Promise<ProjectRow> {
   const [row] = await ctx.db.select().from(projects).where(eq(projects.id, id));

@@ -29,39 +29,13 @@ import {
   validationFailed,
 } from './shared.ts';
 import type { TasksHandlers } from '../generated/handlers/tasks.ts';
+import type { components } from '../generated/types.ts';
 
-// Input shapes (the contract's; the generated types are the same, structurally).
-interface PageParams {
-  cursor?: string;
-  pageSize?: number;
-}
-export interface TasksListInput extends PageParams {
-  clientId?: string;
-  projectId?: string;
-  assigneeId?: string;
-  status?: TaskStatus;
-}
-export interface TaskDraft {
-  title: string;
-  description?: string;
-  projectId?: string;
-  clientId?: string;
-  status?: 'open' | 'in_progress' | 'blocked';
-  priority?: TaskPriority;
-  ownerId?: string;
-  assigneeIds?: string[];
-  dueDate?: string;
-}
-export interface TasksUpdateInput {
-  task_id: string;
-  title?: string;
-  description?: string;
-  status?: 'open' | 'in_progress' | 'blocked';
-  priority?: TaskPriority;
-  ownerId?: string | null;
-  assigneeIds?: string[];
-  dueDate?: string | null;
-}
+// Inputs as the contract defines them (generated types).
+type Schemas = components['schemas'];
+export type TasksListInput = Schemas['TasksListInput'];
+export type TaskDraft = Schemas['TaskDraft'];
+export type TasksUpdateInput = Schemas['TasksUpdateInput'];
 
 const WRITABLE_STATUSES = ['open', 'in_progress', 'blocked'];
 
@@ -113,7 +87,7 @@ async function get(input: { task_id: string }, ctx: HandlerContext): Promise<Tas
   return toTask(await visibleTask(ctx, input.task_id));
 }
 
-async function commentsList(input: { task_id: string } & PageParams, ctx: HandlerContext): Promise<Page<TaskComment>> {
+async function commentsList(input: Schemas['TasksCommentsListInput'], ctx: HandlerContext): Promise<Page<TaskComment>> {
   await visibleTask(ctx, input.task_id);
   const page = await startPage(ctx.db, input, 'tasks.comments.list', { taskId: input.task_id });
   const rows = await ctx.db

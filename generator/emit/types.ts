@@ -21,6 +21,11 @@ function withoutToolDefinitions(openapi: Doc): Doc {
 }
 
 export async function emitTypes(openapi: Doc): Promise<string> {
-  const ast = await openapiTS(withoutToolDefinitions(openapi) as unknown as OpenAPI3, { silent: true, alphabetize: true });
+  const ast = await openapiTS(withoutToolDefinitions(openapi) as unknown as OpenAPI3, {
+    silent: true,
+    alphabetize: true,
+    // A field with a default may be omitted by the caller (validators fill no defaults): keep it optional.
+    defaultNonNullable: false,
+  });
   return TS_HEADER + astToString(ast);
 }

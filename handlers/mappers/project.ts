@@ -1,4 +1,5 @@
 // projects rows -> the contract's Project resource.
+import type { components } from '../../generated/types.ts';
 import type { projects } from '../../runtime/db/schema.ts';
 import { etagFor } from '../../runtime/etag.ts';
 import { iso } from './time.ts';
@@ -6,22 +7,11 @@ import { iso } from './time.ts';
 export type ProjectRow = typeof projects.$inferSelect;
 
 export const PROJECT_STAGES = ['discovery', 'onboarding', 'build', 'review', 'launch', 'live'] as const;
-export type ProjectStage = (typeof PROJECT_STAGES)[number];
-export type ProjectStatus = 'active' | 'on_hold' | 'archived';
-
-export interface Project {
-  id: string;
-  clientId: string;
-  name: string;
-  description: string;
-  stage: ProjectStage;
-  status: ProjectStatus;
-  startDate: string | null;
-  targetDate: string | null;
-  createdAt: string;
-  updatedAt: string;
-  etag: string;
-}
+// The contract's shapes, from the generated types (one source of truth).
+type Schemas = components['schemas'];
+export type ProjectStage = (typeof PROJECT_STAGES)[number] & Schemas['Project']['stage'];
+export type ProjectStatus = Schemas['Project']['status'];
+export type Project = Schemas['Project'];
 
 export function projectEtag(row: Pick<ProjectRow, 'id' | 'version'>): string {
   return etagFor(row.id, row.version);

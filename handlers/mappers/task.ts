@@ -1,4 +1,5 @@
 // tasks / task_comments rows -> the contract's Task and TaskComment resources.
+import type { components } from '../../generated/types.ts';
 import type { PrincipalKind } from '../../runtime/contract-types.ts';
 import type { taskComments, tasks } from '../../runtime/db/schema.ts';
 import { etagFor } from '../../runtime/etag.ts';
@@ -7,33 +8,12 @@ import { iso } from './time.ts';
 export type TaskRow = typeof tasks.$inferSelect;
 export type TaskCommentRow = typeof taskComments.$inferSelect;
 
-export type TaskStatus = 'open' | 'in_progress' | 'blocked' | 'done';
-export type TaskPriority = 'low' | 'normal' | 'high' | 'urgent';
-
-export interface Task {
-  id: string;
-  clientId: string | null;
-  projectId: string | null;
-  title: string;
-  description: string;
-  status: TaskStatus;
-  priority: TaskPriority;
-  ownerId: string | null;
-  assigneeIds: string[];
-  dueDate: string | null;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-  etag: string;
-}
-
-export interface TaskComment {
-  id: string;
-  taskId: string;
-  author: { kind: PrincipalKind; id: string; name?: string | null };
-  body: string;
-  createdAt: string;
-}
+// The contract's shapes, from the generated types (one source of truth).
+type Schemas = components['schemas'];
+export type TaskStatus = Schemas['TaskStatus'];
+export type TaskPriority = Schemas['TaskPriority'];
+export type Task = Schemas['Task'];
+export type TaskComment = Schemas['TaskComment'];
 
 export function taskEtag(row: Pick<TaskRow, 'id' | 'version'>): string {
   return etagFor(row.id, row.version);
