@@ -9,14 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import { loadStats, runLoad, type LoadStats } from './bench-load.ts';
 
-export interface HttpStats {
-  requests: number;
-  seconds: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-}
+export type HttpStats = LoadStats;
 
 export interface BenchHttpResult {
   pipeline: HttpStats;
@@ -32,29 +27,6 @@ export interface BenchHttpOptions {
   /** Requests in flight (default 16). */
   concurrency?: number;
   print?: boolean;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-async function run(count: number, concurrency: number, once: () => Promise<void>): Promise<HttpStats> {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  async function worker() {
-    while (next < count) {
-      next++;
-      const t = performance.now();
-      await once();
-      latencies.push(performance.now() - t);
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, seconds, rps: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
 }
 
 function getter(url: string, headers: Record<string, string>) {
@@ -87,22 +59,15 @@ export async function benchHttp(options: BenchHttpOptions = {}): Promise<BenchHt
   try {
     const pipelineOnce = getter(metaUrl, headers);
     const bareOnce = getter(bare.url, headers);
-    await run(warmUp, concurrency, pipelineOnce);
-    await run(warmUp, concurrency, bareOnce);
+    await runLoad(warmUp, concurrency, pipelineOnce);
+    await runLoad(warmUp, concurrency, bareOnce);
     // Alternate halves so that neither side always runs on a warmer process.
     const half = Math.ceil(requests / 2);
-    const p1 = await run(half, concurrency, pipelineOnce);
-    const b1 = await run(half, concurrency, bareOnce);
-    const p2 = await run(requests - half, concurrency, pipelineOnce);
-    const b2 = await run(requests - half, concurrency, bareOnce);
-    const merge = (a: HttpStats, b: HttpStats): HttpStats => ({
-      requests: a.requests + b.requests,
-      seconds: a.seconds + b.seconds,
-      rps: (a.requests + b.requests) / (a.seconds + b.seconds),
-      p50Ms: (a.p50Ms + b.p50Ms) / 2,
-      p99Ms: Math.max(a.p99Ms, b.p99Ms),
-    });
-    const result = { pipeline: merge(p1, p2), bare: merge(b1, b2), ratio: 0 };
+    const p1 = await runLoad(half, concurrency, pipelineOnce);
+    const b1 = await runLoad(half, concurrency, bareOnce);
+    const p2 = await runLoad(requests - half, concurrency, pipelineOnce);
+    const b2 = await runLoad(requests - half, concurrency, bareOnce);
+    const result = { pipeline: loadStats([p1, p2]), bare: loadStats([b1, b2]), ratio: 0 };
     result.ratio = result.pipeline.rps / result.bare.rps;
     if (options.print ?? true) {
       const row = (name: string, s: HttpStats) =>

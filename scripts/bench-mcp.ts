@@ -8,14 +8,9 @@
 // initialization (no session, MCP-Protocol-Version header): each one builds a fresh Server and
 // transport, which is the cost being measured.
 import { pathToFileURL } from 'node:url';
+import { loadStats, runLoad, type LoadStats, type Sample } from './bench-load.ts';
 
-export interface BenchStats {
-  requests: number;
-  seconds: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-}
+export type BenchStats = LoadStats;
 
 export interface BenchMcpResult {
   rest: BenchStats;
@@ -46,44 +41,6 @@ export interface BenchMcpOptions {
   startServer?: () => Promise<{ url: string; key: string; close: () => Promise<void> }>;
   /** Passed to startTestServer by the default startServer (default: a rate limit the run cannot reach). */
   serverOptions?: Record<string, unknown>;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-interface Sample {
-  latencies: number[];
-  seconds: number;
-}
-
-async function run(count: number, concurrency: number, once: () => Promise<void>): Promise<Sample> {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  async function worker() {
-    while (next < count) {
-      next++;
-      const t = performance.now();
-      await once();
-      latencies.push(performance.now() - t);
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
-  return { latencies, seconds: (performance.now() - started) / 1000 };
-}
-
-function stats(samples: Sample[]): BenchStats {
-  const latencies = samples.flatMap((x) => x.latencies).sort((a, b) => a - b);
-  const seconds = samples.reduce((sum, x) => sum + x.seconds, 0);
-  return {
-    requests: latencies.length,
-    seconds,
-    rps: latencies.length / seconds,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-  };
 }
 
 async function startWithTestSupport(serverOptions: Record<string, unknown> = { app: { rateLimit: { limit: 1_000_000 } } }) {
@@ -146,8 +103,8 @@ export async function benchMcp(options: BenchMcpOptions = {}): Promise<BenchMcpR
 
   try {
     // Warm both paths (JIT, schema compilation, connection pool), then measure alternately-free.
-    await run(warmUp, concurrency, rest);
-    await run(warmUp, concurrency, mcp);
+    await runLoad(warmUp, concurrency, rest);
+    await runLoad(warmUp, concurrency, mcp);
     const rounds = Math.max(1, options.rounds ?? 8);
     const perRound = Math.ceil(requests / rounds);
     const restSamples: Sample[] = [];
@@ -155,15 +112,15 @@ export async function benchMcp(options: BenchMcpOptions = {}): Promise<BenchMcpR
     for (let i = 0; i < rounds; i++) {
       // Alternate which side goes first.
       if (i % 2 === 0) {
-        restSamples.push(await run(perRound, concurrency, rest));
-        mcpSamples.push(await run(perRound, concurrency, mcp));
+        restSamples.push(await runLoad(perRound, concurrency, rest));
+        mcpSamples.push(await runLoad(perRound, concurrency, mcp));
       } else {
-        mcpSamples.push(await run(perRound, concurrency, mcp));
-        restSamples.push(await run(perRound, concurrency, rest));
+        mcpSamples.push(await runLoad(perRound, concurrency, mcp));
+        restSamples.push(await runLoad(perRound, concurrency, rest));
       }
     }
-    const restStats = stats(restSamples);
-    const mcpStats = stats(mcpSamples);
+    const restStats = loadStats(restSamples);
+    const mcpStats = loadStats(mcpSamples);
     const result: BenchMcpResult = { rest: restStats, mcp: mcpStats, ratio: mcpStats.rps / restStats.rps };
     if (options.print !== false) {
       const row = (name: string, s: BenchStats) =>

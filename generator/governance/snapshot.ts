@@ -1,5 +1,6 @@
 // Release snapshots: the compiled registry of one contract version as deterministic JSON.
 // `svc release` writes contract/releases/<version>.json; `svc diff` compares the contract with one.
+import { sortKeys } from '../emit/format.ts';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OperationDef, ServiceDef } from '../../runtime/contract-types.ts';
@@ -42,18 +43,6 @@ export interface Side {
   label: string;
   snapshot: Snapshot;
   locate(origin: Origin): string | null;
-}
-
-/** A deep copy with every object's keys sorted (arrays keep their order), undefined dropped. */
-export function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = sortKeys(v);
-  }
-  return out;
 }
 
 export function stableJson(value: unknown): string {
