@@ -4,21 +4,17 @@ import type { PrincipalKind } from '../../runtime/contract-types.ts';
 import type { Database } from '../../runtime/db/client.ts';
 import type { EventSubject, HandlerContext, Principal } from '../../runtime/handler-types.ts';
 import { Policy } from '../../runtime/policy.ts';
+import { ProblemError } from '../../runtime/problem-error.ts';
+import { service } from '../../generated/registry.ts';
 
-export const ALL_SCOPES = [
-  'clients:read', 'memberships:manage', 'reviews:release', 'projects:read', 'projects:write', 'tasks:read',
-  'tasks:write', 'actions:read', 'notifications:read', 'intake:read', 'intake:write', 'extraction:read',
-  'reviews:read', 'pipeline:read', 'pipeline:run', 'crm:read', 'crm:write', 'campaigns:read',
-  'campaigns:propose', 'files:read', 'files:write', 'search:read', 'approvals:read', 'approvals:decide',
-  'operations:read', 'events:read', 'webhooks:manage', 'keys:manage', 'execution:read', 'execution:propose',
-  'pii:read', 'audit:read',
-];
+/** Every scope of the contract, canonical order. */
+export const ALL_SCOPES: readonly string[] = service.scopes;
 
 export function principal(
   kind: PrincipalKind,
   id: string,
   clientScope: { all: boolean; clientIds: string[] },
-  scopes: string[] = ALL_SCOPES,
+  scopes: readonly string[] = ALL_SCOPES,
   role = kind === 'client_admin' ? 'tasks:write' : 'operator',
 ): Principal {
   return {
@@ -78,4 +74,15 @@ export function caller(database: Database, p: Principal): Caller {
       return result;
     },
   };
+}
+
+/** The ProblemError a handler call rejects with (fails the test when it resolves or throws something else). */
+export async function problem(p: Promise<unknown>): Promise<ProblemError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ProblemError) return e;
+    throw e;
+  }
+  throw new Error('expected a problem');
 }

@@ -9,20 +9,10 @@ import { clients } from '../../runtime/db/schema.ts';
 import { isNotImplemented, unimplementedOperations } from '../../runtime/not-implemented.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { freshDatabase } from '../support/db.ts';
-import { caller, principal, type Caller } from './context.ts';
+import { caller, principal, problem, type Caller } from './context.ts';
 
 const A = 'cli_a';
 const B = 'cli_b';
-
-async function problem(p: Promise<unknown>): Promise<ProblemError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ProblemError) return e;
-    throw e;
-  }
-  throw new Error('expected a problem');
-}
 
 describe('projects handlers', () => {
   let database: Database;

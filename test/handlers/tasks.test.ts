@@ -6,20 +6,10 @@ import { clients, projects, tasks, users } from '../../runtime/db/schema.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { tasksHandlers as h } from '../../handlers/tasks.ts';
 import { freshDatabase } from '../support/db.ts';
-import { caller, principal, type Caller } from './context.ts';
+import { caller, principal, problem, type Caller } from './context.ts';
 
 const A = 'cli_a';
 const B = 'cli_b';
-
-async function problem(p: Promise<unknown>): Promise<ProblemError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ProblemError) return e;
-    throw e;
-  }
-  throw new Error('expected a problem');
-}
 
 describe('tasks handlers', () => {
   let database: Database;
