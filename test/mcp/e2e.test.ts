@@ -5,12 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { extractWWWAuthenticateParams, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { mcpTools } from '../../generated/mcp-tools.ts';
 import { operationsById } from '../../generated/registry.ts';
-import { connectMcp, ok, structured, toolError, type McpSession } from './support.ts';
+import { connectMcp, ok, probeAuthDiscovery, structured, toolError, type McpSession } from './support.ts';
 
 const openapi = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as {
   paths: Record<string, Record<string, { 'x-svc-mcp'?: Record<string, unknown> }>>;
@@ -251,32 +251,11 @@ describe('MCP end to end', () => {
     });
 
     it("the SDK client's auth discovery fetches /.well-known/oauth-protected-resource/mcp, whose resource is /mcp", async () => {
-      const seen: string[] = [];
-      const recording: typeof fetch = async (input, init) => {
-        seen.push(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-        return fetch(input, init);
-      };
-      const provider: OAuthClientProvider = {
-        get redirectUrl() {
-          return 'http://127.0.0.1/callback';
-        },
-        get clientMetadata() {
-          return { redirect_uris: ['http://127.0.0.1/callback'], client_name: 'test' };
-        },
-        clientInformation: () => undefined,
-        tokens: () => undefined,
-        saveTokens: () => undefined,
-        redirectToAuthorization: () => undefined,
-        saveCodeVerifier: () => undefined,
-        codeVerifier: () => 'v',
-      };
-      const client = new Client({ name: 'anon', version: '1.0.0' });
-      await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { authProvider: provider, fetch: recording }))).rejects.toBeDefined();
+      const seen = await probeAuthDiscovery(`${s.url}/mcp`);
       const metadataUrl = `${s.config.baseUrl}/.well-known/oauth-protected-resource/mcp`;
       expect(seen).toContain(metadataUrl);
       const metadata = await (await fetch(metadataUrl)).json();
       expect(metadata.resource).toBe(`${s.config.baseUrl}/mcp`);
-      await client.close().catch(() => undefined);
     });
 
     it('tools/call responses carry the app-wide headers', async () => {

@@ -2,6 +2,7 @@
 // credential, and small accessors for tool results.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export interface McpSession {
@@ -56,4 +57,43 @@ export function toolError(res: CallToolResult): ToolError {
 export function ok(res: CallToolResult): Record<string, any> {
   if (res.isError) throw new Error(`unexpected isError: ${JSON.stringify(res.structuredContent)}`);
   return structured(res);
+}
+
+/**
+ * Connects the SDK client without a credential but with an OAuth provider, as an OAuth-capable
+ * client first would, and returns every URL it fetched while discovering how to sign in. The
+ * connection itself must fail (there is no authorization server in the tests).
+ */
+export async function probeAuthDiscovery(mcpUrl: string): Promise<string[]> {
+  const seen: string[] = [];
+  const recording: typeof fetch = async (input, init) => {
+    seen.push(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    return fetch(input, init);
+  };
+  const provider: OAuthClientProvider = {
+    get redirectUrl() {
+      return 'http://127.0.0.1/callback';
+    },
+    get clientMetadata() {
+      return { redirect_uris: ['http://127.0.0.1/callback'], client_name: 'test' };
+    },
+    clientInformation: () => undefined,
+    tokens: () => undefined,
+    saveTokens: () => undefined,
+    redirectToAuthorization: () => undefined,
+    saveCodeVerifier: () => undefined,
+    codeVerifier: () => 'verifier',
+  };
+  const client = new Client({ name: 'anon', version: '1.0.0' });
+  let connected = false;
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider, fetch: recording }));
+    connected = true;
+  } catch {
+    // expected: no authorization server answers
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  if (connected) throw new Error('an anonymous client connected to /mcp');
+  return seen;
 }

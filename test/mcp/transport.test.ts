@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { extractWWWAuthenticateParams, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { splitArguments, underscoreAlias, buildToolTable } from '../../runtime/mcp/index.ts';
 import { defaultScript, fakeOperations, fakeTools, startHarness, type Harness } from './harness.ts';
+import { probeAuthDiscovery } from './support.ts';
 
 const rpcHeaders = (token?: string) => ({
   'Content-Type': 'application/json',
@@ -200,34 +200,11 @@ describe('MCP transport (scripted executor)', () => {
   });
 
   it('the SDK client without a credential is sent to /.well-known/oauth-protected-resource/mcp', async () => {
-    const seen: string[] = [];
-    const recordingFetch: typeof fetch = async (input, init) => {
-      seen.push(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-      return fetch(input, init);
-    };
-    const provider: OAuthClientProvider = {
-      get redirectUrl() {
-        return 'http://127.0.0.1/callback';
-      },
-      get clientMetadata() {
-        return { redirect_uris: ['http://127.0.0.1/callback'], client_name: 'test' };
-      },
-      clientInformation: () => undefined,
-      tokens: () => undefined,
-      saveTokens: () => undefined,
-      redirectToAuthorization: () => undefined,
-      saveCodeVerifier: () => undefined,
-      codeVerifier: () => 'verifier',
-    };
-    const client = new Client({ name: 'anon', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(h.url), { authProvider: provider, fetch: recordingFetch });
-    await expect(client.connect(transport)).rejects.toBeDefined();
+    const seen = await probeAuthDiscovery(h.url);
     expect(seen).toContain(`${h.config.baseUrl}/.well-known/oauth-protected-resource/mcp`);
-    await client.close().catch(() => undefined);
     // Without an auth provider the client surfaces the 401.
     const bare = new Client({ name: 'anon', version: '1.0.0' });
     await expect(bare.connect(new StreamableHTTPClientTransport(new URL(h.url)))).rejects.toThrow(/401|Unauthorized/i);
-    void UnauthorizedError;
   });
 
   it('GET and DELETE are 405 (stateless: no SSE stream, no session)', async () => {
