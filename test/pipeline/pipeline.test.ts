@@ -261,6 +261,8 @@ describe('idempotency', () => {
     expect(first.status).toBe(201);
     const again = await req('/v1/fx', { method: 'POST', as: 'keyed', body, headers: { 'idempotency-key': key } });
     expect(again.headers.get('idempotency-replayed')).toBe('true');
+    // The fixture write inserts by id: clear it so that a second real run (not a replay) can succeed.
+    await database.execute(`delete from settings where key = 'fx:k7'`);
     const other = await req('/v1/fx', { method: 'POST', as: 'keyed2', body, headers: { 'idempotency-key': key } });
     expect(other.status).toBe(201);
     expect(other.headers.get('idempotency-replayed')).toBeNull();
