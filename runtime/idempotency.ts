@@ -1,4 +1,4 @@
-// Idempotency-Key, shared by REST and MCP. Keyed by (principal id, operation, key); the record keeps
+// Idempotency-Key, shared by REST and MCP. Keyed by (credential, operation, key); the record keeps
 // a fingerprint of the canonical input, so a reuse with another input is 422 idempotency_key_reused.
 // Insert-first: the first request inserts an in_progress row (ON CONFLICT DO NOTHING); a concurrent
 // duplicate finds it and answers the retryable 409 idempotency_key_in_progress; once the first
@@ -55,7 +55,8 @@ export interface StoredResponse {
 export type BeginResult = { kind: 'new' } | { kind: 'replay'; response: StoredResponse };
 
 export interface IdempotencyScope {
-  ownerId: string;
+  /** The credential (Principal.credentialId), never the owner: two keys of one owner never share a replay. */
+  credentialId: string;
   operationId: string;
   key: string;
   fingerprint: string;
@@ -63,7 +64,7 @@ export interface IdempotencyScope {
 
 function where(s: IdempotencyScope) {
   return and(
-    eq(idempotencyRecords.ownerId, s.ownerId),
+    eq(idempotencyRecords.credentialId, s.credentialId),
     eq(idempotencyRecords.operationId, s.operationId),
     eq(idempotencyRecords.key, s.key),
   );

@@ -1,14 +1,19 @@
 // Visibility rules by caller kind (spec, "Visibility rules by caller kind" 1-6), implemented once.
 // Every handler query on client-bound data goes through a Policy built from the request's principal.
 //
+// Rules 1-3 widen people only: an OAuth operator (Policy.widened). Every API key, bound or unbound,
+// is a service account for them (DESIGN.md "API keys are service accounts for visibility"), even
+// though an unbound key keeps the principal kind 'operator' and so may call operator-audience
+// operations for its owner.
+//
 // 1. An operator reads internal tasks (clientId null) whatever its client scope, an empty one included
 //    (tasks.list, tasks.get, tasks.timeline, actions.list, search, tasks.comments.list): taskWhere().
 // 2. An operator creates, updates, completes and comments on internal tasks whatever its scope:
 //    canWriteInternalTask(), assertTaskWritable().
 // 3. An operator reads every row, client-bound and internal, whatever its scope, on crm.* lists and
 //    search and on pipeline reads: crmAndPipelineReadWhere(). Writes are unchanged.
-// 4. client_admin and service_account are never widened: internal tasks stay invisible (404) and a key
-//    keeps its client scope.
+// 4. client_admin, service_account and every API key are never widened: internal tasks stay
+//    invisible (404) and a key keeps its client scope.
 // 5. Every other resource keeps the client scope: clientWhere(), canReadClient(), assertClientInScope().
 //    Contact personal data is redacted without pii:read: redactContact().
 // 6. Role labels: staff labels (owner, admin, operator) hold every scope, viewer none; a client-admin
@@ -58,6 +63,11 @@ export class Policy {
     return this.principal.kind === 'operator';
   }
 
+  /** Rules 1-3 apply: a person signed in as an operator (OAuth). API keys are never widened. */
+  get widened(): boolean {
+    return this.principal.kind === 'operator' && this.principal.loginMethod === 'oauth';
+  }
+
   /** True when the principal reaches every client (an operator without a client binding). */
   get allClients(): boolean {
     return this.principal.clientScope.all;
@@ -97,9 +107,9 @@ export class Policy {
   // -------------------------------------------------------------------------------------------
   // Tasks (rules 1, 2, 4)
 
-  /** Rule 1 / 4: operators see client-bound tasks in scope and every internal task; others only their clients. */
+  /** Rule 1 / 4: widened operators see client-bound tasks in scope and every internal task; others only their clients. */
   taskWhere(clientIdColumn: AnyColumn): SQL | undefined {
-    if (this.isOperator) {
+    if (this.widened) {
       if (this.allClients) return undefined;
       const inScope = this.clientIds.length > 0 ? inArray(clientIdColumn, [...this.clientIds]) : FALSE;
       return or(isNull(clientIdColumn), inScope);
@@ -108,7 +118,7 @@ export class Policy {
   }
 
   canReadTask(task: { clientId: string | null }): boolean {
-    if (task.clientId === null) return this.isOperator;
+    if (task.clientId === null) return this.widened;
     return this.canReadClient(task.clientId);
   }
 
@@ -117,9 +127,9 @@ export class Policy {
     if (!task || !this.canReadTask(task)) throw notFound('Task');
   }
 
-  /** Rule 2: only an operator creates or changes an internal task. */
+  /** Rule 2: only a widened operator creates or changes an internal task. */
   canWriteInternalTask(): boolean {
-    return this.isOperator;
+    return this.widened;
   }
 
   /** Writes follow the same reach as reads for tasks (rule 2 for internal, client scope otherwise). */
@@ -135,23 +145,23 @@ export class Policy {
   // -------------------------------------------------------------------------------------------
   // CRM and pipeline reads (rule 3)
 
-  /** Rule 3: an operator reads every row on crm.* lists and search and pipeline reads; others keep their client scope. */
+  /** Rule 3: a widened operator reads every row on crm.* lists and search and pipeline reads; others keep their client scope. */
   crmAndPipelineReadWhere(clientIdColumn: AnyColumn): SQL | undefined {
-    if (this.isOperator) return undefined;
+    if (this.widened) return undefined;
     return this.clientWhere(clientIdColumn);
   }
 
   canReadCrmOrPipelineRow(row: { clientId: string | null }): boolean {
-    if (this.isOperator) return true;
+    if (this.widened) return true;
     return this.canReadClient(row.clientId);
   }
 
   /**
-   * A clientId filter on a crm/pipeline read: served for operators whatever their scope (rule 3),
+   * A clientId filter on a crm/pipeline read: served for widened operators whatever their scope (rule 3),
    * 404 for others outside their scope.
    */
   assertCrmOrPipelineClientFilter(clientId: string | null | undefined): void {
-    if (clientId === null || clientId === undefined || this.isOperator) return;
+    if (clientId === null || clientId === undefined || this.widened) return;
     this.assertClientInScope(clientId);
   }
 

@@ -32,7 +32,7 @@ export interface SeedOptions {
 
 export interface SeedCredentials {
   baseUrl: string;
-  /** API key with every scope, owned by the owner operator, not bound to clients (operator principal). */
+  /** API key with every scope, owned by the owner operator, not bound to clients (operator principal, never widened: no internal tasks). */
   operatorKey: string;
   operatorKeyId: string;
   /** API key bound to clientId (service_account principal). */

@@ -11,9 +11,10 @@
 //   allowlist (CIDR or single addresses, IPv4 and IPv6; IPv4-mapped IPv6 is read as IPv4; no IP
 //   known -> refused), an owner that is missing, disabled, or not an operator (keys act for
 //   operators; client admins sign in with OAuth).
-//   An unbound key is an `operator` principal with its owner's client scope (allClients, or the
-//   clients of active memberships). A key with clientIds is a `service_account`: its client scope
-//   is those clients, narrowed to its owner's live reach, never widened.
+//   An unbound key is an `operator` principal (it may call operator-audience operations for its
+//   owner) with its owner's client scope (allClients, or the clients of active memberships). A key
+//   with clientIds is a `service_account`: its client scope is those clients, narrowed to its
+//   owner's live reach. No API key is ever widened by visibility rules 1-3 (Policy.widened).
 //   Lookups (key + owner + memberships) are cached 5 s of real time, so a role or membership change
 //   takes effect within 5 s; expiry and the allowlist are checked on every request, revokedAt on
 //   every cache miss. NOTIFY svc_key_revoked (payload: key id, see notifyKeyRevoked) drops that
@@ -27,9 +28,13 @@
 //   The key set is fetched lazily on the first token; a server may warm it with jwks.refresh().
 //   sub -> users.oauthSubject (unknown or disabled -> invalid_token). Client id: `client_id`, else
 //   `azp`; neither -> invalid_token. Token scopes: `scope` (space separated) or `scp` (array).
-//   Granted = token scopes ∩ the union of the user's active (not revoked) grants for that client.
-//   No active grant row -> nothing is granted: the token still authenticates (meta.get and
-//   oauth_grants.* need no scope, so the caller can see and fix its state) with no scope.
+//   Granted = the union of the user's active (not revoked) grants for that client (grantedScopes):
+//   service scopes are consented on the grant, never requested, so a token carrying only
+//   `openid email profile` gets the grant's scopes; a token whose scope names service scopes is
+//   narrowed to them (never widened). A grant for (user, client) revoked after the token's iat
+//   (any revoked grant when the token has no iat) -> invalid_token: the token may have been issued
+//   under it. No grant row at all -> nothing is granted: the token still authenticates (meta.get
+//   and oauth_grants.* need no scope, so the caller can see and fix its state) with no scope.
 //   allowlist mode: the client needs an oauthClients row with allowlisted=true (otherwise
 //   invalid_token) and granted is further ∩ its scopeCeiling. open mode ignores oauthClients.
 //   credentialId = the (oldest active) grant id, else the jti, else "tok_" + 16 hex of SHA-256 of
@@ -188,6 +193,23 @@ export function ipAllowlist(entries: readonly string[]): (ip: string | null) => 
     const n = normaliseIp(ip);
     return n !== null && list.check(n.address, n.family);
   };
+}
+
+/**
+ * OAuth granted scopes: the live grant's consented scopes (∩ the allowlist ceiling). Service scopes
+ * are consented on the grant, never requested, so a token normally names only sign-in scopes
+ * (openid email profile) and gets the grant's scopes; a token whose scope names service scopes is
+ * narrowed to them, never widened.
+ */
+export function grantedScopes(
+  consented: ReadonlySet<string>,
+  tokenScopes: readonly string[],
+  ceiling: ReadonlySet<string> | null,
+  canonical: readonly string[],
+): string[] {
+  const requested = tokenScopes.filter((s) => canonical.includes(s));
+  const narrow = requested.length > 0 ? new Set(requested) : null;
+  return canonical.filter((s) => consented.has(s) && (ceiling === null || ceiling.has(s)) && (narrow === null || narrow.has(s)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -376,15 +398,23 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
 
     const grants = await db
-      .select({ id: oauthGrants.id, scopes: oauthGrants.scopes, createdAt: oauthGrants.createdAt })
+      .select({ id: oauthGrants.id, scopes: oauthGrants.scopes, createdAt: oauthGrants.createdAt, revokedAt: oauthGrants.revokedAt })
       .from(oauthGrants)
-      .where(and(eq(oauthGrants.userId, owner.id), eq(oauthGrants.oauthClientId, clientId), isNull(oauthGrants.revokedAt)));
-    grants.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
-    const consented = new Set(grants.flatMap((g) => g.scopes));
-    const granted = tokenScopes(payload).filter((s) => consented.has(s) && (ceiling === null || ceiling.has(s)));
+      .where(and(eq(oauthGrants.userId, owner.id), eq(oauthGrants.oauthClientId, clientId)));
+    const live = grants.filter((g) => g.revokedAt === null);
+    live.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+    // A grant revoked after the token was issued may be the grant the token came from: refuse it.
+    // iat has whole seconds: a revocation within the token's second counts as after it. Without iat
+    // the token's age is unknown, so any revoked grant for this client refuses it.
+    const iat = typeof payload.iat === 'number' ? payload.iat : null;
+    if (grants.some((g) => g.revokedAt !== null && (iat === null || Math.floor(g.revokedAt.getTime() / 1000) >= iat))) {
+      throw invalidToken('The grant this access token was issued under has been revoked; authorize again.');
+    }
+    const consented = new Set(live.flatMap((g) => g.scopes));
+    const granted = grantedScopes(consented, tokenScopes(payload), ceiling, rules.scopes);
 
     const credentialId =
-      grants[0]?.id ??
+      live[0]?.id ??
       (typeof payload.jti === 'string' && payload.jti ? payload.jti : `tok_${createHash('sha256').update(token).digest('hex').slice(0, 16)}`);
     return oauthPrincipal(owner, { credentialId, oauthClientId: clientId, granted }, rules);
   }

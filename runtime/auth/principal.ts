@@ -71,9 +71,10 @@ export function keyExpiresAt(key: { createdAt: Date; expiresAt: Date }): number 
 }
 
 /**
- * An API key's principal (the key already checked as live). Unbound: its operator owner with the
- * owner's reach. Bound to clients: a service account whose scope is those clients narrowed to the
- * owner's live reach, never widened.
+ * An API key's principal (the key already checked as live). Unbound: kind operator (it may call
+ * operator-audience operations for its owner) with the owner's reach. Bound to clients: a service
+ * account whose scope is those clients narrowed to the owner's live reach. Neither is ever widened
+ * by visibility rules 1-3: loginMethod 'api_key' is what Policy.widened reads.
  */
 export function keyPrincipal(owner: OwnerView, key: { id: string; scopes: readonly string[]; clientIds: readonly string[] }, rules: RoleRules): Principal {
   const reach = ownerReach(owner);

@@ -193,11 +193,12 @@ export const approvals = pgTable(
   (t) => [index('approvals_created').on(t.createdAt, t.id)],
 );
 
-/** Idempotency store shared by REST and MCP: keyed by (credential owner, operation, key). */
+/** Idempotency store shared by REST and MCP: keyed by (credential, operation, key). */
 export const idempotencyRecords = pgTable(
   'idempotency_records',
   {
-    ownerId: text('owner_id').notNull(),
+    /** The credential that sent the key (API key id, OAuth grant id): never shared by two keys of one owner. */
+    credentialId: text('credential_id').notNull(),
     operationId: text('operation_id').notNull(),
     key: text('key').notNull(),
     fingerprint: text('fingerprint').notNull(),
@@ -208,7 +209,7 @@ export const idempotencyRecords = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     expiresAt: ts('expires_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.ownerId, t.operationId, t.key] }), index('idempotency_expires').on(t.expiresAt)],
+  (t) => [primaryKey({ columns: [t.credentialId, t.operationId, t.key] }), index('idempotency_expires').on(t.expiresAt)],
 );
 
 /** Every call, REST and MCP. Never a request body, a token or a secret. */

@@ -195,7 +195,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     if (call.controls.dryRun) return plan(op, input, call);
 
     const scope: IdempotencyScope | null = key
-      ? { ownerId: call.principal.id, operationId: op.id, key, fingerprint: fingerprint(op.id, input) }
+      ? { credentialId: call.principal.credentialId, operationId: op.id, key, fingerprint: fingerprint(op.id, input) }
       : null;
     if (scope) {
       const begun = await beginIdempotent(database.db, scope, retentionHours, now());

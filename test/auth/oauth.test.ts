@@ -6,6 +6,8 @@ import { createAuthenticator, type Authenticator } from '../../runtime/auth/auth
 import { KeySetCache } from '../../runtime/auth/key-set.ts';
 import { freshDatabase } from '../support/db.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
+import { eq } from 'drizzle-orm';
+import { oauthGrants } from '../../runtime/db/schema.ts';
 import { addClient, addGrant, addMembership, addOauthClient, addUser, rejection, ROLE_SCOPES, SCOPES } from './fixtures.ts';
 
 const BASE = 'https://api.example.test';
@@ -141,7 +143,7 @@ describe('OAuth access tokens', () => {
     expect((await rejection(auth.authenticate(bearer(none), null))).code).toBe('invalid_token');
   });
 
-  it('granted = token scopes ∩ the active grant; no grant row grants nothing', async () => {
+  it('granted = the active grant narrowed by the token scopes it names; no live grant grants nothing', async () => {
     const auth = makeAuth();
     const p = await auth.authenticate(bearer(await tok({ scope: 'tasks:read crm:read audit:read' })), null);
     expect([...p.scopes]).toEqual(['tasks:read']);
@@ -151,6 +153,44 @@ describe('OAuth access tokens', () => {
     const revoked = await auth.authenticate(bearer(await tok({ client_id: 'app-revoked' })), null);
     expect([...revoked.scopes]).toEqual([]);
     expect(revoked.credentialId).toMatch(/^tok_[0-9a-f]{16}$/);
+  });
+
+  it('a token with only sign-in scopes (openid email profile) gets the live grant ∩ the live role', async () => {
+    const auth = makeAuth();
+    const p = await auth.authenticate(bearer(await tok({ scope: 'openid email profile' })), null);
+    expect([...p.scopes]).toEqual(['tasks:read', 'tasks:write', 'pii:read']);
+    const noScope = await auth.authenticate(bearer(await tok({ scope: undefined })), null);
+    expect([...noScope.scopes]).toEqual(['tasks:read', 'tasks:write', 'pii:read']);
+    const admin = await auth.authenticate(bearer(await tok({ sub: clientAdmin.sub, scope: 'openid email profile' })), null);
+    expect([...admin.scopes]).toEqual(['tasks:read']); // grant tasks:read crm:read pii:read ∩ memberships tasks:read, manager
+    const viewerP = await auth.authenticate(bearer(await tok({ sub: viewer.sub, scope: 'openid' })), null);
+    expect([...viewerP.scopes]).toEqual([]);
+  });
+
+  it('a token naming service scopes narrows the grant to them and never widens it', async () => {
+    const auth = makeAuth();
+    const p = await auth.authenticate(bearer(await tok({ scope: 'openid email tasks:read' })), null);
+    expect([...p.scopes]).toEqual(['tasks:read']);
+    const wider = await auth.authenticate(bearer(await tok({ scope: 'audit:read crm:write' })), null);
+    expect([...wider.scopes]).toEqual([]);
+  });
+
+  it('a token issued before its grant was revoked is invalid_token; one issued after authenticates with no scope', async () => {
+    const auth = makeAuth();
+    const grant = await addGrant(database, { userId: owner.id, oauthClientId: 'app-rev-live', scopes: ['tasks:read'] });
+    const nowS = Math.floor(Date.now() / 1000);
+    const before = await tok({ client_id: 'app-rev-live', scope: 'openid', iat: nowS - 120 });
+    expect([...(await auth.authenticate(bearer(before), null)).scopes]).toEqual(['tasks:read']);
+    await database.db.update(oauthGrants).set({ revokedAt: new Date((nowS - 60) * 1000) }).where(eq(oauthGrants.id, grant));
+    const err = await rejection(auth.authenticate(bearer(before), null));
+    expect(err.code).toBe('invalid_token');
+    const after = await tok({ client_id: 'app-rev-live', scope: 'openid', iat: nowS });
+    const p = await auth.authenticate(bearer(after), null);
+    expect([...p.scopes]).toEqual([]);
+    // A fresh consent after the revocation: new tokens get it, the old one stays refused.
+    await addGrant(database, { userId: owner.id, oauthClientId: 'app-rev-live', scopes: ['tasks:read', 'pii:read'] });
+    expect([...(await auth.authenticate(bearer(after), null)).scopes]).toEqual(['tasks:read', 'pii:read']);
+    expect((await rejection(auth.authenticate(bearer(before), null))).code).toBe('invalid_token');
   });
 
   it('viewer: granted pii:read never reaches it', async () => {
@@ -182,6 +222,8 @@ describe('OAuth access tokens', () => {
       const auth = makeAuth({ oauthClientMode: 'allowlist' });
       const p = await auth.authenticate(bearer(await tok({ scope: 'tasks:read tasks:write pii:read' })), null);
       expect([...p.scopes]).toEqual(['tasks:read', 'pii:read']);
+      const signIn = await auth.authenticate(bearer(await tok({ scope: 'openid email profile' })), null);
+      expect([...signIn.scopes]).toEqual(['tasks:read', 'pii:read']);
       // open mode ignores the policy rows
       const q = await makeAuth({ oauthClientMode: 'open' }).authenticate(bearer(await tok({ client_id: 'app-norow', scope: 'tasks:read' })), null);
       expect([...q.scopes]).toEqual(['tasks:read']);

@@ -74,8 +74,8 @@ describe('idempotency', () => {
     const [{ fingerprint }] = await s.database.execute<{ fingerprint: string }>(`select fingerprint from idempotency_records where key = '${done}'`);
     const key = uuid();
     await s.database.execute(
-      `insert into idempotency_records (owner_id, operation_id, key, fingerprint, state, expires_at)
-       values ('${s.credentials.operatorUserId}', 'tasks.create', '${key}', '${fingerprint}', 'in_progress', now() + interval '1 hour')`,
+      `insert into idempotency_records (credential_id, operation_id, key, fingerprint, state, expires_at)
+       values ('${s.credentials.operatorKeyId}', 'tasks.create', '${key}', '${fingerprint}', 'in_progress', now() + interval '1 hour')`,
     );
     const res = await post('/v1/tasks', body, { headers: { 'idempotency-key': key } });
     expect(res.status).toBe(409);

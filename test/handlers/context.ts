@@ -20,12 +20,13 @@ export function principal(
   return {
     kind,
     id,
-    loginMethod: kind === 'client_admin' ? 'oauth' : 'api_key',
+    // People sign in with OAuth (operators are widened by rules 1-3); a service account is an API key.
+    loginMethod: kind === 'service_account' ? 'api_key' : 'oauth',
     credentialId: `cred_${id}`,
     role,
     scopes: new Set(scopes),
     clientScope,
-    oauthClientId: kind === 'client_admin' ? 'oac_test' : null,
+    oauthClientId: kind === 'service_account' ? null : 'oac_test',
   };
 }
 

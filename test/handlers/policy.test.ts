@@ -16,6 +16,12 @@ const operatorEmpty = new Policy(principal('operator', 'usr_empty', { all: false
 const operatorA = new Policy(principal('operator', 'usr_opa', { all: false, clientIds: [A] }));
 const clientAdminA = new Policy(principal('client_admin', 'usr_ca', { all: false, clientIds: [A] }));
 const serviceA = new Policy(principal('service_account', 'usr_owner', { all: false, clientIds: [A] }));
+// Unbound API keys: operator principals acting for their owner, never widened (DESIGN.md).
+const unboundKey = (clientScope: { all: boolean; clientIds: string[] }) =>
+  new Policy({ ...principal('operator', 'usr_keyowner', clientScope), loginMethod: 'api_key', oauthClientId: null });
+const keyAll = unboundKey({ all: true, clientIds: [] });
+const keyA = unboundKey({ all: false, clientIds: [A] });
+const keyEmpty = unboundKey({ all: false, clientIds: [] });
 
 const internal = { clientId: null };
 const taskA = { clientId: A };
@@ -74,6 +80,27 @@ describe('Policy predicates', () => {
       expectNotFound(() => p.assertTaskVisible(internal));
       expectNotFound(() => p.assertTaskWritable(taskB));
     }
+  });
+
+  it('an unbound API key is an operator principal but never widened: rules 1-3 do not apply, its reach is its owner\'s', () => {
+    for (const p of [keyAll, keyA, keyEmpty]) {
+      expect(p.isOperator).toBe(true);
+      expect(p.widened).toBe(false);
+      expect(p.canReadTask(internal)).toBe(false);
+      expect(p.canWriteInternalTask()).toBe(false);
+      expect(p.canReadCrmOrPipelineRow(internal)).toBe(false);
+      expectNotFound(() => p.assertTaskVisible(internal));
+    }
+    for (const p of [operatorAll, operatorEmpty, operatorA]) expect(p.widened).toBe(true);
+    for (const p of [clientAdminA, serviceA]) expect(p.widened).toBe(false);
+    expect(keyAll.canReadTask(taskB)).toBe(true);
+    expect(keyAll.canReadCrmOrPipelineRow(taskB)).toBe(true);
+    expect(keyA.canReadTask(taskA)).toBe(true);
+    expect(keyA.canReadTask(taskB)).toBe(false);
+    expect(keyA.canReadCrmOrPipelineRow(taskB)).toBe(false);
+    expectNotFound(() => keyA.assertCrmOrPipelineClientFilter(B));
+    expectNotFound(() => keyEmpty.assertCrmOrPipelineClientFilter(A));
+    expect(() => keyA.assertCrmOrPipelineClientFilter(A)).not.toThrow();
   });
 
   it('rule 5: other resources keep the client scope (operators included)', () => {
@@ -136,6 +163,9 @@ describe('Policy SQL', () => {
     expect(await taskIds(operatorA.taskWhere(tasks.clientId))).toEqual(['t_a', 't_int']);
     expect(await taskIds(clientAdminA.taskWhere(tasks.clientId))).toEqual(['t_a']);
     expect(await taskIds(serviceA.taskWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(keyAll.taskWhere(tasks.clientId))).toEqual(['t_a', 't_b']);
+    expect(await taskIds(keyA.taskWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(keyEmpty.taskWhere(tasks.clientId))).toEqual([]);
   });
 
   it('clientWhere keeps the client scope and never matches internal rows', async () => {
@@ -150,5 +180,8 @@ describe('Policy SQL', () => {
     expect(await taskIds(operatorA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a', 't_b', 't_int']);
     expect(await taskIds(clientAdminA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a']);
     expect(await taskIds(serviceA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(keyAll.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a', 't_b']);
+    expect(await taskIds(keyA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(keyEmpty.crmAndPipelineReadWhere(tasks.clientId))).toEqual([]);
   });
 });

@@ -161,7 +161,9 @@ describe('REST/MCP parity of the proven operations', () => {
       expect: { outcome: 'ran' },
       scrubbed: true,
     },
-    { name: 'tasks.create internal (operator)', op: 'tasks.create', input: { title: 'internal parity' }, controls: key, expect: { outcome: 'ran' }, scrubbed: true },
+    // An API key is never widened (rule 2): even the unbound operator key cannot file an internal task.
+    { name: 'tasks.create internal (operator key)', op: 'tasks.create', input: { title: 'internal parity' }, controls: key, expect: { outcome: 'error', code: 'validation_failed' } },
+    { name: 'tasks.get internal task as the operator key', op: 'tasks.get', prepare: async () => ({ input: { task_id: s.credentials.internalTaskId } }), expect: { outcome: 'error', code: 'not_found' } },
     { name: 'tasks.create without projectId and clientId (service key)', who: 'service', op: 'tasks.create', input: { title: 'x' }, controls: key, expect: { outcome: 'error', code: 'validation_failed' } },
     { name: 'tasks.create without an idempotency key', op: 'tasks.create', prepare: async () => ({ input: { title: 'x', clientId: s.credentials.clientId } }), expect: { outcome: 'error', code: 'idempotency_key_required' } },
     { name: 'tasks.create invalid', op: 'tasks.create', input: { title: '', priority: 'someday', extra: true }, controls: key, expect: { outcome: 'error', code: 'validation_failed' } },
@@ -175,7 +177,7 @@ describe('REST/MCP parity of the proven operations', () => {
     {
       name: 'tasks.batch_create',
       op: 'tasks.batch_create',
-      prepare: async () => ({ input: { tasks: [{ title: 'b1', clientId: s.credentials.clientId }, { title: 'b2' }] }, controls: key() }),
+      prepare: async () => ({ input: { tasks: [{ title: 'b1', clientId: s.credentials.clientId }, { title: 'b2', clientId: s.credentials.clientId }] }, controls: key() }),
       expect: { outcome: 'ran' },
       scrubbed: true,
     },

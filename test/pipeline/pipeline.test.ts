@@ -23,6 +23,7 @@ const people = {
   bob: principal('usr_bob'),
   carol: principal('usr_carol'),
   keyed: principal('usr_dave', { loginMethod: 'api_key', credentialId: 'key_dave' }),
+  keyed2: principal('usr_dave', { loginMethod: 'api_key', credentialId: 'key_dave_2' }),
   reader: principal('usr_erin', { scopes: new Set(['fx:read']) }),
   admin: principal('usr_fay', { kind: 'client_admin', clientScope: { all: false, clientIds: ['cli_a'] } }),
 };
@@ -228,8 +229,8 @@ describe('idempotency', () => {
     const stuckKey = uuid();
     const { fingerprint } = await import('../../runtime/idempotency.ts');
     await database.execute(
-      `insert into idempotency_records (owner_id, operation_id, key, fingerprint, state, expires_at)
-       values ('usr_alice', 'fx.create', '${stuckKey}', '${fingerprint('fx.create', { id: 'k9', value: 'v' })}', 'in_progress', now() + interval '1 hour')`,
+      `insert into idempotency_records (credential_id, operation_id, key, fingerprint, state, expires_at)
+       values ('cred_usr_alice', 'fx.create', '${stuckKey}', '${fingerprint('fx.create', { id: 'k9', value: 'v' })}', 'in_progress', now() + interval '1 hour')`,
     );
     const inFlight = await req('/v1/fx', { method: 'POST', body: { id: 'k9', value: 'v' }, headers: { 'idempotency-key': stuckKey } });
     expect(inFlight.status).toBe(409);
@@ -252,6 +253,21 @@ describe('idempotency', () => {
     const bob = await req('/v1/fx', { method: 'POST', as: 'bob', body: { id: 'k6', value: 'v' }, headers: { 'idempotency-key': key } });
     expect(bob.status).toBe(201);
     expect(bob.headers.get('idempotency-replayed')).toBeNull();
+  });
+  it('keys are per credential: two keys of one owner never share a replay', async () => {
+    const key = uuid();
+    const body = { id: 'k7', value: 'v' };
+    const first = await req('/v1/fx', { method: 'POST', as: 'keyed', body, headers: { 'idempotency-key': key } });
+    expect(first.status).toBe(201);
+    const again = await req('/v1/fx', { method: 'POST', as: 'keyed', body, headers: { 'idempotency-key': key } });
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    // The fixture write inserts by id: clear it so that a second real run (not a replay) can succeed.
+    await database.execute(`delete from settings where key = 'fx:k7'`);
+    const other = await req('/v1/fx', { method: 'POST', as: 'keyed2', body, headers: { 'idempotency-key': key } });
+    expect(other.status).toBe(201);
+    expect(other.headers.get('idempotency-replayed')).toBeNull();
+    const rows = await database.execute<{ credential_id: string }>(`select credential_id from idempotency_records where key = '${key}' order by credential_id`);
+    expect(rows.map((r) => r.credential_id)).toEqual(['key_dave', 'key_dave_2']);
   });
 });
 
