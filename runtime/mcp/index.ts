@@ -350,15 +350,10 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       return problemResponse(c, problem, extra);
     }
     // Read the body ourselves, bounded (413 like REST); the transport then gets it parsed.
-    let text: string;
-    try {
-      text = await readLimitedBody(c.req.raw, maxBodyBytes);
-    } catch (err) {
-      return problemResponse(c, toProblemError(err, log, getRequestId(c)));
-    }
     let parsed: unknown;
     try {
-      parsed = parseStrictJson(text, deps.maxJsonDepth + ENVELOPE_DEPTH);
+      // Not UTF-8, not JSON, a name twice: -32700 (malformed_json); too large 413, too deep 422.
+      parsed = parseStrictJson(await readLimitedBody(c.req.raw, maxBodyBytes), deps.maxJsonDepth + ENVELOPE_DEPTH);
     } catch (err) {
       const problem = toProblemError(err, log, getRequestId(c));
       if (problem.code !== 'malformed_json') return problemResponse(c, problem);
