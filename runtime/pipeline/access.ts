@@ -16,9 +16,9 @@ const EVENT_STREAM_OPERATION = 'events.stream';
 
 /** Why the operation is switched off on this service, or null when it is on. */
 export function switchedOff(op: OperationDef, switches: Switches): string | null {
-  if (op.kind === 'command' && !switches.writesEnabled) return 'commands are switched off on this service (API_WRITES_ENABLED)';
   if (op.family === WEBHOOKS_FAMILY && !switches.webhooksEnabled) return 'webhooks are switched off on this service (API_WEBHOOKS_ENABLED)';
   if (op.id === EVENT_STREAM_OPERATION && !switches.eventStreamEnabled) return 'the event stream is switched off on this service (API_EVENT_STREAM_ENABLED)';
+  if (op.kind === 'command' && !switches.writesEnabled) return 'commands are switched off on this service (API_WRITES_ENABLED)';
   return null;
 }
 
