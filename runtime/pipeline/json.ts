@@ -31,9 +31,10 @@ interface Frame {
   expectName: boolean;
 }
 
-function pointerOf(stack: readonly Frame[], last?: string): string {
-  const parts = stack.slice(1).map((f) => f.segment);
-  if (last !== undefined) parts.push(last);
+/** The pointer of the value being read, or (with `member`) of that member of the innermost object. */
+function pointerOf(stack: readonly Frame[], member?: string): string {
+  const parts = (member === undefined ? stack.slice(1) : stack.slice(1, -1)).map((f) => f.segment);
+  if (member !== undefined) parts.push(member);
   return parts.map((p) => `/${escapePointer(p)}`).join('');
 }
 
@@ -69,7 +70,7 @@ function checkStructure(text: string, maxDepth: number): void {
         const raw = text.slice(i, j + 1);
         const name = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
         if (top.names.has(name)) {
-          throw new ProblemError('malformed_json', `The member ${pointerOf(stack, name)} appears twice in one object; send each name once.`);
+          throw new ProblemError('malformed_json', `The member ${pointerOf(stack, name).slice(0, 200)} appears twice in one object; send each name once.`);
         }
         top.names.add(name);
         top.segment = name;
