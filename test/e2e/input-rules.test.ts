@@ -32,7 +32,7 @@ function rest(path: string, body?: string | Uint8Array, init: { method?: string;
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       ...init.headers,
     },
-    body,
+    body: body as BodyInit | undefined,
   });
 }
 
@@ -47,7 +47,7 @@ async function rpc(body: string | Uint8Array, headers: Record<string, string> = 
       'mcp-protocol-version': '2025-06-18',
       ...headers,
     },
-    body,
+    body: body as BodyInit,
   });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null };
