@@ -16120,10 +16120,9 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "ownerId": {
-            "description": "A user id (as Id)",
+            "description": "A user id (as Id), or null for no owner.",
             "maxLength": 64,
             "minLength": 1,
-            "or null for no owner.": null,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": [
               "string",
@@ -22316,10 +22315,9 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "ownerId": {
-        "description": "A user id (as Id)",
+        "description": "A user id (as Id), or null for no owner.",
         "maxLength": 64,
         "minLength": 1,
-        "or null for no owner.": null,
         "pattern": "^[A-Za-z0-9_-]+$",
         "type": [
           "string",

@@ -2989,7 +2989,7 @@ export interface components {
             description?: string;
             /** Format: date */
             dueDate?: string | null;
-            /** @description A user id (as Id) */
+            /** @description A user id (as Id), or null for no owner. */
             ownerId?: string | null;
             priority?: components["schemas"]["TaskPriority"];
             /**
@@ -11026,7 +11026,7 @@ export interface operations {
                     description?: string;
                     /** Format: date */
                     dueDate?: string | null;
-                    /** @description A user id (as Id) */
+                    /** @description A user id (as Id), or null for no owner. */
                     ownerId?: string | null;
                     priority?: components["schemas"]["TaskPriority"];
                     /**
