@@ -24,6 +24,7 @@ export const service: ServiceDef = {
     "idempotencyRetentionHours": 24,
     "jwksFetchTimeoutSeconds": 5,
     "jwksRetryIntervalSeconds": 30,
+    "maxJsonDepth": 64,
     "notConfiguredRetryAfterSeconds": 30,
     "pageSizeDefault": 50,
     "pageSizeMax": 200,
@@ -113,6 +114,13 @@ export const service: ServiceDef = {
       "status": 400,
       "title": "The request body is not valid JSON"
     },
+    "malformed_request": {
+      "code": "malformed_request",
+      "retry": "after_fix",
+      "retryAfter": null,
+      "status": 400,
+      "title": "The HTTP request cannot be read"
+    },
     "method_not_allowed": {
       "code": "method_not_allowed",
       "retry": "after_fix",
@@ -168,6 +176,13 @@ export const service: ServiceDef = {
       "retryAfter": null,
       "status": 429,
       "title": "Too many requests"
+    },
+    "request_header_fields_too_large": {
+      "code": "request_header_fields_too_large",
+      "retry": "after_fix",
+      "retryAfter": null,
+      "status": 431,
+      "title": "The request's header fields are too large"
     },
     "unauthorized": {
       "code": "unauthorized",
@@ -3642,6 +3657,7 @@ export const operations: readonly OperationDef[] = [
             "description": "Free text matched against name, email, phone and job title.",
             "maxLength": 200,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           }
         },
@@ -3867,6 +3883,7 @@ export const operations: readonly OperationDef[] = [
           "company": {
             "maxLength": 200,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           },
           "contactId": {
@@ -3920,6 +3937,7 @@ export const operations: readonly OperationDef[] = [
           "title": {
             "maxLength": 200,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           }
         },
@@ -4731,6 +4749,7 @@ export const operations: readonly OperationDef[] = [
             "description": "Defaults to the opportunity's name.",
             "maxLength": 200,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           },
           "targetDate": {
@@ -5184,6 +5203,7 @@ export const operations: readonly OperationDef[] = [
           "summary": {
             "maxLength": 10000,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           }
         },
@@ -6068,6 +6088,7 @@ export const operations: readonly OperationDef[] = [
           "title": {
             "maxLength": 200,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           },
           "values": {
@@ -11868,6 +11889,7 @@ export const operations: readonly OperationDef[] = [
           "name": {
             "maxLength": 200,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           },
           "startDate": {
@@ -12806,6 +12828,7 @@ export const operations: readonly OperationDef[] = [
           "name": {
             "maxLength": 200,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           },
           "project_id": {
@@ -14001,6 +14024,7 @@ export const operations: readonly OperationDef[] = [
           "query": {
             "maxLength": 200,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           },
           "types": {
@@ -14289,6 +14313,7 @@ export const operations: readonly OperationDef[] = [
                 "title": {
                   "maxLength": 200,
                   "minLength": 1,
+                  "pattern": "\\S",
                   "type": "string"
                 }
               },
@@ -14546,6 +14571,7 @@ export const operations: readonly OperationDef[] = [
           "body": {
             "maxLength": 10000,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           },
           "dryRun": {
@@ -15296,6 +15322,7 @@ export const operations: readonly OperationDef[] = [
           "title": {
             "maxLength": 200,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           }
         },
@@ -16093,6 +16120,10 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "ownerId": {
+            "description": "A user id (as Id), or null for no owner.",
+            "maxLength": 64,
+            "minLength": 1,
+            "pattern": "^[A-Za-z0-9_-]+$",
             "type": [
               "string",
               "null"
@@ -16126,6 +16157,7 @@ export const operations: readonly OperationDef[] = [
           "title": {
             "maxLength": 200,
             "minLength": 1,
+            "pattern": "\\S",
             "type": "string"
           }
         },
@@ -18270,6 +18302,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "description": "Free text matched against name, email, phone and job title.",
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       }
     },
@@ -18310,6 +18343,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "company": {
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "contactId": {
@@ -18338,6 +18372,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "title": {
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       }
     },
@@ -18446,6 +18481,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "description": "Defaults to the opportunity's name.",
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "targetDate": {
@@ -18515,6 +18551,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "summary": {
         "maxLength": 10000,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       }
     },
@@ -18938,6 +18975,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "instructions": {
         "maxLength": 20000,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "kind": {
@@ -18957,6 +18995,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "title": {
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       }
     },
@@ -19210,6 +19249,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "description": "Defaults to the name given for the upload.",
         "maxLength": 255,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "projectId": {
@@ -19244,6 +19284,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "name": {
         "maxLength": 255,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "sizeBytes": {
@@ -19343,6 +19384,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "title": {
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "values": {
@@ -19704,6 +19746,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "name": {
         "maxLength": 100,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "scopes": {
@@ -21386,6 +21429,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "name": {
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "startDate": {
@@ -21492,6 +21536,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "name": {
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "project_id": {
@@ -21787,6 +21832,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "query": {
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "types": {
@@ -21997,6 +22043,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "title": {
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       }
     },
@@ -22004,7 +22051,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "title"
     ],
     "type": "object",
-    "x-svc-decision": "projectId is optional; with a projectId the task takes the project's client. A body with neither projectId nor clientId creates an internal task, and only an operator may send one (validation_failed otherwise, naming /clientId)."
+    "x-svc-decision": "projectId is optional; with a projectId the task takes the project's client. A body with neither projectId nor clientId creates an internal task, and only an operator may send one (validation_failed otherwise, naming /clientId). Names, titles and other required free text (task and project titles and names, comment bodies, queries, CRM titles and summaries) must hold a non-space character: `pattern: \"\\\\S\"` on each, so a title of three spaces is validation_failed on REST and MCP alike."
   },
   "TaskPriority": {
     "enum": [
@@ -22053,6 +22100,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "body": {
         "maxLength": 10000,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       },
       "task_id": {
@@ -22168,6 +22216,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "title": {
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       }
     },
@@ -22175,7 +22224,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "title"
     ],
     "type": "object",
-    "x-svc-decision": "projectId is optional; with a projectId the task takes the project's client. A body with neither projectId nor clientId creates an internal task, and only an operator may send one (validation_failed otherwise, naming /clientId)."
+    "x-svc-decision": "projectId is optional; with a projectId the task takes the project's client. A body with neither projectId nor clientId creates an internal task, and only an operator may send one (validation_failed otherwise, naming /clientId). Names, titles and other required free text (task and project titles and names, comment bodies, queries, CRM titles and summaries) must hold a non-space character: `pattern: \"\\\\S\"` on each, so a title of three spaces is validation_failed on REST and MCP alike."
   },
   "TasksCreateResult": {
     "$ref": "#/components/schemas/Task"
@@ -22266,6 +22315,10 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "ownerId": {
+        "description": "A user id (as Id), or null for no owner.",
+        "maxLength": 64,
+        "minLength": 1,
+        "pattern": "^[A-Za-z0-9_-]+$",
         "type": [
           "string",
           "null"
@@ -22290,6 +22343,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "title": {
         "maxLength": 200,
         "minLength": 1,
+        "pattern": "\\S",
         "type": "string"
       }
     },

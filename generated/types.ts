@@ -2989,6 +2989,7 @@ export interface components {
             description?: string;
             /** Format: date */
             dueDate?: string | null;
+            /** @description A user id (as Id), or null for no owner. */
             ownerId?: string | null;
             priority?: components["schemas"]["TaskPriority"];
             /**
@@ -11025,6 +11026,7 @@ export interface operations {
                     description?: string;
                     /** Format: date */
                     dueDate?: string | null;
+                    /** @description A user id (as Id), or null for no owner. */
                     ownerId?: string | null;
                     priority?: components["schemas"]["TaskPriority"];
                     /**

@@ -2280,7 +2280,8 @@ return errors === 0;
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_contacts_search = validate37;
-const schema84 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"description":"Free text matched against name, email, phone and job title."},"email":{"type":"string","maxLength":320,"description":"Exact email, case-insensitive."},"phone":{"type":"string","maxLength":40,"description":"Exact phone, digits compared."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.contacts.search.json"};
+const schema84 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S","description":"Free text matched against name, email, phone and job title."},"email":{"type":"string","maxLength":320,"description":"Exact email, case-insensitive."},"phone":{"type":"string","maxLength":40,"description":"Exact phone, digits compared."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.contacts.search.json"};
+const pattern20 = new RegExp("\\S", "u");
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/crm.contacts.search.json" */;
@@ -2329,9 +2330,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-else {
-const err3 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data0)){
+const err3 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2341,11 +2341,8 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.email !== undefined){
-let data1 = data.email;
-if(typeof data1 === "string"){
-if(func1(data1) > 320){
-const err4 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
+else {
+const err4 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2355,8 +2352,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.email !== undefined){
+let data1 = data.email;
+if(typeof data1 === "string"){
+if(func1(data1) > 320){
+const err5 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2366,11 +2366,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.phone !== undefined){
-let data2 = data.phone;
-if(typeof data2 === "string"){
-if(func1(data2) > 40){
-const err6 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+else {
+const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2380,8 +2377,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-else {
-const err7 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.phone !== undefined){
+let data2 = data.phone;
+if(typeof data2 === "string"){
+if(func1(data2) > 40){
+const err7 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2391,11 +2391,8 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.clientId !== undefined){
-let data3 = data.clientId;
-if(typeof data3 === "string"){
-if(func1(data3) > 64){
-const err8 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err8 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2404,8 +2401,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err9 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.clientId !== undefined){
+let data3 = data.clientId;
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err9 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2414,8 +2415,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err10 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data3) < 1){
+const err10 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2424,9 +2425,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data3)){
+const err11 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2436,11 +2436,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.accountId !== undefined){
-let data4 = data.accountId;
-if(typeof data4 === "string"){
-if(func1(data4) > 64){
-const err12 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2449,8 +2446,12 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err13 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.accountId !== undefined){
+let data4 = data.accountId;
+if(typeof data4 === "string"){
+if(func1(data4) > 64){
+const err13 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2459,8 +2460,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err14 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data4) < 1){
+const err14 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2469,9 +2470,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data4)){
+const err15 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2481,11 +2481,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data5 = data.cursor;
-if(typeof data5 === "string"){
-if(func1(data5) > 512){
-const err16 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+else {
+const err16 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2494,8 +2491,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(func1(data5) < 1){
-const err17 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.cursor !== undefined){
+let data5 = data.cursor;
+if(typeof data5 === "string"){
+if(func1(data5) > 512){
+const err17 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2504,9 +2505,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data5) < 1){
+const err18 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2516,10 +2516,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.pageSize !== undefined){
-let data6 = data.pageSize;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err19 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err19 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2528,9 +2526,11 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(typeof data6 == "number"){
-if(data6 > 200 || isNaN(data6)){
-const err20 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+}
+if(data.pageSize !== undefined){
+let data6 = data.pageSize;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err20 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2539,8 +2539,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data6 < 1 || isNaN(data6)){
-const err21 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(typeof data6 == "number"){
+if(data6 > 200 || isNaN(data6)){
+const err21 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2549,16 +2550,26 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6 < 1 || isNaN(data6)){
+const err22 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -2568,10 +2579,10 @@ return errors === 0;
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_lead_create = validate38;
-const schema89 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Omit for the platform's own sales lead (operators only)."},"title":{"type":"string","minLength":1,"maxLength":200},"company":{"type":"string","minLength":1,"maxLength":200},"source":{"$ref":"https://svc.invalid/schemas.json#/$defs/CrmSource"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"contactId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"estimatedValue":{"type":"number","minimum":0},"currency":{"type":"string","pattern":"^[A-Z]{3}$","default":"USD"},"notes":{"type":"string","maxLength":10000,"default":""}},"required":["title","company"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.lead.create.json"};
+const schema89 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Omit for the platform's own sales lead (operators only)."},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"company":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"source":{"$ref":"https://svc.invalid/schemas.json#/$defs/CrmSource"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"contactId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"estimatedValue":{"type":"number","minimum":0},"currency":{"type":"string","pattern":"^[A-Z]{3}$","default":"USD"},"notes":{"type":"string","maxLength":10000,"default":""}},"required":["title","company"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.lead.create.json"};
 const schema91 = {"type":"string","enum":["referral","website","event","outbound","partner","other"]};
 const func61 = Object.prototype.hasOwnProperty;
-const pattern26 = new RegExp("^[A-Z]{3}$", "u");
+const pattern29 = new RegExp("^[A-Z]{3}$", "u");
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/crm.lead.create.json" */;
@@ -2685,9 +2696,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data1)){
+const err9 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2697,11 +2707,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.company !== undefined){
-let data2 = data.company;
-if(typeof data2 === "string"){
-if(func1(data2) > 200){
-const err10 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+else {
+const err10 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2710,8 +2717,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err11 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.company !== undefined){
+let data2 = data.company;
+if(typeof data2 === "string"){
+if(func1(data2) > 200){
+const err11 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2720,9 +2731,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data2) < 1){
+const err12 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2731,11 +2741,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.source !== undefined){
-let data3 = data.source;
-if(typeof data3 !== "string"){
-const err13 = {instancePath:instancePath+"/source",schemaPath:"https://svc.invalid/schemas.json#/$defs/CrmSource/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data2)){
+const err13 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2744,8 +2751,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!((((((data3 === "referral") || (data3 === "website")) || (data3 === "event")) || (data3 === "outbound")) || (data3 === "partner")) || (data3 === "other"))){
-const err14 = {instancePath:instancePath+"/source",schemaPath:"https://svc.invalid/schemas.json#/$defs/CrmSource/enum",keyword:"enum",params:{allowedValues: schema91.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err14 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2755,11 +2763,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.accountId !== undefined){
-let data4 = data.accountId;
-if(typeof data4 === "string"){
-if(func1(data4) > 64){
-const err15 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.source !== undefined){
+let data3 = data.source;
+if(typeof data3 !== "string"){
+const err15 = {instancePath:instancePath+"/source",schemaPath:"https://svc.invalid/schemas.json#/$defs/CrmSource/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2768,8 +2775,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err16 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!((((((data3 === "referral") || (data3 === "website")) || (data3 === "event")) || (data3 === "outbound")) || (data3 === "partner")) || (data3 === "other"))){
+const err16 = {instancePath:instancePath+"/source",schemaPath:"https://svc.invalid/schemas.json#/$defs/CrmSource/enum",keyword:"enum",params:{allowedValues: schema91.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2778,8 +2785,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err17 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.accountId !== undefined){
+let data4 = data.accountId;
+if(typeof data4 === "string"){
+if(func1(data4) > 64){
+const err17 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2788,9 +2799,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data4) < 1){
+const err18 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2799,12 +2809,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.contactId !== undefined){
-let data5 = data.contactId;
-if(typeof data5 === "string"){
-if(func1(data5) > 64){
-const err19 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data4)){
+const err19 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2813,8 +2819,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(func1(data5) < 1){
-const err20 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err20 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2823,8 +2830,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!pattern4.test(data5)){
-const err21 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.contactId !== undefined){
+let data5 = data.contactId;
+if(typeof data5 === "string"){
+if(func1(data5) > 64){
+const err21 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2833,9 +2844,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data5) < 1){
+const err22 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2844,12 +2854,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data.ownerId !== undefined){
-let data6 = data.ownerId;
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err23 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data5)){
+const err23 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2858,8 +2864,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(func1(data6) < 1){
-const err24 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err24 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2868,8 +2875,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern4.test(data6)){
-const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.ownerId !== undefined){
+let data6 = data.ownerId;
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2878,9 +2889,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-else {
-const err26 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data6) < 1){
+const err26 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2889,12 +2899,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.estimatedValue !== undefined){
-let data7 = data.estimatedValue;
-if(typeof data7 == "number"){
-if(data7 < 0 || isNaN(data7)){
-const err27 = {instancePath:instancePath+"/estimatedValue",schemaPath:"#/properties/estimatedValue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!pattern4.test(data6)){
+const err27 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2905,7 +2911,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/estimatedValue",schemaPath:"#/properties/estimatedValue/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err28 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2915,11 +2921,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.currency !== undefined){
-let data8 = data.currency;
-if(typeof data8 === "string"){
-if(!pattern26.test(data8)){
-const err29 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
+if(data.estimatedValue !== undefined){
+let data7 = data.estimatedValue;
+if(typeof data7 == "number"){
+if(data7 < 0 || isNaN(data7)){
+const err29 = {instancePath:instancePath+"/estimatedValue",schemaPath:"#/properties/estimatedValue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2930,7 +2936,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err30 = {instancePath:instancePath+"/estimatedValue",schemaPath:"#/properties/estimatedValue/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2940,11 +2946,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data.notes !== undefined){
-let data9 = data.notes;
-if(typeof data9 === "string"){
-if(func1(data9) > 10000){
-const err31 = {instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data.currency !== undefined){
+let data8 = data.currency;
+if(typeof data8 === "string"){
+if(!pattern29.test(data8)){
+const err31 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2955,7 +2961,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err32 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2965,14 +2971,39 @@ vErrors.push(err32);
 errors++;
 }
 }
-}
-else {
-const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.notes !== undefined){
+let data9 = data.notes;
+if(typeof data9 === "string"){
+if(func1(data9) > 10000){
+const err33 = {instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
 }
 errors++;
 }
@@ -3436,7 +3467,7 @@ return errors === 0;
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_opportunity_convert = validate41;
-const schema107 = {"type":"object","properties":{"opportunity_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectName":{"type":"string","minLength":1,"maxLength":200,"description":"Defaults to the opportunity's name."},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["opportunity_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.opportunity.convert.json"};
+const schema107 = {"type":"object","properties":{"opportunity_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectName":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S","description":"Defaults to the opportunity's name."},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["opportunity_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.opportunity.convert.json"};
 const schema109 = {"type":"string","format":"date","description":"A calendar date (YYYY-MM-DD)."};
 const formats2 = require("ajv-formats/dist/formats").fullFormats.date;
 
@@ -3542,9 +3573,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data1)){
+const err8 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3554,11 +3584,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.targetDate !== undefined){
-let data2 = data.targetDate;
-if(typeof data2 === "string"){
-if(!(formats2.validate(data2))){
-const err9 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+else {
+const err9 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3568,8 +3595,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.targetDate !== undefined){
+let data2 = data.targetDate;
+if(typeof data2 === "string"){
+if(!(formats2.validate(data2))){
+const err10 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3579,14 +3609,25 @@ vErrors.push(err10);
 errors++;
 }
 }
-}
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -3596,7 +3637,7 @@ return errors === 0;
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_touchpoint_log = validate42;
-const schema110 = {"type":"object","properties":{"leadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"contactId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"opportunityId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"channel":{"type":"string","enum":["email","call","meeting","note","event"]},"direction":{"type":"string","enum":["inbound","outbound","internal"],"default":"outbound"},"summary":{"type":"string","minLength":1,"maxLength":10000},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Defaults to now."}},"required":["channel","summary"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.touchpoint.log.json"};
+const schema110 = {"type":"object","properties":{"leadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"contactId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"opportunityId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"channel":{"type":"string","enum":["email","call","meeting","note","event"]},"direction":{"type":"string","enum":["inbound","outbound","internal"],"default":"outbound"},"summary":{"type":"string","minLength":1,"maxLength":10000,"pattern":"\\S"},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Defaults to now."}},"required":["channel","summary"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.touchpoint.log.json"};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/crm.touchpoint.log.json" */;
@@ -3891,9 +3932,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data6)){
+const err25 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3903,11 +3943,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.occurredAt !== undefined){
-let data7 = data.occurredAt;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err26 = {instancePath:instancePath+"/occurredAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err26 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3917,8 +3954,11 @@ vErrors.push(err26);
 errors++;
 }
 }
-else {
-const err27 = {instancePath:instancePath+"/occurredAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.occurredAt !== undefined){
+let data7 = data.occurredAt;
+if(typeof data7 === "string"){
+if(!(formats0.validate(data7))){
+const err27 = {instancePath:instancePath+"/occurredAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3928,14 +3968,25 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
 else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err28 = {instancePath:instancePath+"/occurredAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
 }
 errors++;
 }
@@ -4499,7 +4550,7 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_execution_requests_propose = validate46;
-const schema128 = {"type":"object","properties":{"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string","minLength":1,"maxLength":200},"instructions":{"type":"string","minLength":1,"maxLength":20000},"parameters":{"type":"object","maxProperties":50},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["kind","title","instructions"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.requests.propose.json"};
+const schema128 = {"type":"object","properties":{"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"instructions":{"type":"string","minLength":1,"maxLength":20000,"pattern":"\\S"},"parameters":{"type":"object","maxProperties":50},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["kind","title","instructions"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.requests.propose.json"};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/execution.requests.propose.json" */;
@@ -4601,9 +4652,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data1)){
+const err8 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4613,11 +4663,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.instructions !== undefined){
-let data2 = data.instructions;
-if(typeof data2 === "string"){
-if(func1(data2) > 20000){
-const err9 = {instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
+else {
+const err9 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4626,8 +4673,12 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err10 = {instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.instructions !== undefined){
+let data2 = data.instructions;
+if(typeof data2 === "string"){
+if(func1(data2) > 20000){
+const err10 = {instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4636,9 +4687,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data2) < 1){
+const err11 = {instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4647,12 +4697,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.parameters !== undefined){
-let data3 = data.parameters;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(Object.keys(data3).length > 50){
-const err12 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"};
+if(!pattern20.test(data2)){
+const err12 = {instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4663,7 +4709,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4673,11 +4719,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.clientId !== undefined){
-let data4 = data.clientId;
-if(typeof data4 === "string"){
-if(func1(data4) > 64){
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.parameters !== undefined){
+let data3 = data.parameters;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(Object.keys(data3).length > 50){
+const err14 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4686,8 +4732,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err15 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4696,8 +4743,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.clientId !== undefined){
+let data4 = data.clientId;
+if(typeof data4 === "string"){
+if(func1(data4) > 64){
+const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4706,9 +4757,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data4) < 1){
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4717,15 +4767,36 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern4.test(data4)){
+const err18 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }
@@ -4931,7 +5002,7 @@ return errors === 0;
 validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_register = validate49;
-const schema134 = {"type":"object","properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"intakeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"name":{"type":"string","minLength":1,"maxLength":255,"description":"Defaults to the name given for the upload."}},"required":["uploadId"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.register.json"};
+const schema134 = {"type":"object","properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"intakeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S","description":"Defaults to the name given for the upload."}},"required":["uploadId"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.register.json"};
 const schema139 = {"type":"string","enum":["intake_document","deliverable","attachment","other"]};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5194,9 +5265,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data5)){
+const err22 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5206,14 +5276,25 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
 else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
 }
 errors++;
 }
@@ -5223,7 +5304,7 @@ return errors === 0;
 validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_upload_url = validate50;
-const schema140 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":255},"contentType":{"type":"string","minLength":3,"maxLength":255},"sizeBytes":{"type":"integer","minimum":1,"maximum":104857600},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["name","contentType","sizeBytes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.upload_url.json"};
+const schema140 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S"},"contentType":{"type":"string","minLength":3,"maxLength":255},"sizeBytes":{"type":"integer","minimum":1,"maximum":104857600},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["name","contentType","sizeBytes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.upload_url.json"};
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/files.upload_url.json" */;
@@ -5302,9 +5383,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data0)){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5314,11 +5394,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.contentType !== undefined){
-let data1 = data.contentType;
-if(typeof data1 === "string"){
-if(func1(data1) > 255){
-const err7 = {instancePath:instancePath+"/contentType",schemaPath:"#/properties/contentType/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+else {
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5327,8 +5404,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data1) < 3){
-const err8 = {instancePath:instancePath+"/contentType",schemaPath:"#/properties/contentType/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
+}
+if(data.contentType !== undefined){
+let data1 = data.contentType;
+if(typeof data1 === "string"){
+if(func1(data1) > 255){
+const err8 = {instancePath:instancePath+"/contentType",schemaPath:"#/properties/contentType/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5337,9 +5418,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/contentType",schemaPath:"#/properties/contentType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data1) < 3){
+const err9 = {instancePath:instancePath+"/contentType",schemaPath:"#/properties/contentType/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5349,10 +5429,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.sizeBytes !== undefined){
-let data2 = data.sizeBytes;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err10 = {instancePath:instancePath+"/sizeBytes",schemaPath:"#/properties/sizeBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err10 = {instancePath:instancePath+"/contentType",schemaPath:"#/properties/contentType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5361,9 +5439,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 > 104857600 || isNaN(data2)){
-const err11 = {instancePath:instancePath+"/sizeBytes",schemaPath:"#/properties/sizeBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"};
+}
+if(data.sizeBytes !== undefined){
+let data2 = data.sizeBytes;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err11 = {instancePath:instancePath+"/sizeBytes",schemaPath:"#/properties/sizeBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5372,13 +5452,24 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err12 = {instancePath:instancePath+"/sizeBytes",schemaPath:"#/properties/sizeBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(typeof data2 == "number"){
+if(data2 > 104857600 || isNaN(data2)){
+const err12 = {instancePath:instancePath+"/sizeBytes",schemaPath:"#/properties/sizeBytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err13 = {instancePath:instancePath+"/sizeBytes",schemaPath:"#/properties/sizeBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -5388,17 +5479,7 @@ if(data.clientId !== undefined){
 let data3 = data.clientId;
 if(typeof data3 === "string"){
 if(func1(data3) > 64){
-const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-if(func1(data3) < 1){
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5407,8 +5488,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data3) < 1){
+const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5417,9 +5498,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data3)){
+const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5429,14 +5509,25 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
 }
 errors++;
 }
@@ -5446,9 +5537,9 @@ return errors === 0;
 validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_create = validate51;
-const schema142 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"template":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"title":{"type":"string","minLength":1,"maxLength":200},"values":{"type":"object","description":"Initial values by field key; each must fit its field's type.","maxProperties":200,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"}}},"required":["clientId","template","title"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.create.json"};
+const schema142 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"template":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"values":{"type":"object","description":"Initial values by field key; each must fit its field's type.","maxProperties":200,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"}}},"required":["clientId","template","title"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.create.json"};
 const schema145 = {"description":"A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id).","anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]};
-const pattern50 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+const pattern59 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.create.json" */;
@@ -5617,7 +5708,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern50.test(data2)){
+if(!pattern59.test(data2)){
 const err14 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -5662,9 +5753,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data3)){
+const err18 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5674,11 +5764,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.values !== undefined){
-let data4 = data.values;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(Object.keys(data4).length > 200){
-const err19 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/maxProperties",keyword:"maxProperties",params:{limit: 200},message:"must NOT have more than 200 properties"};
+else {
+const err19 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5687,11 +5774,12 @@ vErrors.push(err19);
 }
 errors++;
 }
-for(const key1 in data4){
-const _errs14 = errors;
-if(typeof key1 === "string"){
-if(!pattern50.test(key1)){
-const err20 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",propertyName:key1};
+}
+if(data.values !== undefined){
+let data4 = data.values;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length > 200){
+const err20 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/maxProperties",keyword:"maxProperties",params:{limit: 200},message:"must NOT have more than 200 properties"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5700,15 +5788,28 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-var valid3 = _errs14 === errors;
-if(!valid3){
-const err21 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+for(const key1 in data4){
+const _errs14 = errors;
+if(typeof key1 === "string"){
+if(!pattern59.test(key1)){
+const err21 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+}
+var valid3 = _errs14 === errors;
+if(!valid3){
+const err22 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -5719,20 +5820,7 @@ const _errs18 = errors;
 let valid6 = false;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-const err22 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-var _valid0 = _errs19 === errors;
-valid6 = valid6 || _valid0;
-const _errs21 = errors;
-if(!(typeof data5 == "number")){
-const err23 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err23 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5741,11 +5829,11 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid0 = _errs21 === errors;
+var _valid0 = _errs19 === errors;
 valid6 = valid6 || _valid0;
-const _errs23 = errors;
-if(typeof data5 !== "boolean"){
-const err24 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const _errs21 = errors;
+if(!(typeof data5 == "number")){
+const err24 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -5754,11 +5842,11 @@ vErrors.push(err24);
 }
 errors++;
 }
-var _valid0 = _errs23 === errors;
+var _valid0 = _errs21 === errors;
 valid6 = valid6 || _valid0;
-const _errs25 = errors;
-if(data5 !== null){
-const err25 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const _errs23 = errors;
+if(typeof data5 !== "boolean"){
+const err25 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -5767,15 +5855,28 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid0 = _errs25 === errors;
+var _valid0 = _errs23 === errors;
 valid6 = valid6 || _valid0;
-if(!valid6){
-const err26 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs25 = errors;
+if(data5 !== null){
+const err26 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err26];
 }
 else {
 vErrors.push(err26);
+}
+errors++;
+}
+var _valid0 = _errs25 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const err27 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
 }
 errors++;
 }
@@ -5793,24 +5894,24 @@ vErrors = null;
 }
 }
 else {
-const err27 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err28 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err28];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err28);
 }
 errors++;
 }
 }
 }
 else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err29];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -5945,7 +6046,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern50.test(data1)){
+if(!pattern59.test(data1)){
 const err10 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -6622,7 +6723,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern50.test(data1)){
+if(!pattern59.test(data1)){
 const err9 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -6686,9 +6787,9 @@ return errors === 0;
 validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_create = validate57;
-const schema163 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":100},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode","default":"live"},"scopes":{"type":"array","items":{"type":"string","pattern":"^[a-z_]+:[a-z_]+$"},"minItems":1,"uniqueItems":true},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":100,"uniqueItems":true,"description":"Bind the key to these clients; omit or empty for unbound."},"ipAllowlist":{"type":"array","items":{"type":"string","maxLength":43},"maxItems":50,"uniqueItems":true,"description":"CIDR ranges (IPv4 or IPv6)."}},"required":["name","scopes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.create.json"};
+const schema163 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode","default":"live"},"scopes":{"type":"array","items":{"type":"string","pattern":"^[a-z_]+:[a-z_]+$"},"minItems":1,"uniqueItems":true},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":100,"uniqueItems":true,"description":"Bind the key to these clients; omit or empty for unbound."},"ipAllowlist":{"type":"array","items":{"type":"string","maxLength":43},"maxItems":50,"uniqueItems":true,"description":"CIDR ranges (IPv4 or IPv6)."}},"required":["name","scopes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.create.json"};
 const schema164 = {"type":"string","enum":["live","test"]};
-const pattern60 = new RegExp("^[a-z_]+:[a-z_]+$", "u");
+const pattern71 = new RegExp("^[a-z_]+:[a-z_]+$", "u");
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.create.json" */;
@@ -6757,9 +6858,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data0)){
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6769,10 +6869,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.mode !== undefined){
-let data1 = data.mode;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6781,8 +6879,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!((data1 === "live") || (data1 === "test"))){
-const err7 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema164.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.mode !== undefined){
+let data1 = data.mode;
+if(typeof data1 !== "string"){
+const err7 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6791,12 +6892,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.scopes !== undefined){
-let data2 = data.scopes;
-if(Array.isArray(data2)){
-if(data2.length < 1){
-const err8 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(!((data1 === "live") || (data1 === "test"))){
+const err8 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema164.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6805,12 +6902,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 === "string"){
-if(!pattern60.test(data3)){
-const err9 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^[a-z_]+:[a-z_]+$"},message:"must match pattern \""+"^[a-z_]+:[a-z_]+$"+"\""};
+}
+if(data.scopes !== undefined){
+let data2 = data.scopes;
+if(Array.isArray(data2)){
+if(data2.length < 1){
+const err9 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6819,14 +6916,28 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 === "string"){
+if(!pattern71.test(data3)){
+const err10 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^[a-z_]+:[a-z_]+$"},message:"must match pattern \""+"^[a-z_]+:[a-z_]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
@@ -6842,12 +6953,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err11 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err12 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err12];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err12);
 }
 errors++;
 break;
@@ -6857,21 +6968,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.clientIds !== undefined){
-let data4 = data.clientIds;
-if(Array.isArray(data4)){
-if(data4.length > 100){
-const err13 = {instancePath:instancePath+"/clientIds",schemaPath:"#/properties/clientIds/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+const err13 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6880,12 +6977,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-const len1 = data4.length;
-for(let i2=0; i2<len1; i2++){
-let data5 = data4[i2];
-if(typeof data5 === "string"){
-if(func1(data5) > 64){
-const err14 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+if(data.clientIds !== undefined){
+let data4 = data.clientIds;
+if(Array.isArray(data4)){
+if(data4.length > 100){
+const err14 = {instancePath:instancePath+"/clientIds",schemaPath:"#/properties/clientIds/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6894,8 +6991,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(func1(data5) < 1){
-const err15 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len1 = data4.length;
+for(let i2=0; i2<len1; i2++){
+let data5 = data4[i2];
+if(typeof data5 === "string"){
+if(func1(data5) > 64){
+const err15 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -6904,8 +7005,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern4.test(data5)){
-const err16 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data5) < 1){
+const err16 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -6914,14 +7015,24 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data5)){
+const err17 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
 }
 errors++;
 }
@@ -6933,12 +7044,12 @@ outer0:
 for(;i3--;){
 for(j1 = i3; j1--;){
 if(func0(data4[i3], data4[j1])){
-const err18 = {instancePath:instancePath+"/clientIds",schemaPath:"#/properties/clientIds/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+const err19 = {instancePath:instancePath+"/clientIds",schemaPath:"#/properties/clientIds/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err19];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err19);
 }
 errors++;
 break outer0;
@@ -6948,21 +7059,7 @@ break outer0;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/clientIds",schemaPath:"#/properties/clientIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.ipAllowlist !== undefined){
-let data6 = data.ipAllowlist;
-if(Array.isArray(data6)){
-if(data6.length > 50){
-const err20 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+const err20 = {instancePath:instancePath+"/clientIds",schemaPath:"#/properties/clientIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -6971,12 +7068,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-const len2 = data6.length;
-for(let i4=0; i4<len2; i4++){
-let data7 = data6[i4];
-if(typeof data7 === "string"){
-if(func1(data7) > 43){
-const err21 = {instancePath:instancePath+"/ipAllowlist/" + i4,schemaPath:"#/properties/ipAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"};
+}
+if(data.ipAllowlist !== undefined){
+let data6 = data.ipAllowlist;
+if(Array.isArray(data6)){
+if(data6.length > 50){
+const err21 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6985,14 +7082,28 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/ipAllowlist/" + i4,schemaPath:"#/properties/ipAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len2 = data6.length;
+for(let i4=0; i4<len2; i4++){
+let data7 = data6[i4];
+if(typeof data7 === "string"){
+if(func1(data7) > 43){
+const err22 = {instancePath:instancePath+"/ipAllowlist/" + i4,schemaPath:"#/properties/ipAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/ipAllowlist/" + i4,schemaPath:"#/properties/ipAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -7008,12 +7119,12 @@ continue;
 }
 if(typeof indices1[item1] == "number"){
 j2 = indices1[item1];
-const err23 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
+const err24 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err24];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err24);
 }
 errors++;
 break;
@@ -7023,24 +7134,24 @@ indices1[item1] = i5;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err25 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err25];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err25);
 }
 errors++;
 }
 }
 }
 else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err26];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -9088,7 +9199,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern50.test(data0)){
+if(!pattern59.test(data0)){
 const err4 = {instancePath:instancePath+"/pipeline",schemaPath:"#/properties/pipeline/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -9502,7 +9613,7 @@ return errors === 0;
 validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_create = validate76;
-const schema214 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":10000,"default":""},"startDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["clientId","name"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.create.json"};
+const schema214 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"startDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["clientId","name"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.create.json"};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.create.json" */;
@@ -9616,9 +9727,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data1)){
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9628,11 +9738,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data2 = data.description;
-if(typeof data2 === "string"){
-if(func1(data2) > 10000){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err10 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9642,8 +9749,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func1(data2) > 10000){
+const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9653,11 +9763,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.startDate !== undefined){
-let data3 = data.startDate;
-if(typeof data3 === "string"){
-if(!(formats2.validate(data3))){
-const err12 = {instancePath:instancePath+"/startDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+else {
+const err12 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9667,8 +9774,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/startDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.startDate !== undefined){
+let data3 = data.startDate;
+if(typeof data3 === "string"){
+if(!(formats2.validate(data3))){
+const err13 = {instancePath:instancePath+"/startDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9678,11 +9788,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.targetDate !== undefined){
-let data4 = data.targetDate;
-if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
-const err14 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+else {
+const err14 = {instancePath:instancePath+"/startDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9692,8 +9799,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-else {
-const err15 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.targetDate !== undefined){
+let data4 = data.targetDate;
+if(typeof data4 === "string"){
+if(!(formats2.validate(data4))){
+const err15 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9703,14 +9813,25 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
 else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err16 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }
@@ -10145,7 +10266,7 @@ return errors === 0;
 validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_update = validate80;
-const schema229 = {"type":"object","minProperties":2,"properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":10000},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"startDate":{"type":["string","null"],"format":"date"},"targetDate":{"type":["string","null"],"format":"date"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.update.json"};
+const schema229 = {"type":"object","minProperties":2,"properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"startDate":{"type":["string","null"],"format":"date"},"targetDate":{"type":["string","null"],"format":"date"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.update.json"};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.update.json" */;
@@ -10259,9 +10380,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data1)){
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10271,11 +10391,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data2 = data.description;
-if(typeof data2 === "string"){
-if(func1(data2) > 10000){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err10 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10285,8 +10402,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func1(data2) > 10000){
+const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10296,10 +10416,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data3 = data.status;
-if(typeof data3 !== "string"){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err12 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10308,8 +10426,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!(((data3 === "active") || (data3 === "on_hold")) || (data3 === "archived"))){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/enum",keyword:"enum",params:{allowedValues: schema223.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.status !== undefined){
+let data3 = data.status;
+if(typeof data3 !== "string"){
+const err13 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10318,11 +10439,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.startDate !== undefined){
-let data4 = data.startDate;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err14 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: schema229.properties.startDate.type},message:"must be string,null"};
+if(!(((data3 === "active") || (data3 === "on_hold")) || (data3 === "archived"))){
+const err14 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/enum",keyword:"enum",params:{allowedValues: schema223.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10331,9 +10449,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
-const err15 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+}
+if(data.startDate !== undefined){
+let data4 = data.startDate;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err15 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: schema229.properties.startDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10342,12 +10462,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.targetDate !== undefined){
-let data5 = data.targetDate;
-if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/type",keyword:"type",params:{type: schema229.properties.targetDate.type},message:"must be string,null"};
+if(typeof data4 === "string"){
+if(!(formats2.validate(data4))){
+const err16 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10356,9 +10473,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(typeof data5 === "string"){
-if(!(formats2.validate(data5))){
-const err17 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+}
+}
+if(data.targetDate !== undefined){
+let data5 = data.targetDate;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err17 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/type",keyword:"type",params:{type: schema229.properties.targetDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10367,16 +10487,27 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data5 === "string"){
+if(!(formats2.validate(data5))){
+const err18 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -10834,7 +10965,7 @@ return errors === 0;
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_search_query = validate84;
-const schema242 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200},"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"uniqueItems":true,"minItems":1},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["query"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/search.query.json"};
+const schema242 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"uniqueItems":true,"minItems":1},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["query"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/search.query.json"};
 const schema243 = {"type":"string","enum":["client","project","task","intake_record","review","lead","account","contact","opportunity","campaign","file"]};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -10894,9 +11025,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data0)){
+const err4 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10906,11 +11036,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.types !== undefined){
-let data1 = data.types;
-if(Array.isArray(data1)){
-if(data1.length < 1){
-const err5 = {instancePath:instancePath+"/types",schemaPath:"#/properties/types/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+else {
+const err5 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10919,11 +11046,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/types/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/SearchHitType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.types !== undefined){
+let data1 = data.types;
+if(Array.isArray(data1)){
+if(data1.length < 1){
+const err6 = {instancePath:instancePath+"/types",schemaPath:"#/properties/types/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10932,13 +11060,26 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!(((((((((((data2 === "client") || (data2 === "project")) || (data2 === "task")) || (data2 === "intake_record")) || (data2 === "review")) || (data2 === "lead")) || (data2 === "account")) || (data2 === "contact")) || (data2 === "opportunity")) || (data2 === "campaign")) || (data2 === "file"))){
-const err7 = {instancePath:instancePath+"/types/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/SearchHitType/enum",keyword:"enum",params:{allowedValues: schema243.enum},message:"must be equal to one of the allowed values"};
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 !== "string"){
+const err7 = {instancePath:instancePath+"/types/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/SearchHitType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+if(!(((((((((((data2 === "client") || (data2 === "project")) || (data2 === "task")) || (data2 === "intake_record")) || (data2 === "review")) || (data2 === "lead")) || (data2 === "account")) || (data2 === "contact")) || (data2 === "opportunity")) || (data2 === "campaign")) || (data2 === "file"))){
+const err8 = {instancePath:instancePath+"/types/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/SearchHitType/enum",keyword:"enum",params:{allowedValues: schema243.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -10950,12 +11091,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data1[i1], data1[j0])){
-const err8 = {instancePath:instancePath+"/types",schemaPath:"#/properties/types/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err9 = {instancePath:instancePath+"/types",schemaPath:"#/properties/types/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 break outer0;
@@ -10965,21 +11106,7 @@ break outer0;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/types",schemaPath:"#/properties/types/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.clientId !== undefined){
-let data3 = data.clientId;
-if(typeof data3 === "string"){
-if(func1(data3) > 64){
-const err10 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+const err10 = {instancePath:instancePath+"/types",schemaPath:"#/properties/types/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10988,8 +11115,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err11 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.clientId !== undefined){
+let data3 = data.clientId;
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err11 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10998,8 +11129,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data3) < 1){
+const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11008,9 +11139,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data3)){
+const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11020,11 +11150,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data4 = data.cursor;
-if(typeof data4 === "string"){
-if(func1(data4) > 512){
-const err14 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+else {
+const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11033,8 +11160,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err15 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.cursor !== undefined){
+let data4 = data.cursor;
+if(typeof data4 === "string"){
+if(func1(data4) > 512){
+const err15 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11043,9 +11174,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data4) < 1){
+const err16 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11055,10 +11185,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.pageSize !== undefined){
-let data5 = data.pageSize;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err17 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err17 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11067,9 +11195,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 200 || isNaN(data5)){
-const err18 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+}
+if(data.pageSize !== undefined){
+let data5 = data.pageSize;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err18 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11078,8 +11208,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data5 < 1 || isNaN(data5)){
-const err19 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(typeof data5 == "number"){
+if(data5 > 200 || isNaN(data5)){
+const err19 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11088,16 +11219,26 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5 < 1 || isNaN(data5)){
+const err20 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -11108,7 +11249,7 @@ validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_batch_create = validate85;
 const schema247 = {"type":"object","properties":{"tasks":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskDraft"}}},"required":["tasks"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.batch_create.json"};
-const schema248 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}}};
+const schema248 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}}};
 const schema251 = {"type":"string","enum":["low","normal","high","urgent"]};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11167,9 +11308,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data0)){
+const err4 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11179,11 +11319,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data1 = data.description;
-if(typeof data1 === "string"){
-if(func1(data1) > 10000){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err5 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11193,8 +11330,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data1 = data.description;
+if(typeof data1 === "string"){
+if(func1(data1) > 10000){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11204,11 +11344,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.projectId !== undefined){
-let data2 = data.projectId;
-if(typeof data2 === "string"){
-if(func1(data2) > 64){
-const err7 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -11217,8 +11354,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.projectId !== undefined){
+let data2 = data.projectId;
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -11227,8 +11368,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data2) < 1){
+const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -11237,9 +11378,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data2)){
+const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -11249,11 +11389,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.clientId !== undefined){
-let data3 = data.clientId;
-if(typeof data3 === "string"){
-if(func1(data3) > 64){
-const err11 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err11 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11262,8 +11399,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.clientId !== undefined){
+let data3 = data.clientId;
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11272,8 +11413,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data3) < 1){
+const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11282,9 +11423,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data3)){
+const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11294,10 +11434,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data4 = data.status;
-if(typeof data4 !== "string"){
-const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11306,8 +11444,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema248.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.status !== undefined){
+let data4 = data.status;
+if(typeof data4 !== "string"){
+const err16 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11316,11 +11457,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.priority !== undefined){
-let data5 = data.priority;
-if(typeof data5 !== "string"){
-const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
+const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema248.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11329,8 +11467,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
-const err18 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.priority !== undefined){
+let data5 = data.priority;
+if(typeof data5 !== "string"){
+const err18 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11339,12 +11480,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.ownerId !== undefined){
-let data6 = data.ownerId;
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err19 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
+const err19 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11353,8 +11490,12 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(func1(data6) < 1){
-const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.ownerId !== undefined){
+let data6 = data.ownerId;
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -11363,8 +11504,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!pattern4.test(data6)){
-const err21 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data6) < 1){
+const err21 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -11373,9 +11514,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data6)){
+const err22 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -11385,11 +11525,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.assigneeIds !== undefined){
-let data7 = data.assigneeIds;
-if(Array.isArray(data7)){
-if(data7.length > 20){
-const err23 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+else {
+const err23 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -11398,12 +11535,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-if(typeof data8 === "string"){
-if(func1(data8) > 64){
-const err24 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+if(data.assigneeIds !== undefined){
+let data7 = data.assigneeIds;
+if(Array.isArray(data7)){
+if(data7.length > 20){
+const err24 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -11412,8 +11549,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(func1(data8) < 1){
-const err25 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+if(typeof data8 === "string"){
+if(func1(data8) > 64){
+const err25 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -11422,8 +11563,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!pattern4.test(data8)){
-const err26 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data8) < 1){
+const err26 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -11432,14 +11573,24 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-else {
-const err27 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data8)){
+const err27 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
 else {
 vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }
@@ -11451,12 +11602,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data7[i1], data7[j0])){
-const err28 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err29 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err29];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err29);
 }
 errors++;
 break outer0;
@@ -11466,21 +11617,7 @@ break outer0;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.dueDate !== undefined){
-let data9 = data.dueDate;
-if(typeof data9 === "string"){
-if(!(formats2.validate(data9))){
-const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+const err30 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -11490,8 +11627,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-else {
-const err31 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.dueDate !== undefined){
+let data9 = data.dueDate;
+if(typeof data9 === "string"){
+if(!(formats2.validate(data9))){
+const err31 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -11501,14 +11641,25 @@ vErrors.push(err31);
 errors++;
 }
 }
-}
 else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err32 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
 else {
 vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
 }
 errors++;
 }
@@ -11611,7 +11762,7 @@ return errors === 0;
 validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_comment = validate88;
-const schema255 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"body":{"type":"string","minLength":1,"maxLength":10000}},"required":["task_id","body"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comment.json"};
+const schema255 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"body":{"type":"string","minLength":1,"maxLength":10000,"pattern":"\\S"}},"required":["task_id","body"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comment.json"};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.comment.json" */;
@@ -11725,9 +11876,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data1)){
+const err9 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -11737,14 +11887,25 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
@@ -12020,7 +12181,7 @@ return errors === 0;
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_create = validate91;
-const schema263 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["title"],"$id":"https://svc.invalid/inputs/tasks.create.json"};
+const schema263 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["title"],"$id":"https://svc.invalid/inputs/tasks.create.json"};
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.create.json" */;
@@ -12079,9 +12240,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data0)){
+const err4 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12091,11 +12251,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data1 = data.description;
-if(typeof data1 === "string"){
-if(func1(data1) > 10000){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err5 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -12105,8 +12262,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data1 = data.description;
+if(typeof data1 === "string"){
+if(func1(data1) > 10000){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12116,11 +12276,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.projectId !== undefined){
-let data2 = data.projectId;
-if(typeof data2 === "string"){
-if(func1(data2) > 64){
-const err7 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -12129,8 +12286,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.projectId !== undefined){
+let data2 = data.projectId;
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -12139,8 +12300,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data2) < 1){
+const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -12149,9 +12310,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data2)){
+const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12161,11 +12321,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.clientId !== undefined){
-let data3 = data.clientId;
-if(typeof data3 === "string"){
-if(func1(data3) > 64){
-const err11 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err11 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12174,8 +12331,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.clientId !== undefined){
+let data3 = data.clientId;
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -12184,8 +12345,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data3) < 1){
+const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12194,9 +12355,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data3)){
+const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12206,10 +12366,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data4 = data.status;
-if(typeof data4 !== "string"){
-const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12218,8 +12376,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema263.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.status !== undefined){
+let data4 = data.status;
+if(typeof data4 !== "string"){
+const err16 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12228,11 +12389,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.priority !== undefined){
-let data5 = data.priority;
-if(typeof data5 !== "string"){
-const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
+const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema263.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12241,8 +12399,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
-const err18 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.priority !== undefined){
+let data5 = data.priority;
+if(typeof data5 !== "string"){
+const err18 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12251,12 +12412,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.ownerId !== undefined){
-let data6 = data.ownerId;
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err19 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
+const err19 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12265,8 +12422,12 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(func1(data6) < 1){
-const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.ownerId !== undefined){
+let data6 = data.ownerId;
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12275,8 +12436,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!pattern4.test(data6)){
-const err21 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data6) < 1){
+const err21 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12285,9 +12446,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data6)){
+const err22 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -12297,11 +12457,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.assigneeIds !== undefined){
-let data7 = data.assigneeIds;
-if(Array.isArray(data7)){
-if(data7.length > 20){
-const err23 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+else {
+const err23 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -12310,12 +12467,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-if(typeof data8 === "string"){
-if(func1(data8) > 64){
-const err24 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+if(data.assigneeIds !== undefined){
+let data7 = data.assigneeIds;
+if(Array.isArray(data7)){
+if(data7.length > 20){
+const err24 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -12324,8 +12481,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(func1(data8) < 1){
-const err25 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+if(typeof data8 === "string"){
+if(func1(data8) > 64){
+const err25 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -12334,8 +12495,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!pattern4.test(data8)){
-const err26 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(func1(data8) < 1){
+const err26 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -12344,14 +12505,24 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-else {
-const err27 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data8)){
+const err27 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
 else {
 vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }
@@ -12363,12 +12534,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data7[i1], data7[j0])){
-const err28 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err29 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err29];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err29);
 }
 errors++;
 break outer0;
@@ -12378,21 +12549,7 @@ break outer0;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.dueDate !== undefined){
-let data9 = data.dueDate;
-if(typeof data9 === "string"){
-if(!(formats2.validate(data9))){
-const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+const err30 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -12402,8 +12559,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-else {
-const err31 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.dueDate !== undefined){
+let data9 = data.dueDate;
+if(typeof data9 === "string"){
+if(!(formats2.validate(data9))){
+const err31 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -12413,14 +12573,25 @@ vErrors.push(err31);
 errors++;
 }
 }
-}
 else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err32 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
 else {
 vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
 }
 errors++;
 }
@@ -12800,7 +12971,7 @@ return errors === 0;
 validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_update = validate94;
-const schema279 = {"type":"object","minProperties":2,"properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"title":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":10000},"status":{"type":"string","enum":["open","in_progress","blocked"],"description":"done is reached through tasks.complete."},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"]},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"type":["string","null"],"format":"date"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.update.json"};
+const schema279 = {"type":"object","minProperties":2,"properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"type":"string","enum":["open","in_progress","blocked"],"description":"done is reached through tasks.complete."},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"],"minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","description":"A user id (as Id), or null for no owner."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"type":["string","null"],"format":"date"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.update.json"};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.update.json" */;
@@ -12914,9 +13085,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data1)){
+const err9 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -12926,11 +13096,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data2 = data.description;
-if(typeof data2 === "string"){
-if(func1(data2) > 10000){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err10 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12940,8 +13107,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func1(data2) > 10000){
+const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12951,10 +13121,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data3 = data.status;
-if(typeof data3 !== "string"){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err12 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -12963,8 +13131,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!(((data3 === "open") || (data3 === "in_progress")) || (data3 === "blocked"))){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema279.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.status !== undefined){
+let data3 = data.status;
+if(typeof data3 !== "string"){
+const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12973,11 +13144,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.priority !== undefined){
-let data4 = data.priority;
-if(typeof data4 !== "string"){
-const err14 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data3 === "open") || (data3 === "in_progress")) || (data3 === "blocked"))){
+const err14 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema279.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12986,8 +13154,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!((((data4 === "low") || (data4 === "normal")) || (data4 === "high")) || (data4 === "urgent"))){
-const err15 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.priority !== undefined){
+let data4 = data.priority;
+if(typeof data4 !== "string"){
+const err15 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12996,11 +13167,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.ownerId !== undefined){
-let data5 = data.ownerId;
-if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema279.properties.ownerId.type},message:"must be string,null"};
+if(!((((data4 === "low") || (data4 === "normal")) || (data4 === "high")) || (data4 === "urgent"))){
+const err16 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -13010,11 +13178,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.assigneeIds !== undefined){
-let data6 = data.assigneeIds;
-if(Array.isArray(data6)){
-if(data6.length > 20){
-const err17 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+if(data.ownerId !== undefined){
+let data5 = data.ownerId;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err17 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema279.properties.ownerId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -13023,12 +13190,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-let data7 = data6[i0];
-if(typeof data7 === "string"){
-if(func1(data7) > 64){
-const err18 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(typeof data5 === "string"){
+if(func1(data5) > 64){
+const err18 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -13037,8 +13201,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(func1(data7) < 1){
-const err19 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func1(data5) < 1){
+const err19 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -13047,8 +13211,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern4.test(data7)){
-const err20 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(!pattern4.test(data5)){
+const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -13058,13 +13222,62 @@ vErrors.push(err20);
 errors++;
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.assigneeIds !== undefined){
+let data6 = data.assigneeIds;
+if(Array.isArray(data6)){
+if(data6.length > 20){
+const err21 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+let data7 = data6[i0];
+if(typeof data7 === "string"){
+if(func1(data7) > 64){
+const err22 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(func1(data7) < 1){
+const err23 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(!pattern4.test(data7)){
+const err24 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -13076,12 +13289,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data6[i1], data6[j0])){
-const err22 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err26 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err26];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err26);
 }
 errors++;
 break outer0;
@@ -13091,12 +13304,12 @@ break outer0;
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err27 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err27];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -13104,23 +13317,23 @@ errors++;
 if(data.dueDate !== undefined){
 let data8 = data.dueDate;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err24 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema279.properties.dueDate.type},message:"must be string,null"};
+const err28 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema279.properties.dueDate.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err28];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err28);
 }
 errors++;
 }
 if(typeof data8 === "string"){
 if(!(formats2.validate(data8))){
-const err25 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+const err29 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err29];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -13128,12 +13341,12 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err30];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err30);
 }
 errors++;
 }
@@ -13763,7 +13976,7 @@ validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 exports.validate_webhooks_endpoint_create = validate98;
 const schema298 = {"type":"object","properties":{"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https://","description":"An https URL that is not on a private network."},"description":{"type":"string","maxLength":500,"default":""},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client admin's endpoint is always bound to its client; an operator may omit it."}},"required":["url","eventTypes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.create.json"};
 const formats26 = require("ajv-formats/dist/formats").fullFormats.uri;
-const pattern111 = new RegExp("^https://", "u");
+const pattern130 = new RegExp("^https://", "u");
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.create.json" */;
@@ -13822,7 +14035,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern111.test(data0)){
+if(!pattern130.test(data0)){
 const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -14432,7 +14645,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern111.test(data1)){
+if(!pattern130.test(data1)){
 const err8 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
 if(vErrors === null){
 vErrors = [err8];

@@ -39,7 +39,9 @@ export function checkDate(value: string | null | undefined, pointer: string): st
   if (value === null || value === undefined) return null;
   const m = DATE_RE.exec(value);
   if (m) {
-    const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+    // setUTCFullYear, not Date.UTC: Date.UTC maps years 0-99 to 1900-1999.
+    const d = new Date(0);
+    d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
     if (d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])) {
       return value;
     }

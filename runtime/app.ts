@@ -178,7 +178,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     }
   };
 
-  mountMcp(app, {
+  if (config.mcpEnabled) mountMcp(app, {
     executor,
     config,
     tools: registry.tools,
@@ -190,6 +190,10 @@ export function createApp(options: CreateAppOptions): SvcApp {
     authenticateRequest: authenticateMcp,
     log,
     maxBodyBytes: service.limits.requestBodyMaxBytes ?? 1_048_576,
+    maxJsonDepth: service.limits.maxJsonDepth!,
+    spendRateLimit: (c, principal, units) => {
+      for (let i = 0; i < units; i++) limitCredential(c, limiter, principal);
+    },
   });
 
   mountRest(app, {
@@ -199,6 +203,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     operationsById: registry.operationsById,
     config,
     maxBodyBytes: service.limits.requestBodyMaxBytes ?? 1_048_576,
+    maxJsonDepth: service.limits.maxJsonDepth!,
     auditor,
   });
 

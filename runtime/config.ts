@@ -7,6 +7,12 @@ export interface Config {
   databaseUrl: string | null;
   dataDir: string;
   writesEnabled: boolean;
+  /** Feature flags (spec Versioning 1), default on; off answers 404 not_found like the write switch. */
+  mcpEnabled: boolean;
+  webhooksEnabled: boolean;
+  eventStreamEnabled: boolean;
+  /** Origins besides baseUrl's that may call /mcp from a browser (SVC_ALLOWED_ORIGINS, comma-separated). */
+  allowedOrigins: string[];
   audLegacyMode: 'accept' | 'reject';
   oauthClientMode: 'open' | 'allowlist';
   oauthIssuer: string | null;
@@ -36,6 +42,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: env.DATABASE_URL || null,
     dataDir: env.SVC_DATA_DIR || '.svc-data',
     writesEnabled: flag(env.API_WRITES_ENABLED, true),
+    mcpEnabled: flag(env.API_MCP_ENABLED, true),
+    webhooksEnabled: flag(env.API_WEBHOOKS_ENABLED, true),
+    eventStreamEnabled: flag(env.API_EVENT_STREAM_ENABLED, true),
+    allowedOrigins: (env.SVC_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim().replace(/\/+$/, ''))
+      .filter((o) => o !== ''),
     audLegacyMode: oneOf('API_AUD_LEGACY_MODE', env.API_AUD_LEGACY_MODE, ['accept', 'reject'] as const, 'accept'),
     oauthClientMode: oneOf('API_OAUTH_CLIENT_MODE', env.API_OAUTH_CLIENT_MODE, ['open', 'allowlist'] as const, 'open'),
     oauthIssuer: env.SVC_OAUTH_ISSUER || null,

@@ -1,6 +1,9 @@
 // Strong ETags derived from a row's id and version: "<id>.v<version>". A PATCH sends it back in
 // If-Match; only the strong quoted form matches (weak W/ tags never do, RFC 9110 strong comparison).
 // A bare unquoted tag is tolerated, since MCP clients pass ifMatch as a plain argument.
+// `If-Match: *` (any current version) is refused with 428: it would bypass lost-update protection
+// (decision in contract/svc.yaml, problems.precondition_required).
+import { ProblemError } from './problem-error.ts';
 
 export function etagFor(id: string, version: number): string {
   return `"${id}.v${version}"`;
@@ -14,16 +17,21 @@ function opaque(tag: string): string | null {
   return t.length > 0 && !t.includes('"') ? t : null;
 }
 
+/** 428 precondition_required when an If-Match value is or lists `*`: a write must name the ETag it read. */
+export function refuseWildcardIfMatch(ifMatch: string | null | undefined): void {
+  if (ifMatch == null || !splitList(ifMatch).includes('*')) return;
+  throw new ProblemError('precondition_required', 'If-Match: * is not accepted: send the ETag of the version you read, so that a lost update is refused.');
+}
+
 /**
- * True when the If-Match value matches the current ETag. Accepts a list ("a", "b") and `*`.
- * Strong comparison: W/ tags never match.
+ * True when the If-Match value matches the current ETag. Accepts a list ("a", "b"); `*` never
+ * matches (refuseWildcardIfMatch answers it first). Strong comparison: W/ tags never match.
  */
 export function etagMatches(ifMatch: string | null | undefined, current: string): boolean {
   if (ifMatch == null) return false;
   const want = opaque(current);
   if (want === null) return false;
   for (const part of splitList(ifMatch)) {
-    if (part === '*') return true;
     if (opaque(part) === want) return true;
   }
   return false;

@@ -5,6 +5,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type CreateAppOptions, type SvcApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
+import { answerClientErrors } from './headers/client-error.ts';
 
 /** What `svc seed --json` prints (runtime/seed.ts). */
 export interface SeedCredentials {
@@ -64,6 +65,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const database = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, dataDir: options.config.dataDir }));
   let svc: SvcApp | null = null;
   let server: ServerType | null = null;
+  let config: Config | null = null;
   try {
     const port = await new Promise<number>((resolve, reject) => {
       server = serve(
@@ -75,10 +77,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         (info: AddressInfo) => resolve(info.port),
       );
       server.once('error', reject);
+      answerClientErrors(server, () => config?.baseUrl ?? options.config.baseUrl);
     });
     const explicitBase = options.config.port !== 0 || process.env.SVC_BASE_URL;
     const baseUrl = explicitBase ? options.config.baseUrl : `http://127.0.0.1:${port}`;
-    const config: Config = { ...options.config, port, baseUrl };
+    config = { ...options.config, port, baseUrl };
     let credentials: SeedCredentials | undefined;
     let seededFresh = false;
     if (options.seedDemo) {

@@ -122,7 +122,10 @@ export function credentialInUrl(url: string | URL): boolean {
   }
   for (const [name, value] of parsed.searchParams) {
     if (CREDENTIAL_PARAMS.has(name.toLowerCase())) return true;
-    if (looksLikeApiKey(value) || /^eyJ[\w-]*\.[\w-]+\.[\w-]*$/.test(value)) return true;
+    if (looksLikeApiKey(value)) return true;
+    // Paging cursors are base64url JSON too (they start with eyJ): a tampered one is the cursor's
+    // 422, not a credential in the URL.
+    if (name !== 'cursor' && /^eyJ[\w-]*\.[\w-]+\.[\w-]*$/.test(value)) return true;
   }
   return false;
 }

@@ -4,7 +4,10 @@
 // write switch, validation, tiers, idempotency, dry-run, If-Match, audit) lives in the pipeline.
 //
 // Per HTTP request: authenticate -> fresh Server + fresh transport (the SDK forbids reuse since
-// 1.26) -> JSON-RPC. Domain failures are tool results with isError, never JSON-RPC errors.
+// 1.26) -> JSON-RPC. Domain failures are tool results with isError; JSON-RPC errors are for
+// messages that are not valid requests (-32600), tools/call params that cannot be run and unknown
+// tools (-32602; mcp/jsonrpc.ts). Before anything else, a browser's Origin must be the service's
+// own or one of SVC_ALLOWED_ORIGINS (403 forbidden); requests without Origin pass.
 import type { Context, Hono } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -21,6 +24,9 @@ import type { Principal } from '../handler-types.ts';
 import type { AppEnv, Call, CallResult, Controls, Executor, RequestAuthenticator } from '../pipeline/types.ts';
 import { ProblemError, type FieldError } from '../problem-error.ts';
 import { readLimitedBody } from '../rest/input.ts';
+import { switchedOff } from '../pipeline/access.ts';
+import { parseStrictJson } from '../pipeline/json.ts';
+import { INVALID_PARAMS, INVALID_REQUEST, JsonRpcError, invalidRequest, resolveCall, takeToolCalls, type TakenCall } from './jsonrpc.ts';
 import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLEM_MEDIA_TYPE, type ProblemDocument } from '../problems.ts';
 
 export const MCP_PATH = '/mcp';
@@ -60,7 +66,17 @@ export interface McpDeps {
   log?: (message: string) => void;
   /** Largest JSON-RPC body accepted (413 payload_too_large beyond); default 1 MiB, as REST. */
   maxBodyBytes?: number;
+  /** limits.maxJsonDepth: nesting of tool arguments (the JSON-RPC envelope adds its own levels). */
+  maxJsonDepth: number;
+  /**
+   * Spends `units` more of the principal's rate limit (each tools/call of a batch beyond the first,
+   * which the authenticate step counted); throws rate_limited when they are not left.
+   */
+  spendRateLimit?: (c: Context<any>, principal: Principal, units: number) => void;
 }
+
+/** Levels a tool's arguments sit below the top of a JSON-RPC body: [batch,] message, params. */
+const ENVELOPE_DEPTH = 3;
 
 /** One callable tool name (the canonical `svc.x.y` or its underscore alias). */
 interface ToolEntry {
@@ -215,8 +231,8 @@ function defaultClientIp(c: Context<any>): string | null {
   return incoming?.socket?.remoteAddress ?? null;
 }
 
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+function jsonRpcError(status: number, code: number, message: string, data?: Record<string, unknown>): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: data ? { code, message, data } : { code, message }, id: null }), {
     status,
     headers: { 'Content-Type': 'application/json' },
   });
@@ -257,13 +273,14 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   async function callTool(
     c: Context<any>,
     principal: Principal,
-    name: string,
-    args: unknown,
+    taken: TakenCall,
   ): Promise<CallToolResult> {
+    if (taken.refusal) throw new JsonRpcError(INVALID_PARAMS, taken.refusal);
+    const { name, arguments: args } = taken;
     const requestId = getRequestId(c);
+    const entry = byName.get(name);
+    if (!entry) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}.`);
     try {
-      const entry = byName.get(name);
-      if (!entry) throw new ProblemError('not_found', `There is no tool named "${name}".`);
       // Audience and scope are not pre-checked here: the executor checks them (and audits the
       // refusal) exactly as for REST, so a hidden tool answers the same problem as its route.
       const { input, controls } = splitArguments(entry.def, args);
@@ -288,21 +305,36 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   // only used for elicitation, which svc never does, so one shared instance serves every request.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-  function newServer(c: Context<any>, principal: Principal): Server {
+  function newServer(c: Context<any>, principal: Principal, calls: readonly TakenCall[]): Server {
     const server = new Server(
       { name: 'svc', title: 'svc Platform API', version: deps.serverVersion ?? '1.0.0' },
       { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: entries.filter((e) => toolAllowed(e.op, principal)).map((e) => published.get(e.name)!),
+      tools: entries.filter((e) => switchedOff(e.op, config) === null && toolAllowed(e.op, principal)).map((e) => published.get(e.name)!),
     }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) =>
-      callTool(c, principal, request.params.name, request.params.arguments),
-    );
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const taken = resolveCall(calls, request.params.name);
+      if (!taken) throw new JsonRpcError(INVALID_PARAMS, 'tools/call params were not read by this server.');
+      return callTool(c, principal, taken);
+    });
     return server;
   }
 
+  /** Origins a browser may call /mcp from: the service's own and SVC_ALLOWED_ORIGINS. */
+  const allowedOrigins = new Set([new URL(config.baseUrl).origin, ...config.allowedOrigins]);
+  function originRefused(c: Context<any>): Response | null {
+    const origin = c.req.header('origin');
+    if (origin === undefined || allowedOrigins.has(origin)) return null;
+    return problemResponse(
+      c,
+      new ProblemError('forbidden', `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are not accepted on ${MCP_PATH}; the service admits its own origin and SVC_ALLOWED_ORIGINS.`),
+    );
+  }
+
   app.post(MCP_PATH, async (c) => {
+    const refused = originRefused(c);
+    if (refused) return refused;
     const authorization = c.req.header('authorization');
     let principal: Principal;
     try {
@@ -318,17 +350,26 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       return problemResponse(c, problem, extra);
     }
     // Read the body ourselves, bounded (413 like REST); the transport then gets it parsed.
-    let text: string;
-    try {
-      text = await readLimitedBody(c.req.raw, maxBodyBytes);
-    } catch (err) {
-      return problemResponse(c, toProblemError(err, log, getRequestId(c)));
-    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
-    } catch {
-      return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
+      // Not UTF-8, not JSON, a name twice: -32700 (malformed_json); too large 413, too deep 422.
+      parsed = parseStrictJson(await readLimitedBody(c.req.raw, maxBodyBytes), deps.maxJsonDepth + ENVELOPE_DEPTH);
+    } catch (err) {
+      const problem = toProblemError(err, log, getRequestId(c));
+      if (problem.code !== 'malformed_json') return problemResponse(c, problem);
+      return jsonRpcError(400, -32700, `Parse error: ${problem.detail}`, { code: problem.code });
+    }
+    const invalid = invalidRequest(parsed);
+    if (invalid) return jsonRpcError(400, INVALID_REQUEST, invalid);
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Record<string, unknown>[];
+    const calls = takeToolCalls(messages, (name) => byName.has(name));
+    // Every tools/call spends one unit of the credential's limit; the request itself spent one.
+    if (calls.length > 1 && deps.spendRateLimit) {
+      try {
+        deps.spendRateLimit(c, principal, calls.length - 1);
+      } catch (err) {
+        return problemResponse(c, toProblemError(err, log, getRequestId(c)));
+      }
     }
     // Serve only the contract's protocol versions: an initialize asking for another one is
     // answered with our newest (the client then decides), a later request naming one is refused.
@@ -336,14 +377,14 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     if (headerVersion !== undefined && !protocolVersions.includes(headerVersion)) {
       return jsonRpcError(400, -32000, `Bad Request: Unsupported protocol version: ${headerVersion} (supported versions: ${protocolVersions.join(', ')})`);
     }
-    for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-      if (isPlainObject(message) && message.method === 'initialize' && isPlainObject(message.params)) {
+    for (const message of messages) {
+      if (message.method === 'initialize' && isPlainObject(message.params)) {
         const asked = message.params.protocolVersion;
         if (typeof asked !== 'string' || !protocolVersions.includes(asked)) message.params.protocolVersion = protocolVersions[0];
       }
     }
 
-    const server = newServer(c, principal);
+    const server = newServer(c, principal, calls);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -361,6 +402,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
 
   // Stateless: no server-initiated SSE stream (GET) and no session to delete (DELETE).
   app.on(['GET', 'DELETE', 'PUT', 'PATCH'], MCP_PATH, (c) =>
+    originRefused(c) ??
     problemResponse(
       c,
       new ProblemError('method_not_allowed', `${c.req.method} is not served on ${MCP_PATH}: this MCP server is stateless; send JSON-RPC with POST.`),

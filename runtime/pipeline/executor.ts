@@ -1,7 +1,7 @@
 // The one pipeline both transports call (after authentication and the rate limit, which happen in
 // the transport because they need the HTTP request):
 //
-//   operation audience + scope -> write switch -> input validation -> idempotency key checks ->
+//   write switch and feature flags -> operation audience + scope -> input validation -> idempotency key checks ->
 //   If-Match presence -> dry-run | (idempotency claim -> tier: proposal | handler in a
 //   transaction with ctx.emit) -> audit -> CallResult
 //
@@ -36,7 +36,8 @@ import {
   type IdempotencyScope,
   type StoredResponse,
 } from '../idempotency.ts';
-import { checkAccess, checkWriteSwitch } from './access.ts';
+import { checkAccess, checkEnabled } from './access.ts';
+import { refuseWildcardIfMatch } from '../etag.ts';
 import type { Call, CallResult, Executor, Plan } from './types.ts';
 import { validateInput, type ValidateFn } from './validate.ts';
 
@@ -83,6 +84,8 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   const log = deps.log ?? ((m: string) => console.error(m));
   const retentionHours = service.limits.idempotencyRetentionHours ?? 24;
   const expiryHours = service.limits.approvalExpiryHours ?? 168;
+  const maxDepth = service.limits.maxJsonDepth;
+  if (!maxDepth) throw new Error('the registry has no limits.maxJsonDepth');
   const rebuild =
     deps.rebuildProposer ??
     ((db: Db, row: ApprovalRow) =>
@@ -192,6 +195,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     if (op.ifMatch === 'required' && !call.controls.ifMatch) {
       throw new ProblemError('precondition_required', `${op.id} needs If-Match with the resource's current ETag.`);
     }
+    refuseWildcardIfMatch(call.controls.ifMatch);
     if (call.controls.dryRun) return plan(op, input, call);
 
     const scope: IdempotencyScope | null = key
@@ -271,9 +275,9 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
 
   async function run(call: Call): Promise<CallResult> {
     const { op, principal } = call;
+    checkEnabled(op, config);
     checkAccess(op, principal);
-    checkWriteSwitch(op, config.writesEnabled);
-    const input = validateInput(op, validatorOf(op), call.input);
+    const input = validateInput(op, validatorOf(op), call.input, maxDepth);
     if (op.kind === 'read') {
       const handler = handlerOf(op);
       const body = await handler(input, context(database.db, op, principal, call.requestId, false, null, []));
@@ -332,7 +336,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         if (!op) throw new ProblemError('not_found', `The operation ${row.operationId} no longer exists.`);
         proposer = await rebuild(db, row);
         checkAccess(op, proposer);
-        const input = validateInput(op, validatorOf(op), row.input as Record<string, unknown>);
+        const input = validateInput(op, validatorOf(op), row.input as Record<string, unknown>, maxDepth);
         const handler = handlerOf(op);
         const who = proposer;
         // A savepoint: a failing write is rolled back while the decision itself is kept.

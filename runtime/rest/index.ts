@@ -1,7 +1,7 @@
 // The REST transport: every route of generated/routes.ts on Hono. The app's getPath rewrites the
 // custom-method colon (`/v1/tasks/t1:complete` -> `/v1/tasks/t1/~complete`, runtime/route-path.ts)
 // so the generated router paths match. A route handler authenticates (with the rate limit),
-// checks the operation's access and write switch before reading the body, turns the request into
+// checks the write switch, feature flags and the operation's access before reading the body, turns the request into
 // a Call and renders the executor's CallResult; anything thrown becomes a problem document.
 import { deprecationHeaders } from '../deprecation.ts';
 import type { Hono } from 'hono';
@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import type { OperationDef } from '../contract-types.ts';
 import type { Auditor } from '../audit.ts';
 import type { Principal } from '../handler-types.ts';
-import { checkAccess, checkWriteSwitch } from '../pipeline/access.ts';
+import { checkAccess, checkEnabled } from '../pipeline/access.ts';
 import type { AppEnv, Call, CallResult, Executor, RequestAuthenticator } from '../pipeline/types.ts';
 import { ProblemError } from '../problem-error.ts';
 import { problemStatus, toProblemError } from '../problems.ts';
@@ -30,6 +30,8 @@ export interface RestDeps {
   operationsById: Readonly<Record<string, OperationDef>>;
   config: Config;
   maxBodyBytes: number;
+  /** limits.maxJsonDepth of the registry. */
+  maxJsonDepth: number;
   auditor?: Auditor | null;
 }
 
@@ -83,9 +85,9 @@ export function mountRest(app: Hono<AppEnv>, deps: RestDeps): void {
       try {
         principal = await deps.authenticate(c);
         // Refuse what the caller may not do before reading its body.
+        checkEnabled(op, config);
         checkAccess(op, principal);
-        checkWriteSwitch(op, config.writesEnabled);
-        const input = await gatherInput(c, op, deps.maxBodyBytes);
+        const input = await gatherInput(c, op, deps.maxBodyBytes, deps.maxJsonDepth);
         const call: Call = {
           op,
           transport: 'rest',

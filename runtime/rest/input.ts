@@ -1,10 +1,12 @@
 // REST request -> the operation's input object: path parameters, query string and JSON body merged,
 // each property only from the place the contract says it travels. Body checks: size limit (413),
-// JSON media type (415), well-formed JSON (400 malformed_json), an object (422).
+// JSON media type (415), strict JSON (400 malformed_json: syntax, invalid UTF-8, duplicate names;
+// 422 past limits.maxJsonDepth; pipeline/json.ts, shared with MCP), an object (422).
 import type { Context } from 'hono';
 import type { OperationDef } from '../contract-types.ts';
 import { ProblemError, type FieldError } from '../problem-error.ts';
 import { coerceParams, validationFailed } from '../pipeline/validate.ts';
+import { decodeUtf8, parseStrictJson } from '../pipeline/json.ts';
 import type { Controls } from '../pipeline/types.ts';
 
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
@@ -13,7 +15,10 @@ function tooLarge(max: number): ProblemError {
   return new ProblemError('payload_too_large', `The request body is larger than ${max} bytes.`);
 }
 
-/** Reads the body as text, refusing it once it passes max bytes (whatever Content-Length says). */
+/**
+ * Reads the body as text, refusing it once it passes max bytes (whatever Content-Length says), and
+ * refusing bytes that are not UTF-8 (400 malformed_json) rather than replacing them.
+ */
 export async function readLimitedBody(request: Request, max: number): Promise<string> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > max) throw tooLarge(max);
@@ -31,7 +36,7 @@ export async function readLimitedBody(request: Request, max: number): Promise<st
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return decodeUtf8(Buffer.concat(chunks));
 }
 
 export function isJsonMediaType(contentType: string | undefined): boolean {
@@ -40,7 +45,7 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-async function bodyOf(c: Context, max: number): Promise<Record<string, unknown>> {
+async function bodyOf(c: Context, max: number, maxDepth: number): Promise<Record<string, unknown>> {
   const text = await readLimitedBody(c.req.raw, max);
   const contentType = c.req.header('content-type');
   if (text.trim() === '') {
@@ -55,12 +60,7 @@ async function bodyOf(c: Context, max: number): Promise<Record<string, unknown>>
       contentType ? `Send the body as application/json, not ${contentType.split(';')[0]}.` : 'Send the body with Content-Type: application/json.',
     );
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new ProblemError('malformed_json', `The body is not valid JSON: ${(err as Error).message.replace(/\s+/g, ' ').slice(0, 200)}`);
-  }
+  const parsed = parseStrictJson(text, maxDepth);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw validationFailed([{ pointer: '', message: 'the body must be a JSON object' }]);
   }
@@ -73,22 +73,27 @@ function misplaced(name: string, where: string): FieldError {
 
 const PLACE = { path: 'path', query: 'query string', body: 'JSON body' } as const;
 
+/** Where the contract says a property travels; only the operation's own names (never `__proto__`'s). */
+function placeOf(op: OperationDef, name: string): keyof typeof PLACE | undefined {
+  return Object.hasOwn(op.params, name) ? (op.params[name] as keyof typeof PLACE) : undefined;
+}
+
 /** path + query + body -> input (query and path strings coerced by op.paramTypes). */
-export async function gatherInput(c: Context, op: OperationDef, maxBodyBytes: number): Promise<Record<string, unknown>> {
+export async function gatherInput(c: Context, op: OperationDef, maxBodyBytes: number, maxDepth: number): Promise<Record<string, unknown>> {
   const errors: FieldError[] = [];
   const pathRaw: Record<string, string> = {};
   for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) pathRaw[name] = value;
-  const queryRaw: Record<string, string[]> = {};
+  const queryRaw: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const [name, values] of Object.entries(c.req.queries())) {
-    const where = op.params[name];
+    const where = placeOf(op, name);
     if (where && where !== 'query') errors.push(misplaced(name, PLACE[where]));
     else queryRaw[name] = values;
   }
   let body: Record<string, unknown> = {};
   if (BODY_METHODS.has(c.req.method)) {
-    body = await bodyOf(c, maxBodyBytes);
+    body = await bodyOf(c, maxBodyBytes, maxDepth);
     for (const name of Object.keys(body)) {
-      const where = op.params[name];
+      const where = placeOf(op, name);
       if (where && where !== 'body') errors.push(misplaced(name, PLACE[where]));
     }
   }

@@ -206,10 +206,11 @@ describe('MCP end to end', () => {
       expect(stale.code).toBe('precondition_failed');
     });
 
-    it('an unknown tool is an isError not_found result', async () => {
-      const res = await operator.client.callTool({ name: 'svc.nope.nothing', arguments: {} });
-      expect(res.isError).toBe(true);
-      expect((structured(res as never).error as { code: string }).code).toBe('not_found');
+    it('an unknown tool is a JSON-RPC error -32602, not a tool result', async () => {
+      await expect(operator.client.callTool({ name: 'svc.nope', arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Unknown tool: "svc.nope"'),
+      });
     });
 
     it('the audit records each tools/call with the tool name', async () => {

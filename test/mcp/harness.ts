@@ -12,6 +12,7 @@ import type { Principal } from '../../runtime/handler-types.ts';
 import type { Call, CallResult } from '../../runtime/pipeline/types.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { mountMcp } from '../../runtime/mcp/index.ts';
+import { service } from '../../generated/registry.ts';
 
 const errorSchema = {
   type: 'object',
@@ -212,6 +213,7 @@ export async function startHarness(
     config,
     tools: fakeTools,
     operationsById: fakeOperations,
+    maxJsonDepth: service.limits.maxJsonDepth!,
     log: (m) => logs.push(m),
     ...(options.requestAuthenticator
       ? { authenticateRequest: async (c) => fakeAuthenticate(c.req.header('authorization'), true) }

@@ -135,11 +135,9 @@ describe('MCP transport (scripted executor)', () => {
     expect(h.calls.length).toBe(before + 1);
   });
 
-  it('answers an unknown tool with an isError not_found result', async () => {
+  it('answers an unknown tool with JSON-RPC error -32602 (invalid params), not a tool result', async () => {
     const client = await h.client('operator');
-    const res = await client.callTool({ name: 'svc.nope', arguments: {} });
-    expect(res.isError).toBe(true);
-    expect((res.structuredContent as any).error).toMatchObject({ code: 'not_found', status: 404, retryable: false });
+    await expect(client.callTool({ name: 'svc.nope', arguments: {} })).rejects.toMatchObject({ code: -32602 });
   });
 
   it('turns an unexpected executor failure into internal_error, never a JSON-RPC error', async () => {
