@@ -69,7 +69,7 @@ export const service: ServiceDef = {
       "retry": "after_fix",
       "retryAfter": null,
       "status": 400,
-      "title": "An Idempotency-Key header is required"
+      "title": "An idempotency key is required"
     },
     "idempotency_key_reused": {
       "code": "idempotency_key_reused",
@@ -1705,7 +1705,7 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": true,
         "readOnlyHint": false,
         "title": "Propose sending a campaign"
@@ -2746,7 +2746,7 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": false,
         "readOnlyHint": false,
         "title": "Publish a client's hub"
@@ -4702,7 +4702,7 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": false,
         "readOnlyHint": false,
         "title": "Convert an opportunity into a client project"
@@ -6408,7 +6408,7 @@ export const operations: readonly OperationDef[] = [
     "kind": "command",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
+        "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
         "readOnlyHint": false,
@@ -6785,7 +6785,7 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": false,
         "readOnlyHint": false,
         "title": "Finalize an intake record"
@@ -7797,7 +7797,7 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": false,
         "readOnlyHint": false,
         "title": "Reopen a finalized field for change"
@@ -12539,7 +12539,7 @@ export const operations: readonly OperationDef[] = [
     "kind": "command",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
+        "destructiveHint": true,
         "idempotentHint": false,
         "openWorldHint": false,
         "readOnlyHint": false,
@@ -12775,7 +12775,7 @@ export const operations: readonly OperationDef[] = [
     "kind": "command",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
+        "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
         "readOnlyHint": false,
@@ -13659,7 +13659,7 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": false,
         "readOnlyHint": false,
         "title": "Release a review to its client"
@@ -14962,7 +14962,7 @@ export const operations: readonly OperationDef[] = [
     "kind": "command",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
+        "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
         "readOnlyHint": false,
@@ -16045,7 +16045,7 @@ export const operations: readonly OperationDef[] = [
     "kind": "command",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
+        "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
         "readOnlyHint": false,
@@ -21154,6 +21154,46 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "type": "string",
     "x-svc-enum": "closed"
   },
+  "Plan": {
+    "additionalProperties": false,
+    "description": "The plan of a dry run (REST Prefer: dry-run, MCP dryRun): what the write would do. Nothing was written, no event was emitted and no approval was filed.",
+    "properties": {
+      "approvalRequired": {
+        "description": "Whether the write would become a proposal (Tier 2 or 3) and wait for approval.",
+        "type": "boolean"
+      },
+      "effects": {
+        "description": "The effects the write would have, in words, one per entry.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array"
+      },
+      "events": {
+        "description": "The event types the write would emit.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array"
+      },
+      "operationId": {
+        "description": "The operation that was planned, e.g. tasks.create.",
+        "type": "string"
+      },
+      "preview": {
+        "description": "The result the write would have returned (the operation's result schema), computed in a rolled-back transaction; null when there is none."
+      }
+    },
+    "required": [
+      "operationId",
+      "effects",
+      "events",
+      "approvalRequired",
+      "preview"
+    ],
+    "type": "object",
+    "x-svc-decision": "The spec does not show the result of a dry run. A plan names the operation, its effects in words, the events it would emit and whether it needs approval, and previews the result."
+  },
   "PlannedOutcome": {
     "description": "Prefer: dry-run (MCP dryRun): the plan of the write; nothing was written.",
     "properties": {
@@ -21161,8 +21201,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "const": "planned"
       },
       "plan": {
-        "description": "The effects the write would have, the events it would emit and whether approval would be needed.",
-        "type": "object"
+        "$ref": "#/components/schemas/Plan"
       }
     },
     "required": [
@@ -21238,7 +21277,10 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "type",
       "title",
       "status",
+      "detail",
       "code",
+      "instance",
+      "requestId",
       "retryable"
     ],
     "type": "object"

@@ -2694,12 +2694,24 @@ export interface components {
         };
         /** @enum {string} */
         PipelineStepStatus: "pending" | "running" | "succeeded" | "failed" | "skipped";
+        /** @description The plan of a dry run (REST Prefer: dry-run, MCP dryRun): what the write would do. Nothing was written, no event was emitted and no approval was filed. */
+        Plan: {
+            /** @description Whether the write would become a proposal (Tier 2 or 3) and wait for approval. */
+            approvalRequired: boolean;
+            /** @description The effects the write would have, in words, one per entry. */
+            effects: string[];
+            /** @description The event types the write would emit. */
+            events: string[];
+            /** @description The operation that was planned, e.g. tasks.create. */
+            operationId: string;
+            /** @description The result the write would have returned (the operation's result schema), computed in a rolled-back transaction; null when there is none. */
+            preview: unknown;
+        };
         /** @description Prefer: dry-run (MCP dryRun): the plan of the write; nothing was written. */
         PlannedOutcome: {
             /** @constant */
             outcome: "planned";
-            /** @description The effects the write would have, the events it would emit and whether approval would be needed. */
-            plan: Record<string, never>;
+            plan: components["schemas"]["Plan"];
         };
         /** @enum {string} */
         PrincipalKind: "operator" | "client_admin" | "service_account";
@@ -2708,7 +2720,7 @@ export interface components {
             /** @description Stable machine identifier; see x-svc-problems. */
             code: string;
             /** @description What went wrong with this request. */
-            detail?: string;
+            detail: string;
             /** @description validation_failed: each failing field. */
             errors?: {
                 message: string;
@@ -2716,8 +2728,8 @@ export interface components {
                 pointer: string;
             }[];
             /** @description Path of the request. */
-            instance?: string;
-            requestId?: string;
+            instance: string;
+            requestId: string;
             /** @description Whether a retry is sensible (after Retry-After when present). */
             retryable: boolean;
             status: number;
@@ -3290,6 +3302,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "actions.list": {
@@ -3388,6 +3409,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "keys.list": {
@@ -3476,6 +3506,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "keys.create": {
@@ -3536,7 +3575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3628,6 +3667,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3758,6 +3806,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3904,6 +3961,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "approvals.list": {
@@ -3986,6 +4052,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4080,6 +4155,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4223,6 +4307,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "approvals.reject": {
@@ -4359,6 +4452,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "campaigns.list": {
@@ -4449,6 +4551,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4602,6 +4713,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "clients.list": {
@@ -4682,6 +4802,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4783,6 +4912,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "clients.health": {
@@ -4870,6 +5008,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5023,6 +5170,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "clients.launch_readiness": {
@@ -5110,6 +5266,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5215,6 +5380,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "memberships.invite": {
@@ -5274,7 +5448,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5366,6 +5540,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5513,6 +5696,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "clients.summary": {
@@ -5600,6 +5792,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5697,6 +5898,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5811,6 +6021,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "events.list": {
@@ -5904,6 +6123,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6009,6 +6237,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "execution.jobs.get": {
@@ -6103,6 +6340,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "execution.requests.propose": {
@@ -6152,7 +6398,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6244,6 +6490,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6345,6 +6600,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "files.register": {
@@ -6395,7 +6659,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6487,6 +6751,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6631,6 +6904,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "files.download_url": {
@@ -6727,6 +7009,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6832,6 +7123,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "intake.create": {
@@ -6892,7 +7192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6991,6 +7291,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "intake.get": {
@@ -7078,6 +7387,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7224,6 +7542,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "intake.draft.set_field": {
@@ -7359,6 +7686,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7513,6 +7849,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.leads.list": {
@@ -7611,6 +7956,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.lead.create": {
@@ -7667,7 +8021,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7766,6 +8120,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "meta.get": {
@@ -7824,6 +8187,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7912,6 +8284,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8053,6 +8434,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "oauth_grants.list": {
@@ -8124,6 +8514,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8252,6 +8651,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "operations.list": {
@@ -8333,6 +8741,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8427,6 +8844,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8564,6 +8990,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.opportunities.list": {
@@ -8662,6 +9097,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.opportunity.convert": {
@@ -8719,7 +9163,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8811,6 +9255,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8917,6 +9370,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "pipeline.runs.list": {
@@ -9015,6 +9477,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "pipeline.run.start": {
@@ -9071,7 +9542,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9163,6 +9634,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9264,6 +9744,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "pipeline.run.rerun_partial": {
@@ -9311,7 +9800,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9403,6 +9892,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9508,6 +10006,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "projects.create": {
@@ -9566,7 +10073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9665,6 +10172,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "projects.get": {
@@ -9752,6 +10268,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9921,6 +10446,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "projects.stage.advance": {
@@ -10067,6 +10601,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "reviews.list": {
@@ -10165,6 +10708,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "reviews.get": {
@@ -10252,6 +10804,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10405,6 +10966,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "search.query": {
@@ -10500,6 +11070,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10607,6 +11186,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.create": {
@@ -10664,7 +11252,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10756,6 +11344,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10807,7 +11404,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10899,6 +11496,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10993,6 +11599,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11167,6 +11782,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.complete": {
@@ -11297,6 +11921,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.comments.list": {
@@ -11394,6 +12027,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.comment": {
@@ -11440,7 +12082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11532,6 +12174,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11639,6 +12290,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.touchpoint.log": {
@@ -11696,7 +12356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11788,6 +12448,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11892,6 +12561,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.endpoint.create": {
@@ -11945,7 +12623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12044,6 +12722,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.endpoints.get": {
@@ -12131,6 +12818,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12243,6 +12939,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12410,6 +13115,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.endpoint.rotate_secret": {
@@ -12533,6 +13247,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12677,6 +13400,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.deliveries.list": {
@@ -12768,6 +13500,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12899,6 +13640,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,7 +10,7 @@ import type {
   ServiceDef,
 } from '../runtime/contract-types.ts';
 import { checkContract } from './check.ts';
-import { pageSchema, PLANNED_OUTCOME, PROBLEM_SCHEMA, proposedOutcome } from './envelopes.ts';
+import { pageSchema, plannedOutcome, PROBLEM_SCHEMA, proposedOutcome } from './envelopes.ts';
 import type { LoadedContract } from './load.ts';
 import { buildMcpTool } from './mcp.ts';
 import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParams, strings, type Obj } from './raw.ts';
@@ -42,7 +42,7 @@ export interface FamilyModel {
 
 export interface Model {
   service: ServiceDef;
-  info: { title: string; version: string; description: string; releaseDate: string | null };
+  info: { title: string; version: string; description: string; releaseDate: string | null; decision: string | null };
   operations: ModelOperation[];
   families: FamilyModel[];
   /** Every component schema: the contract's, Problem, the outcome envelopes and the per-operation ones. */
@@ -142,7 +142,7 @@ export function buildModel(contract: LoadedContract): Model {
     schemas[name] = schema;
   };
   if (!contractSchemas.has('Problem')) schemas.Problem = PROBLEM_SCHEMA;
-  addGenerated('PlannedOutcome', PLANNED_OUTCOME);
+  addGenerated('PlannedOutcome', plannedOutcome(contractSchemas.has('Plan')));
   addGenerated('ProposedOutcome', proposedOutcome(contractSchemas.has('Approval')));
 
   const scopes = asArray(svc.scopes).map((s) => ({ name: String(asObj(s).name), description: text(asObj(s).description), decision: decisionOf(s) }));
@@ -299,6 +299,7 @@ export function buildModel(contract: LoadedContract): Model {
       version,
       description: text(info.description),
       releaseDate: typeof info.releaseDate === 'string' ? info.releaseDate : null,
+      decision: decisionOf(info),
     },
     operations,
     families,
