@@ -363,32 +363,27 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List the actions waiting on the caller"
+        "readOnlyHint": true
       },
       "description": "Things that need doing (due and overdue tasks, pending approvals, reviews ready to release, incomplete intake), soonest due first. An operator also sees actions on internal tasks.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "assigneeId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An user's id (usr_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
@@ -406,7 +401,7 @@ export const operations: readonly OperationDef[] = [
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -418,37 +413,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -458,84 +422,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "description": "Something that needs doing, derived from the state of tasks, approvals, reviews and intake.",
-                  "properties": {
-                    "assigneeId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "clientId": {
-                      "description": "Null for an action about an internal task.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "dueAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "task_due",
-                        "task_overdue",
-                        "approval_pending",
-                        "review_ready",
-                        "intake_incomplete",
-                        "follow_up"
-                      ],
-                      "type": "string"
-                    },
-                    "subjectId": {
-                      "description": "The record the action is about (a task, approval, review or intake record id).",
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "kind",
-                    "title",
-                    "clientId",
-                    "subjectId",
-                    "assigneeId",
-                    "dueAt",
-                    "createdAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -649,20 +535,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get an approval"
+        "readOnlyHint": true
       },
       "description": "Poll this (the pollUrl of a 202 answer) until the status is no longer pending.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "approval_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An approval's id (apr_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -676,37 +558,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -716,220 +567,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "decidedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "decisions": {
-                "items": {
-                  "properties": {
-                    "approver": {
-                      "description": "Who did something.",
-                      "properties": {
-                        "id": {
-                          "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                          "maxLength": 64,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z0-9_-]+$",
-                          "type": "string"
-                        },
-                        "kind": {
-                          "enum": [
-                            "operator",
-                            "client_admin",
-                            "service_account"
-                          ],
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": [
-                            "string",
-                            "null"
-                          ]
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "id"
-                      ],
-                      "type": "object"
-                    },
-                    "comment": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "decidedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "decision": {
-                      "enum": [
-                        "approve",
-                        "reject"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "approver",
-                    "decision",
-                    "comment",
-                    "decidedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "error": {
-                "description": "The problem when the approved write failed.",
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "expiresAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "input": {
-                "description": "The proposed input, shown to the deciding person.",
-                "type": "object"
-              },
-              "operationId": {
-                "description": "The contract operation proposed, e.g. projects.create.",
-                "type": "string"
-              },
-              "pollUrl": {
-                "description": "Address to poll: /v1/approvals/{id}.",
-                "type": "string"
-              },
-              "proposer": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "requiredApprovals": {
-                "description": "1 for Tier 2, 2 for Tier 3.",
-                "minimum": 1,
-                "type": "integer"
-              },
-              "result": {
-                "description": "The write's result once approved and run.",
-                "type": [
-                  "object",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "pending",
-                  "approved",
-                  "rejected",
-                  "expired",
-                  "failed"
-                ],
-                "type": "string"
-              },
-              "tier": {
-                "maximum": 3,
-                "minimum": 1,
-                "type": "integer"
-              }
-            },
             "required": [
               "id",
               "operationId",
@@ -998,18 +635,15 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List approvals"
+        "readOnlyHint": true
       },
       "description": "Newest first. A caller sees the proposals it made and those whose client is in its reach; proposals with no client (internal) are seen by operators.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
@@ -1021,7 +655,7 @@ export const operations: readonly OperationDef[] = [
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -1043,37 +677,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -1083,251 +686,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "decidedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "decisions": {
-                      "items": {
-                        "properties": {
-                          "approver": {
-                            "description": "Who did something.",
-                            "properties": {
-                              "id": {
-                                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                                "maxLength": 64,
-                                "minLength": 1,
-                                "pattern": "^[A-Za-z0-9_-]+$",
-                                "type": "string"
-                              },
-                              "kind": {
-                                "enum": [
-                                  "operator",
-                                  "client_admin",
-                                  "service_account"
-                                ],
-                                "type": "string"
-                              },
-                              "name": {
-                                "type": [
-                                  "string",
-                                  "null"
-                                ]
-                              }
-                            },
-                            "required": [
-                              "kind",
-                              "id"
-                            ],
-                            "type": "object"
-                          },
-                          "comment": {
-                            "type": [
-                              "string",
-                              "null"
-                            ]
-                          },
-                          "decidedAt": {
-                            "description": "An RFC 3339 instant in UTC.",
-                            "format": "date-time",
-                            "type": "string"
-                          },
-                          "decision": {
-                            "enum": [
-                              "approve",
-                              "reject"
-                            ],
-                            "type": "string"
-                          }
-                        },
-                        "required": [
-                          "approver",
-                          "decision",
-                          "comment",
-                          "decidedAt"
-                        ],
-                        "type": "object"
-                      },
-                      "type": "array"
-                    },
-                    "error": {
-                      "description": "The problem when the approved write failed.",
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "expiresAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "input": {
-                      "description": "The proposed input, shown to the deciding person.",
-                      "type": "object"
-                    },
-                    "operationId": {
-                      "description": "The contract operation proposed, e.g. projects.create.",
-                      "type": "string"
-                    },
-                    "pollUrl": {
-                      "description": "Address to poll: /v1/approvals/{id}.",
-                      "type": "string"
-                    },
-                    "proposer": {
-                      "description": "Who did something.",
-                      "properties": {
-                        "id": {
-                          "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                          "maxLength": 64,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z0-9_-]+$",
-                          "type": "string"
-                        },
-                        "kind": {
-                          "enum": [
-                            "operator",
-                            "client_admin",
-                            "service_account"
-                          ],
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": [
-                            "string",
-                            "null"
-                          ]
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "id"
-                      ],
-                      "type": "object"
-                    },
-                    "requiredApprovals": {
-                      "description": "1 for Tier 2, 2 for Tier 3.",
-                      "minimum": 1,
-                      "type": "integer"
-                    },
-                    "result": {
-                      "description": "The write's result once approved and run.",
-                      "type": [
-                        "object",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "pending",
-                        "approved",
-                        "rejected",
-                        "expired",
-                        "failed"
-                      ],
-                      "type": "string"
-                    },
-                    "tier": {
-                      "maximum": 3,
-                      "minimum": 1,
-                      "type": "integer"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "operationId",
-                    "tier",
-                    "status",
-                    "proposer",
-                    "input",
-                    "requiredApprovals",
-                    "decisions",
-                    "result",
-                    "error",
-                    "createdAt",
-                    "expiresAt",
-                    "decidedAt",
-                    "pollUrl"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -1438,32 +796,28 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List campaigns"
+        "readOnlyHint": true
       },
       "description": "List campaigns",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -1485,37 +839,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -1525,123 +848,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "audienceSize": {
-                      "description": "How many recipients it goes to.",
-                      "minimum": 0,
-                      "type": "integer"
-                    },
-                    "channel": {
-                      "enum": [
-                        "email",
-                        "sms"
-                      ],
-                      "type": "string"
-                    },
-                    "clientId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "enrollmentEnd": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "enrollmentStart": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "open_enrollment",
-                        "reminder",
-                        "announcement"
-                      ],
-                      "type": "string"
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "scheduledAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "sentAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "draft",
-                        "scheduled",
-                        "sending",
-                        "sent",
-                        "cancelled"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "name",
-                    "kind",
-                    "channel",
-                    "status",
-                    "audienceSize",
-                    "enrollmentStart",
-                    "enrollmentEnd",
-                    "scheduledAt",
-                    "sentAt",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -1707,26 +913,24 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": true,
-        "readOnlyHint": false,
-        "title": "Propose sending a campaign"
+        "readOnlyHint": false
       },
       "description": "Proposes sending a draft campaign now or at scheduledAt. Tier 2: answers 202 with an approval; nothing is sent until a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "campaign_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A campaign's id (cmp_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
@@ -1748,37 +952,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -1790,96 +963,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "audienceSize": {
-                "description": "How many recipients it goes to.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "channel": {
-                "enum": [
-                  "email",
-                  "sms"
-                ],
-                "type": "string"
-              },
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "enrollmentEnd": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "enrollmentStart": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "kind": {
-                "enum": [
-                  "open_enrollment",
-                  "reminder",
-                  "announcement"
-                ],
-                "type": "string"
-              },
-              "name": {
-                "type": "string"
-              },
-              "scheduledAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "sentAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "scheduled",
-                  "sending",
-                  "sent",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -1953,20 +1046,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a client"
+        "readOnlyHint": true
       },
       "description": "Get a client",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "client_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -1980,37 +1069,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -2020,51 +1078,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "industry": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "name": {
-                "type": "string"
-              },
-              "primaryContactName": {
-                "description": "The client-side lead's display name (a business contact, not redacted).",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "prospect",
-                  "onboarding",
-                  "active",
-                  "paused",
-                  "offboarded"
-                ],
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "name",
@@ -2126,20 +1139,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a client's health score and the signals behind it"
+        "readOnlyHint": true
       },
       "description": "Get a client's health score and the signals behind it",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "client_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -2153,37 +1162,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -2193,62 +1171,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "computedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "score": {
-                "description": "100 is healthy.",
-                "maximum": 100,
-                "minimum": 0,
-                "type": "integer"
-              },
-              "signals": {
-                "items": {
-                  "properties": {
-                    "code": {
-                      "description": "Machine identifier of the signal, for example overdue_tasks, stalled_stage, failed_pipeline_run, no_recent_activity.",
-                      "type": "string"
-                    },
-                    "message": {
-                      "type": "string"
-                    },
-                    "severity": {
-                      "enum": [
-                        "info",
-                        "warning",
-                        "critical"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "code",
-                    "severity",
-                    "message"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "status": {
-                "enum": [
-                  "healthy",
-                  "at_risk",
-                  "critical"
-                ],
-                "type": "string"
-              }
-            },
             "required": [
               "clientId",
               "score",
@@ -2308,20 +1230,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Check whether a client is ready to launch"
+        "readOnlyHint": true
       },
       "description": "The launch checklist (intake finalized, reviews released, hub published, ...) and which items block.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "client_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -2335,37 +1253,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -2375,64 +1262,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "blockingCount": {
-                "description": "Checks not passed.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "checks": {
-                "items": {
-                  "properties": {
-                    "detail": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "Stable check identifier, e.g. intake_finalized, reviews_released, hub_published.",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "passed",
-                        "failed",
-                        "pending"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "label",
-                    "status",
-                    "detail"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "computedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "ready": {
-                "description": "True when every check passed.",
-                "type": "boolean"
-              }
-            },
             "required": [
               "clientId",
               "ready",
@@ -2492,25 +1321,22 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List clients"
+        "readOnlyHint": true
       },
       "description": "Clients in the caller's client scope, by name.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -2532,37 +1358,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -2572,75 +1367,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "industry": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "primaryContactName": {
-                      "description": "The client-side lead's display name (a business contact, not redacted).",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "prospect",
-                        "onboarding",
-                        "active",
-                        "paused",
-                        "offboarded"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "name",
-                    "status",
-                    "industry",
-                    "primaryContactName",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -2748,26 +1474,24 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Publish a client's hub"
+        "readOnlyHint": false
       },
       "description": "Publishes the client-facing hub (released reviews, project stages, launch checklist) as a new version. Tier 2: answers 202 with an approval; the hub is published when a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "client_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
@@ -2789,37 +1513,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -2831,63 +1524,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "description": "A published version of a client's hub (the client-facing portal).",
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "publishedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "publishedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "url": {
-                "format": "uri",
-                "type": "string"
-              },
-              "version": {
-                "minimum": 1,
-                "type": "integer"
-              }
-            },
             "required": [
               "clientId",
               "version",
@@ -2953,20 +1599,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Summarise a client's open work"
+        "readOnlyHint": true
       },
       "description": "Counts of active projects, open and overdue tasks, pending approvals, unreleased reviews and draft intake records.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "client_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -2980,37 +1622,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -3020,51 +1631,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "description": "Counts that describe where a client stands, computed when asked.",
-            "properties": {
-              "activeProjects": {
-                "minimum": 0,
-                "type": "integer"
-              },
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "lastActivityAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "openIntakeRecords": {
-                "description": "Intake records still in draft.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "openReviews": {
-                "description": "Reviews not yet released.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "openTasks": {
-                "description": "Tasks not done.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "overdueTasks": {
-                "description": "Open tasks whose dueDate is past.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "pendingApprovals": {
-                "minimum": 0,
-                "type": "integer"
-              }
-            },
             "required": [
               "clientId",
               "activeProjects",
@@ -3127,32 +1693,28 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List accounts"
+        "readOnlyHint": true
       },
       "description": "By name. An operator sees every row whatever its client scope.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -3172,37 +1734,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -3212,87 +1743,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "description": "An organisation in the CRM.",
-                  "properties": {
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "domain": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "industry": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "ownerId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "prospect",
-                        "customer",
-                        "former_customer"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "name",
-                    "domain",
-                    "industry",
-                    "status",
-                    "ownerId",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -3355,39 +1805,34 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List contacts"
+        "readOnlyHint": true
       },
       "description": "Newest first. Personal data (name, email, phone) is redacted unless the credential holds pii:read. An operator sees every row whatever its client scope.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "accountId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An account's id (acc_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -3399,37 +1844,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -3439,96 +1853,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "description": "A person in the CRM. name, email and phone are personal data.",
-                  "properties": {
-                    "accountId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "email": {
-                      "description": "Null when redacted or unknown.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "jobTitle": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "description": "Null when redacted.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "phone": {
-                      "description": "Null when redacted or unknown.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "redacted": {
-                      "description": "True when the caller lacks pii:read and name, email and phone were withheld.",
-                      "type": "boolean"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "accountId",
-                    "name",
-                    "email",
-                    "phone",
-                    "jobTitle",
-                    "redacted",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -3591,32 +1915,27 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Search contacts"
+        "readOnlyHint": true
       },
       "description": "Criteria travel in the JSON body, so no personal data is ever in the URL. Results are redacted unless the credential holds pii:read.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "accountId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An account's id (acc_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
@@ -3628,7 +1947,7 @@ export const operations: readonly OperationDef[] = [
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -3651,37 +1970,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -3691,96 +1979,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "description": "A person in the CRM. name, email and phone are personal data.",
-                  "properties": {
-                    "accountId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "email": {
-                      "description": "Null when redacted or unknown.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "jobTitle": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "description": "Null when redacted.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "phone": {
-                      "description": "Null when redacted or unknown.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "redacted": {
-                      "description": "True when the caller lacks pii:read and name, email and phone were withheld.",
-                      "type": "boolean"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "accountId",
-                    "name",
-                    "email",
-                    "phone",
-                    "jobTitle",
-                    "redacted",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -3843,24 +2041,21 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Create a lead"
+        "readOnlyHint": false
       },
       "description": "Create a lead",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "accountId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An account's id (acc_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
             "description": "Omit for the platform's own sales lead (operators only).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -3870,9 +2065,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "contactId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A contact's id (con_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -3882,7 +2076,7 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "estimatedValue": {
@@ -3890,7 +2084,7 @@ export const operations: readonly OperationDef[] = [
             "type": "number"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
@@ -3900,9 +2094,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "ownerId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An user's id (usr_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -3925,150 +2118,35 @@ export const operations: readonly OperationDef[] = [
         },
         "required": [
           "title",
-          "company"
+          "company",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.crm.lead.create",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "description": "A sales prospect. Personal data lives only on the linked contact, never on the lead.",
-            "properties": {
-              "accountId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "clientId": {
-                "description": "Null for the platform's own sales leads.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "company": {
-                "type": "string"
-              },
-              "contactId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "currency": {
-                "description": "ISO 4217 code.",
-                "pattern": "^[A-Z]{3}$",
-                "type": "string"
-              },
-              "estimatedValue": {
-                "minimum": 0,
-                "type": [
-                  "number",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "notes": {
-                "type": "string"
-              },
-              "ownerId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "source": {
-                "enum": [
-                  "referral",
-                  "website",
-                  "event",
-                  "outbound",
-                  "partner",
-                  "other"
-                ],
-                "type": "string"
-              },
-              "status": {
-                "enum": [
-                  "new",
-                  "contacted",
-                  "qualified",
-                  "disqualified",
-                  "converted"
-                ],
-                "type": "string"
-              },
-              "title": {
-                "description": "What the lead is about, e.g. 2027 benefits renewal.",
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -4149,39 +2227,34 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List leads"
+        "readOnlyHint": true
       },
       "description": "Newest first. An operator sees every row, client-bound and internal, whatever its client scope, and may filter by any clientId; others see their client scope only.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "ownerId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An user's id (usr_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -4203,37 +2276,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -4243,125 +2285,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "description": "A sales prospect. Personal data lives only on the linked contact, never on the lead.",
-                  "properties": {
-                    "accountId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "clientId": {
-                      "description": "Null for the platform's own sales leads.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "company": {
-                      "type": "string"
-                    },
-                    "contactId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "currency": {
-                      "description": "ISO 4217 code.",
-                      "pattern": "^[A-Z]{3}$",
-                      "type": "string"
-                    },
-                    "estimatedValue": {
-                      "minimum": 0,
-                      "type": [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "notes": {
-                      "type": "string"
-                    },
-                    "ownerId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "source": {
-                      "enum": [
-                        "referral",
-                        "website",
-                        "event",
-                        "outbound",
-                        "partner",
-                        "other"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "new",
-                        "contacted",
-                        "qualified",
-                        "disqualified",
-                        "converted"
-                      ],
-                      "type": "string"
-                    },
-                    "title": {
-                      "description": "What the lead is about, e.g. 2027 benefits renewal.",
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "title",
-                    "company",
-                    "source",
-                    "status",
-                    "accountId",
-                    "contactId",
-                    "ownerId",
-                    "estimatedValue",
-                    "currency",
-                    "notes",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -4426,39 +2349,34 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List opportunities"
+        "readOnlyHint": true
       },
       "description": "Newest first. An operator sees every row whatever its client scope.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "accountId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An account's id (acc_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -4480,37 +2398,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -4520,124 +2407,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "accountId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "amount": {
-                      "minimum": 0,
-                      "type": [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "closeDate": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "convertedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "convertedProjectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "currency": {
-                      "pattern": "^[A-Z]{3}$",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "leadId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "ownerId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "stage": {
-                      "enum": [
-                        "qualification",
-                        "proposal",
-                        "negotiation",
-                        "won",
-                        "lost"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "accountId",
-                    "leadId",
-                    "name",
-                    "stage",
-                    "amount",
-                    "currency",
-                    "closeDate",
-                    "ownerId",
-                    "convertedProjectId",
-                    "convertedAt",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -4704,26 +2473,24 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Convert an opportunity into a client project"
+        "readOnlyHint": false
       },
       "description": "Marks the opportunity won and creates a project in discovery for its client (creating the client, in onboarding, when the opportunity has none). Tier 2: answers 202 with an approval; the conversion happens once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "opportunity_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An opportunity's id (opp_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -4740,7 +2507,8 @@ export const operations: readonly OperationDef[] = [
           }
         },
         "required": [
-          "opportunity_id"
+          "opportunity_id",
+          "idempotencyKey"
         ],
         "type": "object"
       },
@@ -4751,37 +2519,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -4793,259 +2530,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "client": {
-                "properties": {
-                  "createdAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  },
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "industry": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "name": {
-                    "type": "string"
-                  },
-                  "primaryContactName": {
-                    "description": "The client-side lead's display name (a business contact, not redacted).",
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "status": {
-                    "enum": [
-                      "prospect",
-                      "onboarding",
-                      "active",
-                      "paused",
-                      "offboarded"
-                    ],
-                    "type": "string"
-                  },
-                  "updatedAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "id",
-                  "name",
-                  "status",
-                  "industry",
-                  "primaryContactName",
-                  "createdAt",
-                  "updatedAt"
-                ],
-                "type": "object"
-              },
-              "opportunity": {
-                "properties": {
-                  "accountId": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "amount": {
-                    "minimum": 0,
-                    "type": [
-                      "number",
-                      "null"
-                    ]
-                  },
-                  "clientId": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "closeDate": {
-                    "format": "date",
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "convertedAt": {
-                    "format": "date-time",
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "convertedProjectId": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "createdAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  },
-                  "currency": {
-                    "pattern": "^[A-Z]{3}$",
-                    "type": "string"
-                  },
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "leadId": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "name": {
-                    "type": "string"
-                  },
-                  "ownerId": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "stage": {
-                    "enum": [
-                      "qualification",
-                      "proposal",
-                      "negotiation",
-                      "won",
-                      "lost"
-                    ],
-                    "type": "string"
-                  },
-                  "updatedAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "id",
-                  "clientId",
-                  "accountId",
-                  "leadId",
-                  "name",
-                  "stage",
-                  "amount",
-                  "currency",
-                  "closeDate",
-                  "ownerId",
-                  "convertedProjectId",
-                  "convertedAt",
-                  "createdAt",
-                  "updatedAt"
-                ],
-                "type": "object"
-              },
-              "project": {
-                "properties": {
-                  "clientId": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "createdAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  },
-                  "description": {
-                    "type": "string"
-                  },
-                  "etag": {
-                    "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                    "type": "string"
-                  },
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": "string"
-                  },
-                  "stage": {
-                    "enum": [
-                      "discovery",
-                      "onboarding",
-                      "build",
-                      "review",
-                      "launch",
-                      "live"
-                    ],
-                    "type": "string"
-                  },
-                  "startDate": {
-                    "format": "date",
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "status": {
-                    "enum": [
-                      "active",
-                      "on_hold",
-                      "archived"
-                    ],
-                    "type": "string"
-                  },
-                  "targetDate": {
-                    "format": "date",
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "updatedAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "id",
-                  "clientId",
-                  "name",
-                  "description",
-                  "stage",
-                  "status",
-                  "startDate",
-                  "targetDate",
-                  "createdAt",
-                  "updatedAt",
-                  "etag"
-                ],
-                "type": "object"
-              }
-            },
             "required": [
               "opportunity",
               "client",
@@ -5113,17 +2607,15 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Log a touchpoint"
+        "readOnlyHint": false
       },
       "description": "Records one interaction (email, call, meeting, note) with a lead, contact, account or opportunity.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "accountId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An account's id (acc_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -5138,9 +2630,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "contactId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A contact's id (con_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -5154,18 +2645,17 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "leadId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A lead's id (led_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -5175,9 +2665,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "opportunityId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An opportunity's id (opp_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -5189,164 +2678,35 @@ export const operations: readonly OperationDef[] = [
         },
         "required": [
           "channel",
-          "summary"
+          "summary",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.crm.touchpoint.log",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "description": "One interaction with a lead, contact, account or opportunity.",
-            "properties": {
-              "accountId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "channel": {
-                "enum": [
-                  "email",
-                  "call",
-                  "meeting",
-                  "note",
-                  "event"
-                ],
-                "type": "string"
-              },
-              "clientId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "contactId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "direction": {
-                "enum": [
-                  "inbound",
-                  "outbound",
-                  "internal"
-                ],
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "leadId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "loggedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "occurredAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "opportunityId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "summary": {
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -5602,20 +2962,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get an extraction and the values it found"
+        "readOnlyHint": true
       },
       "description": "Get an extraction and the values it found",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "extraction_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An extraction's id (ext_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -5629,37 +2985,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -5669,162 +2994,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "completedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "confidence": {
-                      "maximum": 1,
-                      "minimum": 0,
-                      "type": "number"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "page": {
-                      "description": "Page of the source document, when known.",
-                      "minimum": 1,
-                      "type": [
-                        "integer",
-                        "null"
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "value",
-                    "confidence",
-                    "page"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "fileId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "intakeId": {
-                "description": "The intake record whose fields it proposes values for.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed"
-                ],
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -6029,33 +3198,30 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Create an intake record from a template"
+        "readOnlyHint": false
       },
       "description": "Creates a draft record whose fields come from the template, optionally with initial values. Tier 2: answers 202 with an approval; the record exists once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -6099,7 +3265,8 @@ export const operations: readonly OperationDef[] = [
         "required": [
           "clientId",
           "template",
-          "title"
+          "title",
+          "idempotencyKey"
         ],
         "type": "object"
       },
@@ -6110,37 +3277,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -6152,191 +3288,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "choices": {
-                      "description": "Allowed values of a choice field; absent for other types.",
-                      "items": {
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "required": {
-                      "type": "boolean"
-                    },
-                    "source": {
-                      "description": "Where the current value came from.",
-                      "enum": [
-                        "manual",
-                        "extraction",
-                        "import"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "empty",
-                        "draft",
-                        "final"
-                      ],
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "text",
-                        "number",
-                        "date",
-                        "boolean",
-                        "choice",
-                        "file"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "label",
-                    "type",
-                    "required",
-                    "value",
-                    "status",
-                    "source",
-                    "updatedAt",
-                    "updatedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "finalizedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "finalized"
-                ],
-                "type": "string"
-              },
-              "template": {
-                "description": "The intake template the fields come from, for example benefits_onboarding.",
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -6411,15 +3372,14 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Set a field of a draft intake record"
+        "readOnlyHint": false
       },
       "description": "Sets one field's value (the field becomes draft). A final field must be reopened first.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "field_key": {
@@ -6430,14 +3390,13 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "intake_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An intake record's id (int_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -6478,237 +3437,27 @@ export const operations: readonly OperationDef[] = [
       "name": "svc.intake.draft.set_field",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "choices": {
-                      "description": "Allowed values of a choice field; absent for other types.",
-                      "items": {
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "required": {
-                      "type": "boolean"
-                    },
-                    "source": {
-                      "description": "Where the current value came from.",
-                      "enum": [
-                        "manual",
-                        "extraction",
-                        "import"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "empty",
-                        "draft",
-                        "final"
-                      ],
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "text",
-                        "number",
-                        "date",
-                        "boolean",
-                        "choice",
-                        "file"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "label",
-                    "type",
-                    "required",
-                    "value",
-                    "status",
-                    "source",
-                    "updatedAt",
-                    "updatedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "finalizedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "finalized"
-                ],
-                "type": "string"
-              },
-              "template": {
-                "description": "The intake template the fields come from, for example benefits_onboarding.",
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -6787,26 +3536,24 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Finalize an intake record"
+        "readOnlyHint": false
       },
       "description": "Locks every field (they become final) and marks the record finalized. Every required field must hold a value. Tier 2: answers 202 with an approval; the record is finalized once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "intake_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An intake record's id (int_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -6823,37 +3570,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -6865,191 +3581,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "choices": {
-                      "description": "Allowed values of a choice field; absent for other types.",
-                      "items": {
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "required": {
-                      "type": "boolean"
-                    },
-                    "source": {
-                      "description": "Where the current value came from.",
-                      "enum": [
-                        "manual",
-                        "extraction",
-                        "import"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "empty",
-                        "draft",
-                        "final"
-                      ],
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "text",
-                        "number",
-                        "date",
-                        "boolean",
-                        "choice",
-                        "file"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "label",
-                    "type",
-                    "required",
-                    "value",
-                    "status",
-                    "source",
-                    "updatedAt",
-                    "updatedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "finalizedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "finalized"
-                ],
-                "type": "string"
-              },
-              "template": {
-                "description": "The intake template the fields come from, for example benefits_onboarding.",
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -7119,20 +3660,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get an intake record with its fields"
+        "readOnlyHint": true
       },
       "description": "Get an intake record with its fields",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "intake_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An intake record's id (int_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -7146,37 +3683,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -7186,188 +3692,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "choices": {
-                      "description": "Allowed values of a choice field; absent for other types.",
-                      "items": {
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "required": {
-                      "type": "boolean"
-                    },
-                    "source": {
-                      "description": "Where the current value came from.",
-                      "enum": [
-                        "manual",
-                        "extraction",
-                        "import"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "empty",
-                        "draft",
-                        "final"
-                      ],
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "text",
-                        "number",
-                        "date",
-                        "boolean",
-                        "choice",
-                        "file"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "label",
-                    "type",
-                    "required",
-                    "value",
-                    "status",
-                    "source",
-                    "updatedAt",
-                    "updatedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "finalizedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "finalized"
-                ],
-                "type": "string"
-              },
-              "template": {
-                "description": "The intake template the fields come from, for example benefits_onboarding.",
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -7432,40 +3756,35 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List intake records"
+        "readOnlyHint": true
       },
       "description": "List intake records",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -7483,37 +3802,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -7523,215 +3811,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "fields": {
-                      "items": {
-                        "properties": {
-                          "choices": {
-                            "description": "Allowed values of a choice field; absent for other types.",
-                            "items": {
-                              "type": "string"
-                            },
-                            "type": "array"
-                          },
-                          "key": {
-                            "description": "A field's key within its record, lower snake_case.",
-                            "maxLength": 64,
-                            "minLength": 1,
-                            "pattern": "^[a-z][a-z0-9_]*$",
-                            "type": "string"
-                          },
-                          "label": {
-                            "type": "string"
-                          },
-                          "required": {
-                            "type": "boolean"
-                          },
-                          "source": {
-                            "description": "Where the current value came from.",
-                            "enum": [
-                              "manual",
-                              "extraction",
-                              "import"
-                            ],
-                            "type": "string"
-                          },
-                          "status": {
-                            "enum": [
-                              "empty",
-                              "draft",
-                              "final"
-                            ],
-                            "type": "string"
-                          },
-                          "type": {
-                            "enum": [
-                              "text",
-                              "number",
-                              "date",
-                              "boolean",
-                              "choice",
-                              "file"
-                            ],
-                            "type": "string"
-                          },
-                          "updatedAt": {
-                            "format": "date-time",
-                            "type": [
-                              "string",
-                              "null"
-                            ]
-                          },
-                          "updatedBy": {
-                            "oneOf": [
-                              {
-                                "description": "Who did something.",
-                                "properties": {
-                                  "id": {
-                                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                                    "maxLength": 64,
-                                    "minLength": 1,
-                                    "pattern": "^[A-Za-z0-9_-]+$",
-                                    "type": "string"
-                                  },
-                                  "kind": {
-                                    "enum": [
-                                      "operator",
-                                      "client_admin",
-                                      "service_account"
-                                    ],
-                                    "type": "string"
-                                  },
-                                  "name": {
-                                    "type": [
-                                      "string",
-                                      "null"
-                                    ]
-                                  }
-                                },
-                                "required": [
-                                  "kind",
-                                  "id"
-                                ],
-                                "type": "object"
-                              },
-                              {
-                                "type": "null"
-                              }
-                            ]
-                          },
-                          "value": {
-                            "anyOf": [
-                              {
-                                "type": "string"
-                              },
-                              {
-                                "type": "number"
-                              },
-                              {
-                                "type": "boolean"
-                              },
-                              {
-                                "type": "null"
-                              }
-                            ],
-                            "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                          }
-                        },
-                        "required": [
-                          "key",
-                          "label",
-                          "type",
-                          "required",
-                          "value",
-                          "status",
-                          "source",
-                          "updatedAt",
-                          "updatedBy"
-                        ],
-                        "type": "object"
-                      },
-                      "type": "array"
-                    },
-                    "finalizedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "projectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "draft",
-                        "finalized"
-                      ],
-                      "type": "string"
-                    },
-                    "template": {
-                      "description": "The intake template the fields come from, for example benefits_onboarding.",
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "projectId",
-                    "title",
-                    "template",
-                    "status",
-                    "fields",
-                    "createdAt",
-                    "updatedAt",
-                    "finalizedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -7799,15 +3878,14 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Reopen a finalized field for change"
+        "readOnlyHint": false
       },
       "description": "Moves a final field back to draft; a finalized record returns to draft with it. Tier 2: answers 202 with an approval; the field reopens once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "field_key": {
@@ -7818,14 +3896,13 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "intake_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An intake record's id (int_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -7848,37 +3925,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -7890,191 +3936,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "choices": {
-                      "description": "Allowed values of a choice field; absent for other types.",
-                      "items": {
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "required": {
-                      "type": "boolean"
-                    },
-                    "source": {
-                      "description": "Where the current value came from.",
-                      "enum": [
-                        "manual",
-                        "extraction",
-                        "import"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "empty",
-                        "draft",
-                        "final"
-                      ],
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "text",
-                        "number",
-                        "date",
-                        "boolean",
-                        "choice",
-                        "file"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "label",
-                    "type",
-                    "required",
-                    "value",
-                    "status",
-                    "source",
-                    "updatedAt",
-                    "updatedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "finalizedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "finalized"
-                ],
-                "type": "string"
-              },
-              "template": {
-                "description": "The intake template the fields come from, for example benefits_onboarding.",
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -8424,11 +4295,8 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Describe the service and the caller's effective scopes"
+        "readOnlyHint": true
       },
       "description": "Returns the contract version, the versions in service with their sunset dates, active deprecations, the MCP protocol versions served, and the caller's effective scopes and client scope. Any credential may call it; no scope is needed.",
       "inputSchema": {
@@ -8440,37 +4308,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -8480,155 +4317,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "apiVersion": {
-                "description": "major.minor, as sent in X-Svc-Api-Version.",
-                "type": "string"
-              },
-              "clientScope": {
-                "description": "The clients the caller may reach. all is true for operators with no client binding.",
-                "properties": {
-                  "all": {
-                    "type": "boolean"
-                  },
-                  "clientIds": {
-                    "items": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "type": "array"
-                  }
-                },
-                "required": [
-                  "all",
-                  "clientIds"
-                ],
-                "type": "object"
-              },
-              "contractVersion": {
-                "description": "The contract's semantic version, e.g. 1.0.0.",
-                "type": "string"
-              },
-              "deprecations": {
-                "description": "Active deprecations (empty in 1.0.0).",
-                "items": {
-                  "properties": {
-                    "deprecatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "link": {
-                      "description": "The deprecation notice.",
-                      "format": "uri",
-                      "type": "string"
-                    },
-                    "successor": {
-                      "description": "The replacing operation id or version.",
-                      "type": "string"
-                    },
-                    "sunset": {
-                      "description": "HTTP-date when it stops answering.",
-                      "type": "string"
-                    },
-                    "target": {
-                      "description": "An operation id, or a path version such as v1.",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "target",
-                    "deprecatedAt",
-                    "sunset",
-                    "link",
-                    "successor"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "effectiveScopes": {
-                "items": {
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "mcpProtocolVersions": {
-                "items": {
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "principal": {
-                "properties": {
-                  "credentialId": {
-                    "type": "string"
-                  },
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "loginMethod": {
-                    "enum": [
-                      "api_key",
-                      "oauth"
-                    ],
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id",
-                  "loginMethod"
-                ],
-                "type": "object"
-              },
-              "versions": {
-                "items": {
-                  "properties": {
-                    "status": {
-                      "enum": [
-                        "current",
-                        "deprecated"
-                      ],
-                      "type": "string"
-                    },
-                    "sunset": {
-                      "description": "HTTP-date after which the version stops answering; null while none is set.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "version": {
-                      "description": "Path version, e.g. v1.",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "version",
-                    "status",
-                    "sunset"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              }
-            },
             "required": [
               "contractVersion",
               "apiVersion",
@@ -8683,25 +4371,22 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List the caller's notifications"
+        "readOnlyHint": true
       },
       "description": "The calling person's notifications, newest first.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -8717,37 +4402,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -8757,94 +4411,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "body": {
-                      "type": "string"
-                    },
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "task_assigned",
-                        "task_due",
-                        "comment_added",
-                        "mention",
-                        "approval_requested",
-                        "approval_decided",
-                        "review_released",
-                        "membership_invited"
-                      ],
-                      "type": "string"
-                    },
-                    "link": {
-                      "description": "Where the product shows the subject.",
-                      "format": "uri",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "readAt": {
-                      "description": "Null while unread.",
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "subjectId": {
-                      "description": "The record it is about.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "title": {
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "kind",
-                    "title",
-                    "body",
-                    "clientId",
-                    "subjectId",
-                    "link",
-                    "readAt",
-                    "createdAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -9034,26 +4600,24 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Cancel an operation"
+        "readOnlyHint": false
       },
       "description": "Stops queued or running work; what it already did stays done.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "operation_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An operation's id (op_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -9066,196 +4630,27 @@ export const operations: readonly OperationDef[] = [
       "name": "svc.operations.cancel",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "finishedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "kind": {
-                "enum": [
-                  "pipeline_run",
-                  "extraction",
-                  "campaign_send",
-                  "hub_publish"
-                ],
-                "type": "string"
-              },
-              "progress": {
-                "maximum": 100,
-                "minimum": 0,
-                "type": "integer"
-              },
-              "requestedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "result": {
-                "type": [
-                  "object",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "kind",
@@ -9325,20 +4720,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get an operation"
+        "readOnlyHint": true
       },
       "description": "Get an operation",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "operation_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An operation's id (op_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -9352,37 +4743,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -9392,147 +4752,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "finishedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "kind": {
-                "enum": [
-                  "pipeline_run",
-                  "extraction",
-                  "campaign_send",
-                  "hub_publish"
-                ],
-                "type": "string"
-              },
-              "progress": {
-                "maximum": 100,
-                "minimum": 0,
-                "type": "integer"
-              },
-              "requestedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "result": {
-                "type": [
-                  "object",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "kind",
@@ -9597,18 +4816,15 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List the caller's operations"
+        "readOnlyHint": true
       },
       "description": "List the caller's operations",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
@@ -9624,7 +4840,7 @@ export const operations: readonly OperationDef[] = [
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -9646,37 +4862,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -9686,174 +4871,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "error": {
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "finishedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "pipeline_run",
-                        "extraction",
-                        "campaign_send",
-                        "hub_publish"
-                      ],
-                      "type": "string"
-                    },
-                    "progress": {
-                      "maximum": 100,
-                      "minimum": 0,
-                      "type": "integer"
-                    },
-                    "requestedBy": {
-                      "description": "Who did something.",
-                      "properties": {
-                        "id": {
-                          "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                          "maxLength": 64,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z0-9_-]+$",
-                          "type": "string"
-                        },
-                        "kind": {
-                          "enum": [
-                            "operator",
-                            "client_admin",
-                            "service_account"
-                          ],
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": [
-                            "string",
-                            "null"
-                          ]
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "id"
-                      ],
-                      "type": "object"
-                    },
-                    "result": {
-                      "type": [
-                        "object",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "queued",
-                        "running",
-                        "succeeded",
-                        "failed",
-                        "cancelled"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "kind",
-                    "status",
-                    "progress",
-                    "requestedBy",
-                    "result",
-                    "error",
-                    "createdAt",
-                    "updatedAt",
-                    "finishedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -9915,25 +4932,21 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List pipeline events"
+        "readOnlyHint": true
       },
       "description": "The event log of pipeline runs, oldest first; filter by run, client or level. Operators see every row.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
@@ -9950,15 +4963,14 @@ export const operations: readonly OperationDef[] = [
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "runId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A pipeline run's id (run_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -9969,37 +4981,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -10009,96 +4990,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "data": {
-                      "type": "object"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "level": {
-                      "enum": [
-                        "debug",
-                        "info",
-                        "warning",
-                        "error"
-                      ],
-                      "type": "string"
-                    },
-                    "message": {
-                      "type": "string"
-                    },
-                    "occurredAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "runId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "step": {
-                      "description": "The step it belongs to; null for run-level events.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "type": {
-                      "enum": [
-                        "run_queued",
-                        "run_started",
-                        "step_started",
-                        "step_succeeded",
-                        "step_failed",
-                        "step_skipped",
-                        "run_succeeded",
-                        "run_failed",
-                        "run_cancelled",
-                        "log"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "runId",
-                    "clientId",
-                    "step",
-                    "type",
-                    "level",
-                    "message",
-                    "occurredAt",
-                    "data"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -10165,15 +5056,14 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Re-run part of a finished run"
+        "readOnlyHint": false
       },
       "description": "Starts a new run of the same pipeline and parameters that repeats the given step and the steps after it.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "fromStep": {
@@ -10183,331 +5073,48 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "run_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A pipeline run's id (run_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
         },
         "required": [
           "run_id",
-          "fromStep"
+          "fromStep",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.pipeline.run.rerun_partial",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "Null for an internal run not bound to a client.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "finishedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "operationId": {
-                "description": "The long-running operation that tracks the run.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "parameters": {
-                "type": "object"
-              },
-              "parentRunId": {
-                "description": "The run a partial re-run repeats.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "pipeline": {
-                "description": "Name of the pipeline, e.g. census_import.",
-                "type": "string"
-              },
-              "requestedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "startedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "steps": {
-                "items": {
-                  "properties": {
-                    "error": {
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "finishedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "startedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "pending",
-                        "running",
-                        "succeeded",
-                        "failed",
-                        "skipped"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "name",
-                    "status",
-                    "startedAt",
-                    "finishedAt",
-                    "error"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "trigger": {
-                "enum": [
-                  "manual",
-                  "schedule",
-                  "rerun"
-                ],
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -10585,8 +5192,7 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Start a pipeline run"
+        "readOnlyHint": false
       },
       "description": "Queues a run of the named pipeline. Tier 2: answers 202 with an approval; the run is queued once a person approves. The run is tracked by an operation (operationId) that can be cancelled.",
       "inputSchema": {
@@ -10595,16 +5201,15 @@ export const operations: readonly OperationDef[] = [
           "clientId": {
             "description": "Omit for an internal run (operators only).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
@@ -10620,7 +5225,8 @@ export const operations: readonly OperationDef[] = [
           }
         },
         "required": [
-          "pipeline"
+          "pipeline",
+          "idempotencyKey"
         ],
         "type": "object"
       },
@@ -10631,37 +5237,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -10673,264 +5248,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "Null for an internal run not bound to a client.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "finishedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "operationId": {
-                "description": "The long-running operation that tracks the run.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "parameters": {
-                "type": "object"
-              },
-              "parentRunId": {
-                "description": "The run a partial re-run repeats.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "pipeline": {
-                "description": "Name of the pipeline, e.g. census_import.",
-                "type": "string"
-              },
-              "requestedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "startedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "steps": {
-                "items": {
-                  "properties": {
-                    "error": {
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "finishedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "startedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "pending",
-                        "running",
-                        "succeeded",
-                        "failed",
-                        "skipped"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "name",
-                    "status",
-                    "startedAt",
-                    "finishedAt",
-                    "error"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "trigger": {
-                "enum": [
-                  "manual",
-                  "schedule",
-                  "rerun"
-                ],
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -11004,20 +5331,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a pipeline run with its steps"
+        "readOnlyHint": true
       },
       "description": "Get a pipeline run with its steps",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "run_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A pipeline run's id (run_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -11031,37 +5354,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -11071,261 +5363,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "Null for an internal run not bound to a client.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "finishedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "operationId": {
-                "description": "The long-running operation that tracks the run.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "parameters": {
-                "type": "object"
-              },
-              "parentRunId": {
-                "description": "The run a partial re-run repeats.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "pipeline": {
-                "description": "Name of the pipeline, e.g. census_import.",
-                "type": "string"
-              },
-              "requestedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "startedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "steps": {
-                "items": {
-                  "properties": {
-                    "error": {
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "finishedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "startedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "pending",
-                        "running",
-                        "succeeded",
-                        "failed",
-                        "skipped"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "name",
-                    "status",
-                    "startedAt",
-                    "finishedAt",
-                    "error"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "trigger": {
-                "enum": [
-                  "manual",
-                  "schedule",
-                  "rerun"
-                ],
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -11394,32 +5431,28 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List pipeline runs"
+        "readOnlyHint": true
       },
       "description": "Newest first. An operator sees every run, client-bound and internal, whatever its client scope, and may filter by any clientId; others see their client scope only.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -11445,37 +5478,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -11485,292 +5487,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "description": "Null for an internal run not bound to a client.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "error": {
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "finishedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "operationId": {
-                      "description": "The long-running operation that tracks the run.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "parameters": {
-                      "type": "object"
-                    },
-                    "parentRunId": {
-                      "description": "The run a partial re-run repeats.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "pipeline": {
-                      "description": "Name of the pipeline, e.g. census_import.",
-                      "type": "string"
-                    },
-                    "requestedBy": {
-                      "description": "Who did something.",
-                      "properties": {
-                        "id": {
-                          "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                          "maxLength": 64,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z0-9_-]+$",
-                          "type": "string"
-                        },
-                        "kind": {
-                          "enum": [
-                            "operator",
-                            "client_admin",
-                            "service_account"
-                          ],
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": [
-                            "string",
-                            "null"
-                          ]
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "id"
-                      ],
-                      "type": "object"
-                    },
-                    "startedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "queued",
-                        "running",
-                        "succeeded",
-                        "failed",
-                        "cancelled"
-                      ],
-                      "type": "string"
-                    },
-                    "steps": {
-                      "items": {
-                        "properties": {
-                          "error": {
-                            "oneOf": [
-                              {
-                                "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                                "properties": {
-                                  "code": {
-                                    "description": "Stable machine identifier from the contract's problem codes.",
-                                    "type": "string"
-                                  },
-                                  "detail": {
-                                    "type": [
-                                      "string",
-                                      "null"
-                                    ]
-                                  },
-                                  "instance": {
-                                    "type": [
-                                      "string",
-                                      "null"
-                                    ]
-                                  },
-                                  "requestId": {
-                                    "type": [
-                                      "string",
-                                      "null"
-                                    ]
-                                  },
-                                  "retryable": {
-                                    "type": "boolean"
-                                  },
-                                  "status": {
-                                    "type": "integer"
-                                  },
-                                  "title": {
-                                    "type": "string"
-                                  },
-                                  "type": {
-                                    "description": "{base_url}/problems/<code>",
-                                    "type": "string"
-                                  }
-                                },
-                                "required": [
-                                  "type",
-                                  "title",
-                                  "status",
-                                  "code"
-                                ],
-                                "type": "object"
-                              },
-                              {
-                                "type": "null"
-                              }
-                            ]
-                          },
-                          "finishedAt": {
-                            "format": "date-time",
-                            "type": [
-                              "string",
-                              "null"
-                            ]
-                          },
-                          "name": {
-                            "type": "string"
-                          },
-                          "startedAt": {
-                            "format": "date-time",
-                            "type": [
-                              "string",
-                              "null"
-                            ]
-                          },
-                          "status": {
-                            "enum": [
-                              "pending",
-                              "running",
-                              "succeeded",
-                              "failed",
-                              "skipped"
-                            ],
-                            "type": "string"
-                          }
-                        },
-                        "required": [
-                          "name",
-                          "status",
-                          "startedAt",
-                          "finishedAt",
-                          "error"
-                        ],
-                        "type": "object"
-                      },
-                      "type": "array"
-                    },
-                    "trigger": {
-                      "enum": [
-                        "manual",
-                        "schedule",
-                        "rerun"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "pipeline",
-                    "status",
-                    "trigger",
-                    "parentRunId",
-                    "operationId",
-                    "steps",
-                    "parameters",
-                    "requestedBy",
-                    "createdAt",
-                    "startedAt",
-                    "finishedAt",
-                    "error"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -11837,17 +5553,15 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Create a project"
+        "readOnlyHint": false
       },
       "description": "Creates a project in the discovery stage with status active. Tier 2: answers 202 with an approval; the project exists once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -11857,11 +5571,11 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
@@ -11883,7 +5597,8 @@ export const operations: readonly OperationDef[] = [
         },
         "required": [
           "clientId",
-          "name"
+          "name",
+          "idempotencyKey"
         ],
         "type": "object"
       },
@@ -11894,37 +5609,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -11936,78 +5620,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "name": {
-                "type": "string"
-              },
-              "stage": {
-                "enum": [
-                  "discovery",
-                  "onboarding",
-                  "build",
-                  "review",
-                  "launch",
-                  "live"
-                ],
-                "type": "string"
-              },
-              "startDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "active",
-                  "on_hold",
-                  "archived"
-                ],
-                "type": "string"
-              },
-              "targetDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -12080,20 +5702,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a project"
+        "readOnlyHint": true
       },
       "description": "Get a project",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "project_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -12107,37 +5725,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -12147,75 +5734,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "name": {
-                "type": "string"
-              },
-              "stage": {
-                "enum": [
-                  "discovery",
-                  "onboarding",
-                  "build",
-                  "review",
-                  "launch",
-                  "live"
-                ],
-                "type": "string"
-              },
-              "startDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "active",
-                  "on_hold",
-                  "archived"
-                ],
-                "type": "string"
-              },
-              "targetDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -12281,32 +5799,28 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List projects"
+        "readOnlyHint": true
       },
       "description": "Projects in the caller's client scope, newest first. A clientId filter outside the scope answers 404.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -12337,37 +5851,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -12377,103 +5860,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "description": {
-                      "type": "string"
-                    },
-                    "etag": {
-                      "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "stage": {
-                      "enum": [
-                        "discovery",
-                        "onboarding",
-                        "build",
-                        "review",
-                        "launch",
-                        "live"
-                      ],
-                      "type": "string"
-                    },
-                    "startDate": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "active",
-                        "on_hold",
-                        "archived"
-                      ],
-                      "type": "string"
-                    },
-                    "targetDate": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "name",
-                    "description",
-                    "stage",
-                    "status",
-                    "startDate",
-                    "targetDate",
-                    "createdAt",
-                    "updatedAt",
-                    "etag"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -12542,15 +5928,14 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": true,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Advance a project to its next stage"
+        "readOnlyHint": false
       },
       "description": "Moves the project to the stage after its current one (discovery, onboarding, build, review, launch, live). Send expectedStage to refuse the move when someone else advanced it first. Tier 2: answers 202 with an approval; the stage moves once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "expectedStage": {
@@ -12566,14 +5951,13 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "project_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -12590,37 +5974,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -12632,78 +5985,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "name": {
-                "type": "string"
-              },
-              "stage": {
-                "enum": [
-                  "discovery",
-                  "onboarding",
-                  "build",
-                  "review",
-                  "launch",
-                  "live"
-                ],
-                "type": "string"
-              },
-              "startDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "active",
-                  "on_hold",
-                  "archived"
-                ],
-                "type": "string"
-              },
-              "targetDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -12778,8 +6069,7 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Update a project"
+        "readOnlyHint": false
       },
       "description": "Changes the given fields. Send If-Match with the project's ETag. The stage changes only through projects.stage.advance.",
       "inputSchema": {
@@ -12791,11 +6081,11 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
@@ -12809,9 +6099,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "project_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -12846,124 +6135,27 @@ export const operations: readonly OperationDef[] = [
       "name": "svc.projects.update",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "name": {
-                "type": "string"
-              },
-              "stage": {
-                "enum": [
-                  "discovery",
-                  "onboarding",
-                  "build",
-                  "review",
-                  "launch",
-                  "live"
-                ],
-                "type": "string"
-              },
-              "startDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "active",
-                  "on_hold",
-                  "archived"
-                ],
-                "type": "string"
-              },
-              "targetDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -13041,20 +6233,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a review"
+        "readOnlyHint": true
       },
       "description": "Get a review",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "review_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A review's id (rev_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -13068,37 +6256,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -13108,154 +6265,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fileIds": {
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "kind": {
-                "enum": [
-                  "deliverable",
-                  "report",
-                  "design",
-                  "document"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "releasedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "releasedBy": {
-                "oneOf": [
-                  {
-                    "description": "Who did something.",
-                    "properties": {
-                      "id": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "enum": [
-                          "operator",
-                          "client_admin",
-                          "service_account"
-                        ],
-                        "type": "string"
-                      },
-                      "name": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "id"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "reviewer": {
-                "oneOf": [
-                  {
-                    "description": "Who did something.",
-                    "properties": {
-                      "id": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "enum": [
-                          "operator",
-                          "client_admin",
-                          "service_account"
-                        ],
-                        "type": "string"
-                      },
-                      "name": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "id"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "ready",
-                  "released"
-                ],
-                "type": "string"
-              },
-              "summary": {
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -13323,40 +6332,35 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List reviews"
+        "readOnlyHint": true
       },
       "description": "List reviews",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -13375,37 +6379,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -13415,184 +6388,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "fileIds": {
-                      "items": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "deliverable",
-                        "report",
-                        "design",
-                        "document"
-                      ],
-                      "type": "string"
-                    },
-                    "projectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "releasedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "releasedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "reviewer": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "draft",
-                        "ready",
-                        "released"
-                      ],
-                      "type": "string"
-                    },
-                    "summary": {
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "projectId",
-                    "title",
-                    "kind",
-                    "status",
-                    "summary",
-                    "fileIds",
-                    "reviewer",
-                    "createdAt",
-                    "updatedAt",
-                    "releasedAt",
-                    "releasedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -13661,19 +6456,18 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Release a review to its client"
+        "readOnlyHint": false
       },
       "description": "Tier 2. Answers 202 with an approval; the review is released once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
@@ -13683,9 +6477,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "review_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A review's id (rev_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -13702,37 +6495,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -13744,157 +6506,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fileIds": {
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "kind": {
-                "enum": [
-                  "deliverable",
-                  "report",
-                  "design",
-                  "document"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "releasedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "releasedBy": {
-                "oneOf": [
-                  {
-                    "description": "Who did something.",
-                    "properties": {
-                      "id": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "enum": [
-                          "operator",
-                          "client_admin",
-                          "service_account"
-                        ],
-                        "type": "string"
-                      },
-                      "name": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "id"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "reviewer": {
-                "oneOf": [
-                  {
-                    "description": "Who did something.",
-                    "properties": {
-                      "id": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "enum": [
-                          "operator",
-                          "client_admin",
-                          "service_account"
-                        ],
-                        "type": "string"
-                      },
-                      "name": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "id"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "ready",
-                  "released"
-                ],
-                "type": "string"
-              },
-              "summary": {
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -13968,32 +6589,28 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Search across records"
+        "readOnlyHint": true
       },
       "description": "Matches clients, projects, tasks, intake records, reviews, CRM records, campaigns and files in the caller's reach, best match first. An operator also finds internal tasks. Contact personal data is matched and shown only with pii:read.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -14034,37 +6651,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -14074,73 +6660,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "description": "Null for an internal task or the platform's own CRM rows.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "score": {
-                      "maximum": 1,
-                      "minimum": 0,
-                      "type": "number"
-                    },
-                    "snippet": {
-                      "description": "The matching text; contact personal data is left out unless the caller holds pii:read.",
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "client",
-                        "project",
-                        "task",
-                        "intake_record",
-                        "review",
-                        "lead",
-                        "account",
-                        "contact",
-                        "opportunity",
-                        "campaign",
-                        "file"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "type",
-                    "id",
-                    "clientId",
-                    "title",
-                    "snippet",
-                    "score"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -14204,19 +6723,18 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Create several tasks at once"
+        "readOnlyHint": false
       },
       "description": "All or nothing; at most 100 tasks.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
@@ -14227,9 +6745,8 @@ export const operations: readonly OperationDef[] = [
               "properties": {
                 "assigneeIds": {
                   "items": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+                    "description": "An user's id (usr_…).",
                     "maxLength": 64,
-                    "minLength": 1,
                     "pattern": "^[A-Za-z0-9_-]+$",
                     "type": "string"
                   },
@@ -14238,9 +6755,8 @@ export const operations: readonly OperationDef[] = [
                   "uniqueItems": true
                 },
                 "clientId": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+                  "description": "A client's id (cli_…).",
                   "maxLength": 64,
-                  "minLength": 1,
                   "pattern": "^[A-Za-z0-9_-]+$",
                   "type": "string"
                 },
@@ -14255,9 +6771,8 @@ export const operations: readonly OperationDef[] = [
                   "type": "string"
                 },
                 "ownerId": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+                  "description": "An user's id (usr_…).",
                   "maxLength": 64,
-                  "minLength": 1,
                   "pattern": "^[A-Za-z0-9_-]+$",
                   "type": "string"
                 },
@@ -14271,9 +6786,8 @@ export const operations: readonly OperationDef[] = [
                   "type": "string"
                 },
                 "projectId": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+                  "description": "A project's id (prj_…).",
                   "maxLength": 64,
-                  "minLength": 1,
                   "pattern": "^[A-Za-z0-9_-]+$",
                   "type": "string"
                 },
@@ -14303,178 +6817,35 @@ export const operations: readonly OperationDef[] = [
           }
         },
         "required": [
-          "tasks"
+          "tasks",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.tasks.batch_create",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "assigneeIds": {
-                      "description": "The owner plus co-assignees.",
-                      "items": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "clientId": {
-                      "description": "The client the task belongs to; null for an internal (team-board) task.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "completedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "description": {
-                      "type": "string"
-                    },
-                    "dueDate": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "etag": {
-                      "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "ownerId": {
-                      "description": "The owning assignee.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "priority": {
-                      "enum": [
-                        "low",
-                        "normal",
-                        "high",
-                        "urgent"
-                      ],
-                      "type": "string"
-                    },
-                    "projectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "open",
-                        "in_progress",
-                        "blocked",
-                        "done"
-                      ],
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "projectId",
-                    "title",
-                    "description",
-                    "status",
-                    "priority",
-                    "ownerId",
-                    "assigneeIds",
-                    "dueDate",
-                    "createdAt",
-                    "updatedAt",
-                    "completedAt",
-                    "etag"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              }
-            },
             "required": [
               "items"
             ],
@@ -14536,8 +6907,7 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Comment on a task"
+        "readOnlyHint": false
       },
       "description": "Comment on a task",
       "inputSchema": {
@@ -14549,135 +6919,52 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "task_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
         },
         "required": [
           "task_id",
-          "body"
+          "body",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.tasks.comment",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "author": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "body": {
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "taskId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "taskId",
@@ -14743,33 +7030,29 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List a task's comments"
+        "readOnlyHint": true
       },
       "description": "List a task's comments",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "task_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -14783,37 +7066,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -14823,83 +7075,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "author": {
-                      "description": "Who did something.",
-                      "properties": {
-                        "id": {
-                          "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                          "maxLength": 64,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z0-9_-]+$",
-                          "type": "string"
-                        },
-                        "kind": {
-                          "enum": [
-                            "operator",
-                            "client_admin",
-                            "service_account"
-                          ],
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": [
-                            "string",
-                            "null"
-                          ]
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "id"
-                      ],
-                      "type": "object"
-                    },
-                    "body": {
-                      "type": "string"
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "taskId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "taskId",
-                    "author",
-                    "body",
-                    "createdAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -14965,26 +7140,24 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Complete a task"
+        "readOnlyHint": false
       },
       "description": "Complete a task",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "task_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -14997,147 +7170,27 @@ export const operations: readonly OperationDef[] = [
       "name": "svc.tasks.complete",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "assigneeIds": {
-                "description": "The owner plus co-assignees.",
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "clientId": {
-                "description": "The client the task belongs to; null for an internal (team-board) task.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "completedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "dueDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "ownerId": {
-                "description": "The owning assignee.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "priority": {
-                "enum": [
-                  "low",
-                  "normal",
-                  "high",
-                  "urgent"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "open",
-                  "in_progress",
-                  "blocked",
-                  "done"
-                ],
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -15215,8 +7268,7 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Create a task"
+        "readOnlyHint": false
       },
       "description": "Create a task",
       "inputSchema": {
@@ -15225,9 +7277,8 @@ export const operations: readonly OperationDef[] = [
         "properties": {
           "assigneeIds": {
             "items": {
-              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+              "description": "An user's id (usr_…).",
               "maxLength": 64,
-              "minLength": 1,
               "pattern": "^[A-Za-z0-9_-]+$",
               "type": "string"
             },
@@ -15236,9 +7287,8 @@ export const operations: readonly OperationDef[] = [
             "uniqueItems": true
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -15248,7 +7298,7 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "dueDate": {
@@ -15257,14 +7307,13 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "ownerId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An user's id (usr_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -15278,9 +7327,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -15300,154 +7348,35 @@ export const operations: readonly OperationDef[] = [
           }
         },
         "required": [
-          "title"
+          "title",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.tasks.create",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "assigneeIds": {
-                "description": "The owner plus co-assignees.",
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "clientId": {
-                "description": "The client the task belongs to; null for an internal (team-board) task.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "completedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "dueDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "ownerId": {
-                "description": "The owning assignee.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "priority": {
-                "enum": [
-                  "low",
-                  "normal",
-                  "high",
-                  "urgent"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "open",
-                  "in_progress",
-                  "blocked",
-                  "done"
-                ],
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -15527,20 +7456,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a task"
+        "readOnlyHint": true
       },
       "description": "Get a task",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "task_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -15554,37 +7479,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -15594,98 +7488,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "assigneeIds": {
-                "description": "The owner plus co-assignees.",
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "clientId": {
-                "description": "The client the task belongs to; null for an internal (team-board) task.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "completedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "dueDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "ownerId": {
-                "description": "The owning assignee.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "priority": {
-                "enum": [
-                  "low",
-                  "normal",
-                  "high",
-                  "urgent"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "open",
-                  "in_progress",
-                  "blocked",
-                  "done"
-                ],
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -15754,11 +7556,8 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List tasks"
+        "readOnlyHint": true
       },
       "description": "Tasks the caller can see, newest first. An operator also sees internal tasks (clientId null) whatever its client scope. A clientId filter outside the caller's client scope answers 404.",
       "inputSchema": {
@@ -15767,34 +7566,31 @@ export const operations: readonly OperationDef[] = [
           "assigneeId": {
             "description": "Matches the owner and co-assignees.",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -15814,37 +7610,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -15854,129 +7619,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "assigneeIds": {
-                      "description": "The owner plus co-assignees.",
-                      "items": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "clientId": {
-                      "description": "The client the task belongs to; null for an internal (team-board) task.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "completedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "description": {
-                      "type": "string"
-                    },
-                    "dueDate": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "etag": {
-                      "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "ownerId": {
-                      "description": "The owning assignee.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "priority": {
-                      "enum": [
-                        "low",
-                        "normal",
-                        "high",
-                        "urgent"
-                      ],
-                      "type": "string"
-                    },
-                    "projectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "open",
-                        "in_progress",
-                        "blocked",
-                        "done"
-                      ],
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "projectId",
-                    "title",
-                    "description",
-                    "status",
-                    "priority",
-                    "ownerId",
-                    "assigneeIds",
-                    "dueDate",
-                    "createdAt",
-                    "updatedAt",
-                    "completedAt",
-                    "etag"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -16048,8 +7690,7 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Update a task"
+        "readOnlyHint": false
       },
       "description": "Changes the given fields. Send If-Match with the task's ETag.",
       "inputSchema": {
@@ -16058,9 +7699,8 @@ export const operations: readonly OperationDef[] = [
         "properties": {
           "assigneeIds": {
             "items": {
-              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+              "description": "An user's id (usr_…).",
               "maxLength": 64,
-              "minLength": 1,
               "pattern": "^[A-Za-z0-9_-]+$",
               "type": "string"
             },
@@ -16073,7 +7713,7 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "dueDate": {
@@ -16084,7 +7724,7 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
@@ -16117,9 +7757,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "task_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -16137,147 +7776,27 @@ export const operations: readonly OperationDef[] = [
       "name": "svc.tasks.update",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "assigneeIds": {
-                "description": "The owner plus co-assignees.",
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "clientId": {
-                "description": "The client the task belongs to; null for an internal (team-board) task.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "completedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "dueDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "ownerId": {
-                "description": "The owning assignee.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "priority": {
-                "enum": [
-                  "low",
-                  "normal",
-                  "high",
-                  "urgent"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "open",
-                  "in_progress",
-                  "blocked",
-                  "done"
-                ],
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -16360,40 +7879,35 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List timeline entries"
+        "readOnlyHint": true
       },
       "description": "Entries the caller can see, newest first; filter by client, project or task. With taskId it is one task's history. An operator also sees entries of internal tasks whatever its client scope.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -16403,9 +7917,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "taskId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -16416,37 +7929,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -16456,125 +7938,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "actor": {
-                      "description": "Who caused it; null when the platform did.",
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "clientId": {
-                      "description": "Null for an entry about an internal (team-board) task.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "data": {
-                      "description": "Kind-specific details, for example the changed fields.",
-                      "type": "object"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "task_created",
-                        "task_updated",
-                        "task_completed",
-                        "comment_added",
-                        "project_stage_advanced",
-                        "intake_finalized",
-                        "review_released",
-                        "approval_decided"
-                      ],
-                      "type": "string"
-                    },
-                    "occurredAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "projectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "summary": {
-                      "description": "One line for people.",
-                      "type": "string"
-                    },
-                    "taskId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "kind",
-                    "clientId",
-                    "projectId",
-                    "taskId",
-                    "summary",
-                    "actor",
-                    "occurredAt",
-                    "data"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -17059,7 +8422,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "industry": {
         "type": [
@@ -17132,7 +8496,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An action's id (act_…)."
       },
       "kind": {
         "enum": [
@@ -17171,10 +8536,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "assigneeId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An user's id (usr_…)."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -17246,7 +8613,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "clientIds": {
         "description": "Clients it is bound to; empty means unbound.",
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A client's id (cli_…)."
         },
         "type": "array"
       },
@@ -17257,7 +8625,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An API key's id (key_…)."
       },
       "ipAllowlist": {
         "description": "CIDR ranges it may be used from; empty means anywhere.",
@@ -17326,7 +8695,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "clientIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A client's id (cli_…)."
         },
         "type": "array"
       },
@@ -17337,7 +8707,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An API key's id (key_…)."
       },
       "ipAllowlist": {
         "items": {
@@ -17429,7 +8800,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An approval's id (apr_…)."
       },
       "input": {
         "description": "The proposed input, shown to the deciding person.",
@@ -17532,7 +8904,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "approval_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An approval's id (apr_…)."
       },
       "comment": {
         "maxLength": 2000,
@@ -17551,7 +8924,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "approval_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An approval's id (apr_…)."
       }
     },
     "required": [
@@ -17608,7 +8982,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "approval_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An approval's id (apr_…)."
       },
       "comment": {
         "maxLength": 2000,
@@ -17639,7 +9014,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "x-svc-enum": "open"
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "createdAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -17659,7 +9035,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A campaign's id (cmp_…)."
       },
       "kind": {
         "enum": [
@@ -17727,7 +9104,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -17767,7 +9145,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "campaign_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A campaign's id (cmp_…)."
       },
       "scheduledAt": {
         "$ref": "#/components/schemas/Timestamp",
@@ -17788,7 +9167,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "industry": {
         "type": [
@@ -17827,7 +9207,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "ClientHealth": {
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "computedAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -17884,7 +9265,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "integer"
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "lastActivityAt": {
         "format": "date-time",
@@ -17934,7 +9316,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       }
     },
     "required": [
@@ -17949,7 +9332,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       }
     },
     "required": [
@@ -17964,7 +9348,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       }
     },
     "required": [
@@ -18016,7 +9401,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18059,7 +9445,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "note": {
         "description": "Shown to the approver and kept with the version.",
@@ -18079,7 +9466,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       }
     },
     "required": [
@@ -18116,7 +9504,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A contact's id (con_…)."
       },
       "jobTitle": {
         "type": [
@@ -18165,7 +9554,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18205,10 +9595,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "accountId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18245,10 +9637,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "accountId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18301,7 +9695,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "accountId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "clientId": {
         "$ref": "#/components/schemas/Id",
@@ -18313,7 +9708,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "contactId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A contact's id (con_…)."
       },
       "currency": {
         "default": "USD",
@@ -18330,7 +9726,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "ownerId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An user's id (usr_…)."
       },
       "source": {
         "$ref": "#/components/schemas/CrmSource"
@@ -18354,13 +9751,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
       },
       "ownerId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An user's id (usr_…)."
       },
       "pageSize": {
         "$ref": "#/components/schemas/PageSize"
@@ -18397,10 +9796,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "accountId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18440,7 +9841,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "opportunity_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An opportunity's id (opp_…)."
       },
       "projectName": {
         "description": "Defaults to the opportunity's name.",
@@ -18476,7 +9878,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "accountId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "channel": {
         "enum": [
@@ -18490,7 +9893,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "x-svc-enum": "open"
       },
       "contactId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A contact's id (con_…)."
       },
       "direction": {
         "default": "outbound",
@@ -18503,14 +9907,16 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "x-svc-enum": "closed"
       },
       "leadId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A lead's id (led_…)."
       },
       "occurredAt": {
         "$ref": "#/components/schemas/Timestamp",
         "description": "Defaults to now."
       },
       "opportunityId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An opportunity's id (opp_…)."
       },
       "summary": {
         "maxLength": 10000,
@@ -18528,7 +9934,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "$ref": "#/components/schemas/Touchpoint"
   },
   "Cursor": {
-    "description": "Opaque cursor from a previous page's nextCursor.",
+    "description": "The previous page's nextCursor.",
     "maxLength": 512,
     "minLength": 1,
     "type": "string",
@@ -18594,7 +10000,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "fileId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A file's id (fil_…)."
       },
       "url": {
         "description": "Signed URL; a bearer secret, valid until expiresAt.",
@@ -18679,7 +10086,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18733,7 +10141,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "description": "Start after this event id; the Last-Event-ID header does the same and wins."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "types": {
         "description": "Only these event types.",
@@ -18779,10 +10188,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An execution job's id (job_…)."
       },
       "requestId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A request's id (req_…)."
       },
       "result": {
         "type": [
@@ -18838,7 +10249,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "job_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An execution job's id (job_…)."
       }
     },
     "required": [
@@ -18868,7 +10280,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An execution request's id (exr_…)."
       },
       "instructions": {
         "type": "string"
@@ -18933,7 +10346,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "instructions": {
         "maxLength": 20000,
@@ -19003,7 +10417,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "Extraction": {
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "completedAt": {
         "format": "date-time",
@@ -19032,10 +10447,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "array"
       },
       "fileId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A file's id (fil_…)."
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An extraction's id (ext_…)."
       },
       "intakeId": {
         "description": "The intake record whose fields it proposes values for.",
@@ -19066,7 +10483,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "extraction_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An extraction's id (ext_…)."
       }
     },
     "required": [
@@ -19120,7 +10538,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A file's id (fil_…)."
       },
       "intakeId": {
         "type": [
@@ -19186,7 +10605,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "file_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A file's id (fil_…)."
       }
     },
     "required": [
@@ -19201,10 +10621,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "intakeId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       },
       "name": {
         "description": "Defaults to the name given for the upload.",
@@ -19213,13 +10635,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "purpose": {
         "$ref": "#/components/schemas/FilePurpose"
       },
       "uploadId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An upload's id (upl_…)."
       }
     },
     "required": [
@@ -19234,7 +10658,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "contentType": {
         "maxLength": 255,
@@ -19292,7 +10717,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "description": "A published version of a client's hub (the client-facing portal).",
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "publishedAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -19319,20 +10745,22 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "type": "object"
   },
   "Id": {
-    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+    "description": "An opaque id: its prefix names the resource (tsk_ task, cli_ client, prj_ project, usr_ user, …).",
     "maxLength": 64,
-    "minLength": 1,
     "pattern": "^[A-Za-z0-9_-]+$",
-    "type": "string"
+    "type": "string",
+    "x-svc-decision": "Every id property names its resource and prefix in its own description. Prefixes: cli client, usr user, mem membership, key API key, oac OAuth client, grt OAuth grant, prj project, tsk task, cmt comment, apr approval, evt event, whe webhook endpoint, whd webhook delivery, op operation, fil file, req request, led lead, acc account, con contact, opp opportunity, tch touchpoint, run pipeline run, pev pipeline event, rev review, int intake record, ext extraction, job execution job, exr execution request, cmp campaign, ntf notification, upl upload, act action."
   },
   "IntakeCreateInput": {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "template": {
         "maxLength": 64,
@@ -19374,7 +10802,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/IntakeFieldKey"
       },
       "intake_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       },
       "source": {
         "default": "manual",
@@ -19515,7 +10944,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "intake_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       }
     },
     "required": [
@@ -19530,7 +10960,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "intake_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       }
     },
     "required": [
@@ -19545,7 +10976,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -19554,7 +10986,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "status": {
         "$ref": "#/components/schemas/IntakeStatus"
@@ -19587,7 +11020,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "IntakeRecord": {
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "createdAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -19606,7 +11040,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       },
       "projectId": {
         "type": [
@@ -19649,7 +11084,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/IntakeFieldKey"
       },
       "intake_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       },
       "reason": {
         "description": "Shown to the approver.",
@@ -19681,7 +11117,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "clientIds": {
         "description": "Bind the key to these clients; omit or empty for unbound.",
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A client's id (cli_…)."
         },
         "maxItems": 100,
         "type": "array",
@@ -19770,7 +11207,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "key_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An API key's id (key_…)."
       }
     },
     "required": [
@@ -19785,7 +11223,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "key_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An API key's id (key_…)."
       }
     },
     "required": [
@@ -19843,7 +11282,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "array"
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "computedAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -19903,7 +11343,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A lead's id (led_…)."
       },
       "notes": {
         "type": "string"
@@ -19968,7 +11409,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "createdAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -19978,7 +11420,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A membership's id (mem_…)."
       },
       "invitedBy": {
         "$ref": "#/components/schemas/ActorRef"
@@ -20041,7 +11484,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "email": {
         "format": "email",
@@ -20073,10 +11517,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "membership_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A membership's id (mem_…)."
       }
     },
     "required": [
@@ -20102,7 +11548,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
           },
           "clientIds": {
             "items": {
-              "$ref": "#/components/schemas/Id"
+              "$ref": "#/components/schemas/Id",
+              "description": "A client's id (cli_…)."
             },
             "type": "array"
           }
@@ -20240,7 +11687,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A notification's id (ntf_…)."
       },
       "kind": {
         "enum": [
@@ -20354,7 +11802,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "notificationIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A notification's id (ntf_…)."
         },
         "maxItems": 100,
         "minItems": 1,
@@ -20376,7 +11825,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An OAuth grant's id (grt_…)."
       },
       "lastUsedAt": {
         "format": "date-time",
@@ -20461,7 +11911,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "grant_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An OAuth grant's id (grt_…)."
       }
     },
     "required": [
@@ -20495,7 +11946,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An operation's id (op_…)."
       },
       "kind": {
         "enum": [
@@ -20559,7 +12011,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "operation_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An operation's id (op_…)."
       }
     },
     "required": [
@@ -20574,7 +12027,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "operation_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An operation's id (op_…)."
       }
     },
     "required": [
@@ -20681,7 +12135,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An opportunity's id (opp_…)."
       },
       "leadId": {
         "type": [
@@ -20756,7 +12211,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   },
   "PageSize": {
     "default": 50,
-    "description": "How many items a page holds (default 50, at most 200).",
+    "description": "Items per page.",
     "maximum": 200,
     "minimum": 1,
     "type": "integer"
@@ -20773,7 +12228,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "object"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline event's id (pev_…)."
       },
       "level": {
         "enum": [
@@ -20792,7 +12248,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "runId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline run's id (run_…)."
       },
       "step": {
         "description": "The step it belongs to; null for run-level events.",
@@ -20835,7 +12292,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -20855,7 +12313,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "runId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline run's id (run_…)."
       }
     },
     "type": "object"
@@ -20912,7 +12371,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline run's id (run_…)."
       },
       "operationId": {
         "description": "The long-running operation that tracks the run.",
@@ -20992,7 +12452,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "run_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline run's id (run_…)."
       }
     },
     "required": [
@@ -21046,7 +12507,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "run_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline run's id (run_…)."
       }
     },
     "required": [
@@ -21061,7 +12523,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -21335,7 +12798,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "Project": {
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "createdAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -21347,7 +12811,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Etag"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "name": {
         "type": "string"
@@ -21418,7 +12883,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "description": {
         "default": "",
@@ -21450,7 +12916,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "project_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       }
     },
     "required": [
@@ -21465,7 +12932,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -21512,7 +12980,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "description": "The stage the caller believes the project is in now."
       },
       "project_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       }
     },
     "required": [
@@ -21537,7 +13006,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "project_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "startDate": {
         "format": "date",
@@ -21584,19 +13054,22 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "Review": {
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "createdAt": {
         "$ref": "#/components/schemas/Timestamp"
       },
       "fileIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A file's id (fil_…)."
         },
         "type": "array"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A review's id (rev_…)."
       },
       "kind": {
         "enum": [
@@ -21685,7 +13158,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "review_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A review's id (rev_…)."
       }
     },
     "required": [
@@ -21700,7 +13174,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -21709,7 +13184,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "status": {
         "$ref": "#/components/schemas/ReviewStatus"
@@ -21748,7 +13224,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "review_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A review's id (rev_…)."
       }
     },
     "required": [
@@ -21818,7 +13295,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -21907,7 +13385,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Etag"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       },
       "ownerId": {
         "description": "The owning assignee.",
@@ -21979,10 +13458,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A comment's id (cmt_…)."
       },
       "taskId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "required": [
@@ -22000,14 +13481,16 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "assigneeIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "An user's id (usr_…)."
         },
         "maxItems": 20,
         "type": "array",
         "uniqueItems": true
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "description": {
         "default": "",
@@ -22018,13 +13501,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Date"
       },
       "ownerId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An user's id (usr_…)."
       },
       "priority": {
         "$ref": "#/components/schemas/TaskPriority"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "status": {
         "default": "open",
@@ -22098,7 +13583,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "task_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "required": [
@@ -22120,7 +13606,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "task_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "required": [
@@ -22154,7 +13641,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "task_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "required": [
@@ -22171,14 +13659,16 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "assigneeIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "An user's id (usr_…)."
         },
         "maxItems": 20,
         "type": "array",
         "uniqueItems": true
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "description": {
         "default": "",
@@ -22189,13 +13679,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Date"
       },
       "ownerId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An user's id (usr_…)."
       },
       "priority": {
         "$ref": "#/components/schemas/TaskPriority"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "status": {
         "default": "open",
@@ -22226,7 +13718,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "task_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "required": [
@@ -22245,7 +13738,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "description": "Matches the owner and co-assignees."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -22254,7 +13748,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "status": {
         "$ref": "#/components/schemas/TaskStatus"
@@ -22290,7 +13785,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "assigneeIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "An user's id (usr_…)."
         },
         "maxItems": 20,
         "type": "array",
@@ -22327,7 +13823,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "x-svc-enum": "closed"
       },
       "task_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       },
       "title": {
         "maxLength": 200,
@@ -22421,7 +13918,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -22430,14 +13928,16 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "since": {
         "$ref": "#/components/schemas/Timestamp",
         "description": "Only entries at or after this instant."
       },
       "taskId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "type": "object"
@@ -22514,7 +14014,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "x-svc-enum": "closed"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A touchpoint's id (tch_…)."
       },
       "leadId": {
         "type": [
@@ -22607,7 +14108,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "endpointId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "error": {
         "description": "Why the last attempt failed (timeout, connection refused, non-2xx).",
@@ -22617,13 +14119,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "eventId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An event's id (evt_…)."
       },
       "eventType": {
         "$ref": "#/components/schemas/EventType"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook delivery's id (whd_…)."
       },
       "lastAttemptAt": {
         "format": "date-time",
@@ -22707,7 +14211,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "array"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "status": {
         "$ref": "#/components/schemas/WebhookEndpointStatus"
@@ -22766,7 +14271,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "array"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "secret": {
         "description": "The signing secret (whsec_ + base64). Shown only in this response.",
@@ -22806,7 +14312,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Cursor"
       },
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "pageSize": {
         "$ref": "#/components/schemas/PageSize"
@@ -22846,10 +14353,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "delivery_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook delivery's id (whd_…)."
       },
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       }
     },
     "required": [
@@ -22902,7 +14411,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       }
     },
     "required": [
@@ -22917,7 +14427,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       }
     },
     "required": [
@@ -22932,7 +14443,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "eventType": {
         "$ref": "#/components/schemas/EventType",
@@ -22956,7 +14468,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "eventTypes": {
         "items": {
@@ -22988,7 +14501,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       }
     },
     "required": [
@@ -23003,7 +14517,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"

@@ -1642,6 +1642,7 @@ export interface components {
             clientId: string | null;
             createdAt: components["schemas"]["Timestamp"];
             domain: string | null;
+            /** @description An account's id (acc_…). */
             id: components["schemas"]["Id"];
             industry: string | null;
             name: string;
@@ -1659,6 +1660,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** Format: date-time */
             dueAt: string | null;
+            /** @description An action's id (act_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "task_due" | "task_overdue" | "approval_pending" | "review_ready" | "intake_incomplete" | "follow_up";
@@ -1667,7 +1669,9 @@ export interface components {
             title: string;
         };
         ActionsListInput: {
+            /** @description An user's id (usr_…). */
             assigneeId?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             /** @enum {string} */
@@ -1690,6 +1694,7 @@ export interface components {
             clientIds: components["schemas"]["Id"][];
             createdAt: components["schemas"]["Timestamp"];
             expiresAt: components["schemas"]["Timestamp"];
+            /** @description An API key's id (key_…). */
             id: components["schemas"]["Id"];
             /** @description CIDR ranges it may be used from; empty means anywhere. */
             ipAllowlist: string[];
@@ -1710,6 +1715,7 @@ export interface components {
             clientIds: components["schemas"]["Id"][];
             createdAt: components["schemas"]["Timestamp"];
             expiresAt: components["schemas"]["Timestamp"];
+            /** @description An API key's id (key_…). */
             id: components["schemas"]["Id"];
             ipAllowlist: string[];
             /** Format: date-time */
@@ -1731,6 +1737,7 @@ export interface components {
             /** @description The problem when the approved write failed. */
             error: components["schemas"]["ProblemRecord"] | null;
             expiresAt: components["schemas"]["Timestamp"];
+            /** @description An approval's id (apr_…). */
             id: components["schemas"]["Id"];
             /** @description The proposed input, shown to the deciding person. */
             input: Record<string, never>;
@@ -1754,11 +1761,13 @@ export interface components {
             decision: "approve" | "reject";
         };
         ApprovalsApproveInput: {
+            /** @description An approval's id (apr_…). */
             approval_id: components["schemas"]["Id"];
             comment?: string;
         };
         ApprovalsApproveResult: components["schemas"]["Approval"];
         ApprovalsGetInput: {
+            /** @description An approval's id (apr_…). */
             approval_id: components["schemas"]["Id"];
         };
         ApprovalsGetOutput: components["schemas"]["Approval"];
@@ -1775,6 +1784,7 @@ export interface components {
             nextCursor: string | null;
         };
         ApprovalsRejectInput: {
+            /** @description An approval's id (apr_…). */
             approval_id: components["schemas"]["Id"];
             comment?: string;
         };
@@ -1786,12 +1796,14 @@ export interface components {
             audienceSize: number;
             /** @enum {string} */
             channel: "email" | "sms";
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             createdAt: components["schemas"]["Timestamp"];
             /** Format: date */
             enrollmentEnd: string | null;
             /** Format: date */
             enrollmentStart: string | null;
+            /** @description A campaign's id (cmp_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "open_enrollment" | "reminder" | "announcement";
@@ -1804,6 +1816,7 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         CampaignsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -1815,6 +1828,7 @@ export interface components {
             nextCursor: string | null;
         };
         CampaignsProposeSendInput: {
+            /** @description A campaign's id (cmp_…). */
             campaign_id: components["schemas"]["Id"];
             /** @description When to send; omit to send as soon as it is approved. */
             scheduledAt?: components["schemas"]["Timestamp"];
@@ -1824,6 +1838,7 @@ export interface components {
         CampaignStatus: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
         Client: {
             createdAt: components["schemas"]["Timestamp"];
+            /** @description A client's id (cli_…). */
             id: components["schemas"]["Id"];
             industry: string | null;
             name: string;
@@ -1833,6 +1848,7 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         ClientHealth: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             computedAt: components["schemas"]["Timestamp"];
             /** @description 100 is healthy. */
@@ -1842,14 +1858,17 @@ export interface components {
             status: "healthy" | "at_risk" | "critical";
         };
         ClientsGetInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
         };
         ClientsGetOutput: components["schemas"]["Client"];
         ClientsHealthInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
         };
         ClientsHealthOutput: components["schemas"]["ClientHealth"];
         ClientsLaunchReadinessInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
         };
         ClientsLaunchReadinessOutput: components["schemas"]["LaunchReadiness"];
@@ -1864,6 +1883,7 @@ export interface components {
             nextCursor: string | null;
         };
         ClientsMembershipsListInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -1875,12 +1895,14 @@ export interface components {
             nextCursor: string | null;
         };
         ClientsPublishHubInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
             /** @description Shown to the approver and kept with the version. */
             note?: string;
         };
         ClientsPublishHubResult: components["schemas"]["HubPublication"];
         ClientsSummaryInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
         };
         ClientsSummaryOutput: components["schemas"]["ClientSummary"];
@@ -1889,6 +1911,7 @@ export interface components {
         /** @description Counts that describe where a client stands, computed when asked. */
         ClientSummary: {
             activeProjects: number;
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             /** Format: date-time */
             lastActivityAt: string | null;
@@ -1909,6 +1932,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description Null when redacted or unknown. */
             email: string | null;
+            /** @description A contact's id (con_…). */
             id: components["schemas"]["Id"];
             jobTitle: string | null;
             /** @description Null when redacted. */
@@ -1920,6 +1944,7 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         CrmAccountsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -1931,7 +1956,9 @@ export interface components {
             nextCursor: string | null;
         };
         CrmContactsListInput: {
+            /** @description An account's id (acc_…). */
             accountId?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -1942,7 +1969,9 @@ export interface components {
             nextCursor: string | null;
         };
         CrmContactsSearchInput: {
+            /** @description An account's id (acc_…). */
             accountId?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             /** @description Exact email, case-insensitive. */
@@ -1959,24 +1988,29 @@ export interface components {
             nextCursor: string | null;
         };
         CrmLeadCreateInput: {
+            /** @description An account's id (acc_…). */
             accountId?: components["schemas"]["Id"];
             /** @description Omit for the platform's own sales lead (operators only). */
             clientId?: components["schemas"]["Id"];
             company: string;
+            /** @description A contact's id (con_…). */
             contactId?: components["schemas"]["Id"];
             /** @default USD */
             currency?: string;
             estimatedValue?: number;
             /** @default  */
             notes?: string;
+            /** @description An user's id (usr_…). */
             ownerId?: components["schemas"]["Id"];
             source?: components["schemas"]["CrmSource"];
             title: string;
         };
         CrmLeadCreateResult: components["schemas"]["Lead"];
         CrmLeadsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
+            /** @description An user's id (usr_…). */
             ownerId?: components["schemas"]["Id"];
             pageSize?: components["schemas"]["PageSize"];
             status?: components["schemas"]["LeadStatus"];
@@ -1987,7 +2021,9 @@ export interface components {
             nextCursor: string | null;
         };
         CrmOpportunitiesListInput: {
+            /** @description An account's id (acc_…). */
             accountId?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -1999,6 +2035,7 @@ export interface components {
             nextCursor: string | null;
         };
         CrmOpportunityConvertInput: {
+            /** @description An opportunity's id (opp_…). */
             opportunity_id: components["schemas"]["Id"];
             /** @description Defaults to the opportunity's name. */
             projectName?: string;
@@ -2008,23 +2045,27 @@ export interface components {
         /** @enum {string} */
         CrmSource: "referral" | "website" | "event" | "outbound" | "partner" | "other";
         CrmTouchpointLogInput: {
+            /** @description An account's id (acc_…). */
             accountId?: components["schemas"]["Id"];
             /** @enum {string} */
             channel: "email" | "call" | "meeting" | "note" | "event";
+            /** @description A contact's id (con_…). */
             contactId?: components["schemas"]["Id"];
             /**
              * @default outbound
              * @enum {string}
              */
             direction?: "inbound" | "outbound" | "internal";
+            /** @description A lead's id (led_…). */
             leadId?: components["schemas"]["Id"];
             /** @description Defaults to now. */
             occurredAt?: components["schemas"]["Timestamp"];
+            /** @description An opportunity's id (opp_…). */
             opportunityId?: components["schemas"]["Id"];
             summary: string;
         };
         CrmTouchpointLogResult: components["schemas"]["Touchpoint"];
-        /** @description Opaque cursor from a previous page's nextCursor. */
+        /** @description The previous page's nextCursor. */
         Cursor: string;
         /**
          * Format: date
@@ -2053,6 +2094,7 @@ export interface components {
         };
         DownloadUrl: {
             expiresAt: components["schemas"]["Timestamp"];
+            /** @description A file's id (fil_…). */
             fileId: components["schemas"]["Id"];
             /**
              * Format: uri
@@ -2076,6 +2118,7 @@ export interface components {
             type: components["schemas"]["EventType"];
         };
         EventsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -2092,6 +2135,7 @@ export interface components {
         EventsStreamInput: {
             /** @description Start after this event id; the Last-Event-ID header does the same and wins. */
             after?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             /** @description Only these event types. */
             types?: components["schemas"]["EventType"][];
@@ -2108,7 +2152,9 @@ export interface components {
             error: components["schemas"]["ProblemRecord"] | null;
             /** Format: date-time */
             finishedAt: string | null;
+            /** @description An execution job's id (job_…). */
             id: components["schemas"]["Id"];
+            /** @description A request's id (req_…). */
             requestId: components["schemas"]["Id"];
             result: Record<string, never> | null;
             /** @description The runner that claimed it. */
@@ -2118,6 +2164,7 @@ export interface components {
             status: components["schemas"]["ExecutionJobStatus"];
         };
         ExecutionJobsGetInput: {
+            /** @description An execution job's id (job_…). */
             job_id: components["schemas"]["Id"];
         };
         ExecutionJobsGetOutput: components["schemas"]["ExecutionJob"];
@@ -2128,6 +2175,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** Format: date-time */
             decidedAt: string | null;
+            /** @description An execution request's id (exr_…). */
             id: components["schemas"]["Id"];
             instructions: string;
             /** @description The job that runs it, once accepted. */
@@ -2140,6 +2188,7 @@ export interface components {
             title: string;
         };
         ExecutionRequestsProposeInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             instructions: string;
             /** @enum {string} */
@@ -2158,19 +2207,23 @@ export interface components {
             value: components["schemas"]["IntakeFieldValue"];
         };
         Extraction: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             /** Format: date-time */
             completedAt: string | null;
             createdAt: components["schemas"]["Timestamp"];
             error: components["schemas"]["ProblemRecord"] | null;
             fields: components["schemas"]["ExtractedField"][];
+            /** @description A file's id (fil_…). */
             fileId: components["schemas"]["Id"];
+            /** @description An extraction's id (ext_…). */
             id: components["schemas"]["Id"];
             /** @description The intake record whose fields it proposes values for. */
             intakeId: string | null;
             status: components["schemas"]["ExtractionStatus"];
         };
         ExtractionGetInput: {
+            /** @description An extraction's id (ext_…). */
             extraction_id: components["schemas"]["Id"];
         };
         ExtractionGetOutput: components["schemas"]["Extraction"];
@@ -2184,6 +2237,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description The extraction started for an intake document. */
             extractionId: string | null;
+            /** @description A file's id (fil_…). */
             id: components["schemas"]["Id"];
             intakeId: string | null;
             name: string;
@@ -2195,22 +2249,28 @@ export interface components {
             uploadedBy: components["schemas"]["ActorRef"];
         };
         FilesDownloadUrlInput: {
+            /** @description A file's id (fil_…). */
             file_id: components["schemas"]["Id"];
         };
         FilesDownloadUrlOutput: components["schemas"]["DownloadUrl"];
         FilesRegisterInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
+            /** @description An intake record's id (int_…). */
             intakeId?: components["schemas"]["Id"];
             /** @description Defaults to the name given for the upload. */
             name?: string;
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             purpose?: components["schemas"]["FilePurpose"];
+            /** @description An upload's id (upl_…). */
             uploadId: components["schemas"]["Id"];
         };
         FilesRegisterResult: components["schemas"]["FileRecord"];
         /** @enum {string} */
         FileStatus: "scanning" | "available" | "rejected";
         FilesUploadUrlInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             contentType: string;
             name: string;
@@ -2226,6 +2286,7 @@ export interface components {
         };
         /** @description A published version of a client's hub (the client-facing portal). */
         HubPublication: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             publishedAt: components["schemas"]["Timestamp"];
             publishedBy: components["schemas"]["ActorRef"];
@@ -2233,10 +2294,12 @@ export interface components {
             url: string;
             version: number;
         };
-        /** @description An opaque identifier such as tsk_01JD8X3Z4M6Q. */
+        /** @description An opaque id: its prefix names the resource (tsk_ task, cli_ client, prj_ project, usr_ user, …). */
         Id: string;
         IntakeCreateInput: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             template: string;
             title: string;
@@ -2248,6 +2311,7 @@ export interface components {
         IntakeCreateResult: components["schemas"]["IntakeRecord"];
         IntakeDraftSetFieldInput: {
             field_key: components["schemas"]["IntakeFieldKey"];
+            /** @description An intake record's id (int_…). */
             intake_id: components["schemas"]["Id"];
             /**
              * @default manual
@@ -2283,17 +2347,21 @@ export interface components {
         /** @description A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id). */
         IntakeFieldValue: string | number | boolean | null;
         IntakeFinalizeInput: {
+            /** @description An intake record's id (int_…). */
             intake_id: components["schemas"]["Id"];
         };
         IntakeFinalizeResult: components["schemas"]["IntakeRecord"];
         IntakeGetInput: {
+            /** @description An intake record's id (int_…). */
             intake_id: components["schemas"]["Id"];
         };
         IntakeGetOutput: components["schemas"]["IntakeRecord"];
         IntakeListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             status?: components["schemas"]["IntakeStatus"];
         };
@@ -2303,11 +2371,13 @@ export interface components {
             nextCursor: string | null;
         };
         IntakeRecord: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             createdAt: components["schemas"]["Timestamp"];
             fields: components["schemas"]["IntakeField"][];
             /** Format: date-time */
             finalizedAt: string | null;
+            /** @description An intake record's id (int_…). */
             id: components["schemas"]["Id"];
             projectId: string | null;
             status: components["schemas"]["IntakeStatus"];
@@ -2318,6 +2388,7 @@ export interface components {
         };
         IntakeReopenFieldInput: {
             field_key: components["schemas"]["IntakeFieldKey"];
+            /** @description An intake record's id (int_…). */
             intake_id: components["schemas"]["Id"];
             /** @description Shown to the approver. */
             reason?: string;
@@ -2349,10 +2420,12 @@ export interface components {
             nextCursor: string | null;
         };
         KeysRevokeInput: {
+            /** @description An API key's id (key_…). */
             key_id: components["schemas"]["Id"];
         };
         KeysRevokeResult: components["schemas"]["ApiKey"];
         KeysRotateInput: {
+            /** @description An API key's id (key_…). */
             key_id: components["schemas"]["Id"];
         };
         KeysRotateResult: components["schemas"]["ApiKeyWithSecret"];
@@ -2368,6 +2441,7 @@ export interface components {
             /** @description Checks not passed. */
             blockingCount: number;
             checks: components["schemas"]["LaunchCheck"][];
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             computedAt: components["schemas"]["Timestamp"];
             /** @description True when every check passed. */
@@ -2384,6 +2458,7 @@ export interface components {
             /** @description ISO 4217 code. */
             currency: string;
             estimatedValue: number | null;
+            /** @description A lead's id (led_…). */
             id: components["schemas"]["Id"];
             notes: string;
             ownerId: string | null;
@@ -2398,10 +2473,12 @@ export interface components {
         Membership: {
             /** Format: date-time */
             acceptedAt: string | null;
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             createdAt: components["schemas"]["Timestamp"];
             /** Format: email */
             email: string;
+            /** @description A membership's id (mem_…). */
             id: components["schemas"]["Id"];
             invitedBy: components["schemas"]["ActorRef"];
             name: string | null;
@@ -2414,6 +2491,7 @@ export interface components {
             userId: string | null;
         };
         MembershipsInviteInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
             /** Format: email */
             email: string;
@@ -2423,7 +2501,9 @@ export interface components {
         };
         MembershipsInviteResult: components["schemas"]["Membership"];
         MembershipsRevokeInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
+            /** @description A membership's id (mem_…). */
             membership_id: components["schemas"]["Id"];
         };
         MembershipsRevokeResult: components["schemas"]["Membership"];
@@ -2469,6 +2549,7 @@ export interface components {
             body: string;
             clientId: string | null;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description A notification's id (ntf_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "task_assigned" | "task_due" | "comment_added" | "mention" | "approval_requested" | "approval_decided" | "review_released" | "membership_invited";
@@ -2507,6 +2588,7 @@ export interface components {
         NotificationsReadResult: components["schemas"]["NotificationReadResult"];
         OAuthGrant: {
             createdAt: components["schemas"]["Timestamp"];
+            /** @description An OAuth grant's id (grt_…). */
             id: components["schemas"]["Id"];
             /** Format: date-time */
             lastUsedAt: string | null;
@@ -2530,6 +2612,7 @@ export interface components {
             nextCursor: string | null;
         };
         OauthGrantsRevokeInput: {
+            /** @description An OAuth grant's id (grt_…). */
             grant_id: components["schemas"]["Id"];
         };
         OauthGrantsRevokeResult: components["schemas"]["OAuthGrant"];
@@ -2538,6 +2621,7 @@ export interface components {
             error: components["schemas"]["ProblemRecord"] | null;
             /** Format: date-time */
             finishedAt: string | null;
+            /** @description An operation's id (op_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "pipeline_run" | "extraction" | "campaign_send" | "hub_publish";
@@ -2548,10 +2632,12 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         OperationsCancelInput: {
+            /** @description An operation's id (op_…). */
             operation_id: components["schemas"]["Id"];
         };
         OperationsCancelResult: components["schemas"]["Operation"];
         OperationsGetInput: {
+            /** @description An operation's id (op_…). */
             operation_id: components["schemas"]["Id"];
         };
         OperationsGetOutput: components["schemas"]["Operation"];
@@ -2580,6 +2666,7 @@ export interface components {
             convertedProjectId: string | null;
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
+            /** @description An opportunity's id (opp_…). */
             id: components["schemas"]["Id"];
             leadId: string | null;
             name: string;
@@ -2595,18 +2682,20 @@ export interface components {
         /** @enum {string} */
         OpportunityStage: "qualification" | "proposal" | "negotiation" | "won" | "lost";
         /**
-         * @description How many items a page holds (default 50, at most 200).
+         * @description Items per page.
          * @default 50
          */
         PageSize: number;
         PipelineEvent: {
             clientId: string | null;
             data: Record<string, never>;
+            /** @description A pipeline event's id (pev_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             level: "debug" | "info" | "warning" | "error";
             message: string;
             occurredAt: components["schemas"]["Timestamp"];
+            /** @description A pipeline run's id (run_…). */
             runId: components["schemas"]["Id"];
             /** @description The step it belongs to; null for run-level events. */
             step: string | null;
@@ -2614,6 +2703,7 @@ export interface components {
             type: "run_queued" | "run_started" | "step_started" | "step_succeeded" | "step_failed" | "step_skipped" | "run_succeeded" | "run_failed" | "run_cancelled" | "log";
         };
         PipelineEventsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             /**
@@ -2622,6 +2712,7 @@ export interface components {
              */
             level?: "debug" | "info" | "warning" | "error";
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A pipeline run's id (run_…). */
             runId?: components["schemas"]["Id"];
         };
         PipelineEventsListOutput: {
@@ -2636,6 +2727,7 @@ export interface components {
             error: components["schemas"]["ProblemRecord"] | null;
             /** Format: date-time */
             finishedAt: string | null;
+            /** @description A pipeline run's id (run_…). */
             id: components["schemas"]["Id"];
             /** @description The long-running operation that tracks the run. */
             operationId: string | null;
@@ -2655,14 +2747,17 @@ export interface components {
         PipelineRunRerunPartialInput: {
             /** @description The first step to repeat; earlier steps keep the parent run's outputs. */
             fromStep: string;
+            /** @description A pipeline run's id (run_…). */
             run_id: components["schemas"]["Id"];
         };
         PipelineRunRerunPartialResult: components["schemas"]["PipelineRun"];
         PipelineRunsGetInput: {
+            /** @description A pipeline run's id (run_…). */
             run_id: components["schemas"]["Id"];
         };
         PipelineRunsGetOutput: components["schemas"]["PipelineRun"];
         PipelineRunsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -2754,10 +2849,12 @@ export interface components {
             type: string;
         };
         Project: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             createdAt: components["schemas"]["Timestamp"];
             description: string;
             etag: components["schemas"]["Etag"];
+            /** @description A project's id (prj_…). */
             id: components["schemas"]["Id"];
             name: string;
             stage: components["schemas"]["ProjectStage"];
@@ -2769,6 +2866,7 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         ProjectsCreateInput: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             /** @default  */
             description?: string;
@@ -2778,10 +2876,12 @@ export interface components {
         };
         ProjectsCreateResult: components["schemas"]["Project"];
         ProjectsGetInput: {
+            /** @description A project's id (prj_…). */
             project_id: components["schemas"]["Id"];
         };
         ProjectsGetOutput: components["schemas"]["Project"];
         ProjectsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -2796,6 +2896,7 @@ export interface components {
         ProjectsStageAdvanceInput: {
             /** @description The stage the caller believes the project is in now. */
             expectedStage?: components["schemas"]["ProjectStage"];
+            /** @description A project's id (prj_…). */
             project_id: components["schemas"]["Id"];
         };
         ProjectsStageAdvanceResult: components["schemas"]["Project"];
@@ -2806,6 +2907,7 @@ export interface components {
         ProjectsUpdateInput: {
             description?: string;
             name?: string;
+            /** @description A project's id (prj_…). */
             project_id: components["schemas"]["Id"];
             /** Format: date */
             startDate?: string | null;
@@ -2821,9 +2923,11 @@ export interface components {
             outcome: "proposed";
         };
         Review: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             createdAt: components["schemas"]["Timestamp"];
             fileIds: components["schemas"]["Id"][];
+            /** @description A review's id (rev_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "deliverable" | "report" | "design" | "document";
@@ -2838,13 +2942,16 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         ReviewsGetInput: {
+            /** @description A review's id (rev_…). */
             review_id: components["schemas"]["Id"];
         };
         ReviewsGetOutput: components["schemas"]["Review"];
         ReviewsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             status?: components["schemas"]["ReviewStatus"];
         };
@@ -2856,6 +2963,7 @@ export interface components {
         ReviewsReleaseInput: {
             /** @description Shown to the approver and to the client with the release. */
             note?: string;
+            /** @description A review's id (rev_…). */
             review_id: components["schemas"]["Id"];
         };
         ReviewsReleaseResult: components["schemas"]["Review"];
@@ -2874,6 +2982,7 @@ export interface components {
         /** @enum {string} */
         SearchHitType: "client" | "project" | "task" | "intake_record" | "review" | "lead" | "account" | "contact" | "opportunity" | "campaign" | "file";
         SearchQueryInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -2897,6 +3006,7 @@ export interface components {
             /** Format: date */
             dueDate: string | null;
             etag: components["schemas"]["Etag"];
+            /** @description A task's id (tsk_…). */
             id: components["schemas"]["Id"];
             /** @description The owning assignee. */
             ownerId: string | null;
@@ -2913,18 +3023,23 @@ export interface components {
             author: components["schemas"]["ActorRef"];
             body: string;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description A comment's id (cmt_…). */
             id: components["schemas"]["Id"];
+            /** @description A task's id (tsk_…). */
             taskId: components["schemas"]["Id"];
         };
         /** @description The fields of a new task. */
         TaskDraft: {
             assigneeIds?: components["schemas"]["Id"][];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             /** @default  */
             description?: string;
             dueDate?: components["schemas"]["Date"];
+            /** @description An user's id (usr_…). */
             ownerId?: components["schemas"]["Id"];
             priority?: components["schemas"]["TaskPriority"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             /**
              * @default open
@@ -2941,12 +3056,14 @@ export interface components {
         TasksBatchCreateResult: components["schemas"]["TaskBatchResult"];
         TasksCommentInput: {
             body: string;
+            /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
         };
         TasksCommentResult: components["schemas"]["TaskComment"];
         TasksCommentsListInput: {
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
         };
         TasksCommentsListOutput: {
@@ -2955,18 +3072,22 @@ export interface components {
             nextCursor: string | null;
         };
         TasksCompleteInput: {
+            /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
         };
         TasksCompleteResult: components["schemas"]["Task"];
         /** @description The fields of a new task. */
         TasksCreateInput: {
             assigneeIds?: components["schemas"]["Id"][];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             /** @default  */
             description?: string;
             dueDate?: components["schemas"]["Date"];
+            /** @description An user's id (usr_…). */
             ownerId?: components["schemas"]["Id"];
             priority?: components["schemas"]["TaskPriority"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             /**
              * @default open
@@ -2977,15 +3098,18 @@ export interface components {
         };
         TasksCreateResult: components["schemas"]["Task"];
         TasksGetInput: {
+            /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
         };
         TasksGetOutput: components["schemas"]["Task"];
         TasksListInput: {
             /** @description Matches the owner and co-assignees. */
             assigneeId?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             status?: components["schemas"]["TaskStatus"];
         };
@@ -3008,6 +3132,7 @@ export interface components {
              * @enum {string}
              */
             status?: "open" | "in_progress" | "blocked";
+            /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
             title?: string;
         };
@@ -3029,12 +3154,15 @@ export interface components {
             taskId: string | null;
         };
         TimelineListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             /** @description Only entries at or after this instant. */
             since?: components["schemas"]["Timestamp"];
+            /** @description A task's id (tsk_…). */
             taskId?: components["schemas"]["Id"];
         };
         TimelineListOutput: {
@@ -3057,6 +3185,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @enum {string} */
             direction: "inbound" | "outbound" | "internal";
+            /** @description A touchpoint's id (tch_…). */
             id: components["schemas"]["Id"];
             leadId: string | null;
             loggedBy: components["schemas"]["ActorRef"];
@@ -3084,11 +3213,14 @@ export interface components {
         WebhookDelivery: {
             attempts: number;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description A webhook endpoint's id (whe_…). */
             endpointId: components["schemas"]["Id"];
             /** @description Why the last attempt failed (timeout, connection refused, non-2xx). */
             error: string | null;
+            /** @description An event's id (evt_…). */
             eventId: components["schemas"]["Id"];
             eventType: components["schemas"]["EventType"];
+            /** @description A webhook delivery's id (whd_…). */
             id: components["schemas"]["Id"];
             /** Format: date-time */
             lastAttemptAt: string | null;
@@ -3109,6 +3241,7 @@ export interface components {
             description: string;
             etag: components["schemas"]["Etag"];
             eventTypes: components["schemas"]["EventType"][];
+            /** @description A webhook endpoint's id (whe_…). */
             id: components["schemas"]["Id"];
             status: components["schemas"]["WebhookEndpointStatus"];
             updatedAt: components["schemas"]["Timestamp"];
@@ -3123,6 +3256,7 @@ export interface components {
             description: string;
             etag: components["schemas"]["Etag"];
             eventTypes: components["schemas"]["EventType"][];
+            /** @description A webhook endpoint's id (whe_…). */
             id: components["schemas"]["Id"];
             /** @description The signing secret (whsec_ + base64). Shown only in this response. */
             secret: string;
@@ -3133,6 +3267,7 @@ export interface components {
         };
         WebhooksDeliveriesListInput: {
             cursor?: components["schemas"]["Cursor"];
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
             pageSize?: components["schemas"]["PageSize"];
             status?: components["schemas"]["WebhookDeliveryStatus"];
@@ -3143,7 +3278,9 @@ export interface components {
             nextCursor: string | null;
         };
         WebhooksDeliveryReplayInput: {
+            /** @description A webhook delivery's id (whd_…). */
             delivery_id: components["schemas"]["Id"];
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
         WebhooksDeliveryReplayResult: components["schemas"]["WebhookDelivery"];
@@ -3161,18 +3298,22 @@ export interface components {
         };
         WebhooksEndpointCreateResult: components["schemas"]["WebhookEndpointWithSecret"];
         WebhooksEndpointDeleteInput: {
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
         WebhooksEndpointDeleteResult: components["schemas"]["DeletedRef"];
         WebhooksEndpointRotateSecretInput: {
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
         WebhooksEndpointRotateSecretResult: components["schemas"]["WebhookEndpointWithSecret"];
         WebhooksEndpointsGetInput: {
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
         WebhooksEndpointsGetOutput: components["schemas"]["WebhookEndpoint"];
         WebhooksEndpointsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -3184,6 +3325,7 @@ export interface components {
             nextCursor: string | null;
         };
         WebhooksEndpointTestInput: {
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
             /** @description The type of the sample event; defaults to the endpoint's first type. */
             eventType?: components["schemas"]["EventType"];
@@ -3191,6 +3333,7 @@ export interface components {
         WebhooksEndpointTestResult: components["schemas"]["WebhookDelivery"];
         WebhooksEndpointUpdateInput: {
             description?: string;
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
             eventTypes?: components["schemas"]["EventType"][];
             status?: components["schemas"]["WebhookEndpointStatus"];
@@ -3210,6 +3353,7 @@ export interface operations {
     "crm.accounts.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -3316,7 +3460,9 @@ export interface operations {
     "actions.list": {
         parameters: {
             query?: {
+                /** @description An user's id (usr_…). */
                 assigneeId?: components["schemas"]["Id"];
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 kind?: "task_due" | "task_overdue" | "approval_pending" | "review_ready" | "intake_incomplete" | "follow_up";
@@ -3695,6 +3841,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An API key's id (key_…). */
                 key_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -3834,6 +3981,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An API key's id (key_…). */
                 key_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4075,6 +4223,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An approval's id (apr_…). */
                 approval_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4183,6 +4332,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An approval's id (apr_…). */
                 approval_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4328,6 +4478,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An approval's id (apr_…). */
                 approval_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4466,6 +4617,7 @@ export interface operations {
     "campaigns.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -4579,6 +4731,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A campaign's id (cmp_…). */
                 campaign_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4825,6 +4978,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4928,6 +5082,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5036,6 +5191,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5186,6 +5342,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5293,6 +5450,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5401,6 +5559,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5568,7 +5727,9 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
+                /** @description A membership's id (mem_…). */
                 membership_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5712,6 +5873,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5813,7 +5975,9 @@ export interface operations {
     "crm.contacts.list": {
         parameters: {
             query?: {
+                /** @description An account's id (acc_…). */
                 accountId?: components["schemas"]["Id"];
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -5926,7 +6090,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description An account's id (acc_…). */
                     accountId?: components["schemas"]["Id"];
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
                     cursor?: components["schemas"]["Cursor"];
                     /** @description Exact email, case-insensitive. */
@@ -6035,6 +6201,7 @@ export interface operations {
     "events.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -6146,6 +6313,7 @@ export interface operations {
             query?: {
                 /** @description Start after this event id; the Last-Event-ID header does the same and wins. */
                 after?: components["schemas"]["Id"];
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 /** @description Only these event types. */
                 types?: components["schemas"]["EventType"][];
@@ -6253,6 +6421,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An execution job's id (job_…). */
                 job_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -6366,6 +6535,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
                     instructions: string;
                     /** @enum {string} */
@@ -6513,6 +6683,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An extraction's id (ext_…). */
                 extraction_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -6626,12 +6797,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
+                    /** @description An intake record's id (int_…). */
                     intakeId?: components["schemas"]["Id"];
                     /** @description Defaults to the name given for the upload. */
                     name?: string;
+                    /** @description A project's id (prj_…). */
                     projectId?: components["schemas"]["Id"];
                     purpose?: components["schemas"]["FilePurpose"];
+                    /** @description An upload's id (upl_…). */
                     uploadId: components["schemas"]["Id"];
                 };
             };
@@ -6784,6 +6959,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
                     contentType: string;
                     name: string;
@@ -6920,6 +7096,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A file's id (fil_…). */
                 file_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -7030,9 +7207,11 @@ export interface operations {
     "intake.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
+                /** @description A project's id (prj_…). */
                 projectId?: components["schemas"]["Id"];
                 status?: components["schemas"]["IntakeStatus"];
             };
@@ -7149,7 +7328,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId: components["schemas"]["Id"];
+                    /** @description A project's id (prj_…). */
                     projectId?: components["schemas"]["Id"];
                     template: string;
                     title: string;
@@ -7307,6 +7488,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An intake record's id (int_…). */
                 intake_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -7415,6 +7597,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An intake record's id (int_…). */
                 intake_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -7564,6 +7747,7 @@ export interface operations {
             };
             path: {
                 field_key: components["schemas"]["IntakeFieldKey"];
+                /** @description An intake record's id (int_…). */
                 intake_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -7715,6 +7899,7 @@ export interface operations {
             };
             path: {
                 field_key: components["schemas"]["IntakeFieldKey"];
+                /** @description An intake record's id (int_…). */
                 intake_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -7863,8 +8048,10 @@ export interface operations {
     "crm.leads.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
+                /** @description An user's id (usr_…). */
                 ownerId?: components["schemas"]["Id"];
                 pageSize?: components["schemas"]["PageSize"];
                 status?: components["schemas"]["LeadStatus"];
@@ -7982,16 +8169,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description An account's id (acc_…). */
                     accountId?: components["schemas"]["Id"];
                     /** @description Omit for the platform's own sales lead (operators only). */
                     clientId?: components["schemas"]["Id"];
                     company: string;
+                    /** @description A contact's id (con_…). */
                     contactId?: components["schemas"]["Id"];
                     /** @default USD */
                     currency?: string;
                     estimatedValue?: number;
                     /** @default  */
                     notes?: string;
+                    /** @description An user's id (usr_…). */
                     ownerId?: components["schemas"]["Id"];
                     source?: components["schemas"]["CrmSource"];
                     title: string;
@@ -8542,6 +8732,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An OAuth grant's id (grt_…). */
                 grant_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -8764,6 +8955,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An operation's id (op_…). */
                 operation_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -8872,6 +9064,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An operation's id (op_…). */
                 operation_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -9004,7 +9197,9 @@ export interface operations {
     "crm.opportunities.list": {
         parameters: {
             query?: {
+                /** @description An account's id (acc_…). */
                 accountId?: components["schemas"]["Id"];
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -9118,6 +9313,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An opportunity's id (opp_…). */
                 opportunity_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -9276,11 +9472,13 @@ export interface operations {
     "pipeline.events.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 /** @description This level and above. */
                 level?: "debug" | "info" | "warning" | "error";
                 pageSize?: components["schemas"]["PageSize"];
+                /** @description A pipeline run's id (run_…). */
                 runId?: components["schemas"]["Id"];
             };
             header?: never;
@@ -9384,6 +9582,7 @@ export interface operations {
     "pipeline.runs.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -9657,6 +9856,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A pipeline run's id (run_…). */
                 run_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -9765,6 +9965,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A pipeline run's id (run_…). */
                 run_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -9913,6 +10114,7 @@ export interface operations {
     "projects.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -10032,6 +10234,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId: components["schemas"]["Id"];
                     /** @default  */
                     description?: string;
@@ -10188,6 +10391,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A project's id (prj_…). */
                 project_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -10298,6 +10502,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A project's id (prj_…). */
                 project_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -10467,6 +10672,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A project's id (prj_…). */
                 project_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -10615,9 +10821,11 @@ export interface operations {
     "reviews.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
+                /** @description A project's id (prj_…). */
                 projectId?: components["schemas"]["Id"];
                 status?: components["schemas"]["ReviewStatus"];
             };
@@ -10724,6 +10932,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A review's id (rev_…). */
                 review_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -10832,6 +11041,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A review's id (rev_…). */
                 review_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -10987,6 +11197,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
                     cursor?: components["schemas"]["Cursor"];
                     pageSize?: components["schemas"]["PageSize"];
@@ -11093,9 +11304,11 @@ export interface operations {
             query?: {
                 /** @description Matches the owner and co-assignees. */
                 assigneeId?: components["schemas"]["Id"];
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
+                /** @description A project's id (prj_…). */
                 projectId?: components["schemas"]["Id"];
                 status?: components["schemas"]["TaskStatus"];
             };
@@ -11213,12 +11426,15 @@ export interface operations {
             content: {
                 "application/json": {
                     assigneeIds?: components["schemas"]["Id"][];
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
                     /** @default  */
                     description?: string;
                     dueDate?: components["schemas"]["Date"];
+                    /** @description An user's id (usr_…). */
                     ownerId?: components["schemas"]["Id"];
                     priority?: components["schemas"]["TaskPriority"];
+                    /** @description A project's id (prj_…). */
                     projectId?: components["schemas"]["Id"];
                     /**
                      * @default open
@@ -11519,6 +11735,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A task's id (tsk_…). */
                 task_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -11629,6 +11846,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A task's id (tsk_…). */
                 task_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -11803,6 +12021,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A task's id (tsk_…). */
                 task_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -11940,6 +12159,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A task's id (tsk_…). */
                 task_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12048,6 +12268,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A task's id (tsk_…). */
                 task_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12195,12 +12416,15 @@ export interface operations {
     "timeline.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
+                /** @description A project's id (prj_…). */
                 projectId?: components["schemas"]["Id"];
                 /** @description Only entries at or after this instant. */
                 since?: components["schemas"]["Timestamp"];
+                /** @description A task's id (tsk_…). */
                 taskId?: components["schemas"]["Id"];
             };
             header?: never;
@@ -12316,18 +12540,22 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description An account's id (acc_…). */
                     accountId?: components["schemas"]["Id"];
                     /** @enum {string} */
                     channel: "email" | "call" | "meeting" | "note" | "event";
+                    /** @description A contact's id (con_…). */
                     contactId?: components["schemas"]["Id"];
                     /**
                      * @default outbound
                      * @enum {string}
                      */
                     direction?: "inbound" | "outbound" | "internal";
+                    /** @description A lead's id (led_…). */
                     leadId?: components["schemas"]["Id"];
                     /** @description Defaults to now. */
                     occurredAt?: components["schemas"]["Timestamp"];
+                    /** @description An opportunity's id (opp_…). */
                     opportunityId?: components["schemas"]["Id"];
                     summary: string;
                 };
@@ -12469,6 +12697,7 @@ export interface operations {
     "webhooks.endpoints.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -12738,6 +12967,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12846,6 +13076,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12969,6 +13200,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -13136,6 +13368,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -13275,6 +13508,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -13420,6 +13654,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -13528,7 +13763,9 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A webhook delivery's id (whd_…). */
                 delivery_id: components["schemas"]["Id"];
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;

@@ -11,7 +11,7 @@ const NULLABLE = new Set(['scope', 'sunset', 'tier', 'default', 'const', 'enum',
 const SVC_TOP = ['info', 'totals', 'mcpProtocolVersions', 'versions', 'scopes', 'principals', 'roles', 'problems', 'eventTypes', 'limits', 'changelog'];
 const INFO = ['title', 'version', 'description', 'releaseDate', 'decision'];
 const TOTALS = ['operations', 'reads', 'commands', 'families', 'tools', 'scopes', 'eventTypes'];
-const VERSION = ['version', 'status', 'sunset', 'decision'];
+const VERSION = ['version', 'status', 'released', 'since', 'sunset', 'link', 'successor', 'successorLink', 'decision'];
 const NAMED = ['name', 'description', 'decision'];
 const ROLE = ['labels', 'scopes', 'decision'];
 const PROBLEM = ['status', 'title', 'retry', 'retryAfter', 'decision'];
@@ -24,7 +24,7 @@ const OPERATION = [
 ];
 const HTTP = ['method', 'path', 'status', 'query', 'decision'];
 const MCP = ['tool', 'reason', 'destructive', 'idempotent', 'openWorld', 'decision'];
-const DEPRECATED = ['since', 'sunset', 'successor', 'reason', 'decision'];
+const DEPRECATED = ['since', 'sunset', 'link', 'successor', 'successorLink', 'decision'];
 
 /** JSON Schema 2020-12 keywords the contract uses or may use, plus the svc extensions it understands. */
 const SCHEMA = [

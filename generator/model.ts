@@ -267,7 +267,7 @@ export function buildModel(contract: LoadedContract): Model {
         mcpReason: isTool ? null : text(mcp.reason),
       };
       if (isTool)
-        def.mcp = buildMcpTool(def, description, deref.deref(ref(inputName)), deref.deref(ref(outputName)), {
+        def.mcp = buildMcpTool(def, description, deref.deref(ref(inputName)), deref.deref(ref(outputName)), 'Plan' in schemas ? deref.deref(ref('Plan')) : null, {
           destructive: kind === 'command' ? mcp.destructive === true : false,
           idempotent: kind === 'command' ? mcp.idempotent === true : true,
           openWorld: mcp.openWorld === true,
