@@ -54,7 +54,7 @@ export interface Model {
   principals: { name: string; description: string; decision: string | null }[];
   limits: Record<string, number>;
   limitsDecision: string | null;
-  changelog: { version: string; date: string; added: string[]; deprecated: string[]; removed: string[] }[];
+  changelog: { version: string; date: string; added: string[]; deprecated: string[]; removed: string[]; corrected: string[] }[];
 }
 
 const IMPLIED_ALL = ['unauthorized', 'invalid_token', 'not_configured', 'rate_limited', 'internal_error', 'payload_too_large'];
@@ -316,7 +316,7 @@ export function buildModel(contract: LoadedContract): Model {
     limitsDecision: decisionOf(svc.limits),
     changelog: asArray(svc.changelog).map((c) => {
       const o = asObj(c);
-      return { version: String(o.version), date: String(o.date), added: strings(o.added), deprecated: strings(o.deprecated), removed: strings(o.removed) };
+      return { version: String(o.version), date: String(o.date), added: strings(o.added), deprecated: strings(o.deprecated), removed: strings(o.removed), corrected: strings(o.corrected) };
     }),
   };
 }
