@@ -8917,7 +8917,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ApprovalsApproveResult": {
+  "ApprovalsApproveOutput": {
     "$ref": "#/components/schemas/Approval"
   },
   "ApprovalsGetInput": {
@@ -8995,7 +8995,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ApprovalsRejectResult": {
+  "ApprovalsRejectOutput": {
     "$ref": "#/components/schemas/Approval"
   },
   "Campaign": {
@@ -9158,7 +9158,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "CampaignsProposeSendResult": {
+  "CampaignsProposeSendOutput": {
     "$ref": "#/components/schemas/Campaign"
   },
   "Client": {
@@ -9459,7 +9459,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ClientsPublishHubResult": {
+  "ClientsPublishHubOutput": {
     "$ref": "#/components/schemas/HubPublication"
   },
   "ClientsSummaryInput": {
@@ -9744,7 +9744,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "CrmLeadCreateResult": {
+  "CrmLeadCreateOutput": {
     "$ref": "#/components/schemas/Lead"
   },
   "CrmLeadsListInput": {
@@ -9859,7 +9859,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "CrmOpportunityConvertResult": {
+  "CrmOpportunityConvertOutput": {
     "$ref": "#/components/schemas/OpportunityConversion"
   },
   "CrmSource": {
@@ -9930,7 +9930,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "CrmTouchpointLogResult": {
+  "CrmTouchpointLogOutput": {
     "$ref": "#/components/schemas/Touchpoint"
   },
   "Cursor": {
@@ -10381,7 +10381,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ExecutionRequestsProposeResult": {
+  "ExecutionRequestsProposeOutput": {
     "$ref": "#/components/schemas/ExecutionRequest"
   },
   "ExtractedField": {
@@ -10651,7 +10651,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "FilesRegisterResult": {
+  "FilesRegisterOutput": {
     "$ref": "#/components/schemas/FileRecord"
   },
   "FilesUploadUrlInput": {
@@ -10684,7 +10684,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "FilesUploadUrlResult": {
+  "FilesUploadUrlOutput": {
     "$ref": "#/components/schemas/UploadUrl"
   },
   "HealthSignal": {
@@ -10792,7 +10792,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "IntakeCreateResult": {
+  "IntakeCreateOutput": {
     "$ref": "#/components/schemas/IntakeRecord"
   },
   "IntakeDraftSetFieldInput": {
@@ -10826,7 +10826,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "IntakeDraftSetFieldResult": {
+  "IntakeDraftSetFieldOutput": {
     "$ref": "#/components/schemas/IntakeRecord"
   },
   "IntakeField": {
@@ -10953,7 +10953,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "IntakeFinalizeResult": {
+  "IntakeFinalizeOutput": {
     "$ref": "#/components/schemas/IntakeRecord"
   },
   "IntakeGetInput": {
@@ -11099,7 +11099,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "IntakeReopenFieldResult": {
+  "IntakeReopenFieldOutput": {
     "$ref": "#/components/schemas/IntakeRecord"
   },
   "IntakeStatus": {
@@ -11159,7 +11159,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "KeysCreateResult": {
+  "KeysCreateOutput": {
     "$ref": "#/components/schemas/ApiKeyWithSecret"
   },
   "KeysListInput": {
@@ -11216,7 +11216,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "KeysRevokeResult": {
+  "KeysRevokeOutput": {
     "$ref": "#/components/schemas/ApiKey"
   },
   "KeysRotateInput": {
@@ -11232,7 +11232,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "KeysRotateResult": {
+  "KeysRotateOutput": {
     "$ref": "#/components/schemas/ApiKeyWithSecret"
   },
   "LaunchCheck": {
@@ -11510,7 +11510,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "MembershipsInviteResult": {
+  "MembershipsInviteOutput": {
     "$ref": "#/components/schemas/Membership"
   },
   "MembershipsRevokeInput": {
@@ -11531,7 +11531,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "MembershipsRevokeResult": {
+  "MembershipsRevokeOutput": {
     "$ref": "#/components/schemas/Membership"
   },
   "Meta": {
@@ -11816,7 +11816,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "NotificationsReadResult": {
+  "NotificationsReadOutput": {
     "$ref": "#/components/schemas/NotificationReadResult"
   },
   "OAuthGrant": {
@@ -11920,7 +11920,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "OauthGrantsRevokeResult": {
+  "OauthGrantsRevokeOutput": {
     "$ref": "#/components/schemas/OAuthGrant"
   },
   "Operation": {
@@ -12020,7 +12020,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "OperationsCancelResult": {
+  "OperationsCancelOutput": {
     "$ref": "#/components/schemas/Operation"
   },
   "OperationsGetInput": {
@@ -12462,7 +12462,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "PipelineRunRerunPartialResult": {
+  "PipelineRunRerunPartialOutput": {
     "$ref": "#/components/schemas/PipelineRun"
   },
   "PipelineRunStartInput": {
@@ -12488,7 +12488,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "PipelineRunStartResult": {
+  "PipelineRunStartOutput": {
     "$ref": "#/components/schemas/PipelineRun"
   },
   "PipelineRunStatus": {
@@ -12909,7 +12909,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ProjectsCreateResult": {
+  "ProjectsCreateOutput": {
     "$ref": "#/components/schemas/Project"
   },
   "ProjectsGetInput": {
@@ -12989,7 +12989,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ProjectsStageAdvanceResult": {
+  "ProjectsStageAdvanceOutput": {
     "$ref": "#/components/schemas/Project"
   },
   "ProjectsUpdateInput": {
@@ -13032,7 +13032,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ProjectsUpdateResult": {
+  "ProjectsUpdateOutput": {
     "$ref": "#/components/schemas/Project"
   },
   "ProposedOutcome": {
@@ -13233,7 +13233,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ReviewsReleaseResult": {
+  "ReviewsReleaseOutput": {
     "$ref": "#/components/schemas/Review"
   },
   "SearchHit": {
@@ -13571,7 +13571,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "TasksBatchCreateResult": {
+  "TasksBatchCreateOutput": {
     "$ref": "#/components/schemas/TaskBatchResult"
   },
   "TasksCommentInput": {
@@ -13593,7 +13593,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "TasksCommentResult": {
+  "TasksCommentOutput": {
     "$ref": "#/components/schemas/TaskComment"
   },
   "TasksCommentsListInput": {
@@ -13650,7 +13650,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "TasksCompleteResult": {
+  "TasksCompleteOutput": {
     "$ref": "#/components/schemas/Task"
   },
   "TasksCreateInput": {
@@ -13711,7 +13711,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "type": "object",
     "x-svc-decision": "projectId is optional; with a projectId the task takes the project's client. A body with neither projectId nor clientId creates an internal task, and only an operator may send one (validation_failed otherwise, naming /clientId)."
   },
-  "TasksCreateResult": {
+  "TasksCreateOutput": {
     "$ref": "#/components/schemas/Task"
   },
   "TasksGetInput": {
@@ -13837,7 +13837,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "TasksUpdateResult": {
+  "TasksUpdateOutput": {
     "$ref": "#/components/schemas/Task"
   },
   "TimelineEntry": {
@@ -14367,7 +14367,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksDeliveryReplayResult": {
+  "WebhooksDeliveryReplayOutput": {
     "$ref": "#/components/schemas/WebhookDelivery"
   },
   "WebhooksEndpointCreateInput": {
@@ -14404,7 +14404,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksEndpointCreateResult": {
+  "WebhooksEndpointCreateOutput": {
     "$ref": "#/components/schemas/WebhookEndpointWithSecret"
   },
   "WebhooksEndpointDeleteInput": {
@@ -14420,7 +14420,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksEndpointDeleteResult": {
+  "WebhooksEndpointDeleteOutput": {
     "$ref": "#/components/schemas/DeletedRef"
   },
   "WebhooksEndpointRotateSecretInput": {
@@ -14436,7 +14436,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksEndpointRotateSecretResult": {
+  "WebhooksEndpointRotateSecretOutput": {
     "$ref": "#/components/schemas/WebhookEndpointWithSecret"
   },
   "WebhooksEndpointTestInput": {
@@ -14456,7 +14456,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksEndpointTestResult": {
+  "WebhooksEndpointTestOutput": {
     "$ref": "#/components/schemas/WebhookDelivery"
   },
   "WebhooksEndpointUpdateInput": {
@@ -14494,7 +14494,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksEndpointUpdateResult": {
+  "WebhooksEndpointUpdateOutput": {
     "$ref": "#/components/schemas/WebhookEndpoint"
   },
   "WebhooksEndpointsGetInput": {

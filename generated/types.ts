@@ -1765,7 +1765,7 @@ export interface components {
             approval_id: components["schemas"]["Id"];
             comment?: string;
         };
-        ApprovalsApproveResult: components["schemas"]["Approval"];
+        ApprovalsApproveOutput: components["schemas"]["Approval"];
         ApprovalsGetInput: {
             /** @description An approval's id (apr_…). */
             approval_id: components["schemas"]["Id"];
@@ -1788,7 +1788,7 @@ export interface components {
             approval_id: components["schemas"]["Id"];
             comment?: string;
         };
-        ApprovalsRejectResult: components["schemas"]["Approval"];
+        ApprovalsRejectOutput: components["schemas"]["Approval"];
         /** @enum {string} */
         ApprovalStatus: "pending" | "approved" | "rejected" | "expired" | "failed";
         Campaign: {
@@ -1833,7 +1833,7 @@ export interface components {
             /** @description When to send; omit to send as soon as it is approved. */
             scheduledAt?: components["schemas"]["Timestamp"];
         };
-        CampaignsProposeSendResult: components["schemas"]["Campaign"];
+        CampaignsProposeSendOutput: components["schemas"]["Campaign"];
         /** @enum {string} */
         CampaignStatus: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
         Client: {
@@ -1900,7 +1900,7 @@ export interface components {
             /** @description Shown to the approver and kept with the version. */
             note?: string;
         };
-        ClientsPublishHubResult: components["schemas"]["HubPublication"];
+        ClientsPublishHubOutput: components["schemas"]["HubPublication"];
         ClientsSummaryInput: {
             /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
@@ -2005,7 +2005,7 @@ export interface components {
             source?: components["schemas"]["CrmSource"];
             title: string;
         };
-        CrmLeadCreateResult: components["schemas"]["Lead"];
+        CrmLeadCreateOutput: components["schemas"]["Lead"];
         CrmLeadsListInput: {
             /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
@@ -2041,7 +2041,7 @@ export interface components {
             projectName?: string;
             targetDate?: components["schemas"]["Date"];
         };
-        CrmOpportunityConvertResult: components["schemas"]["OpportunityConversion"];
+        CrmOpportunityConvertOutput: components["schemas"]["OpportunityConversion"];
         /** @enum {string} */
         CrmSource: "referral" | "website" | "event" | "outbound" | "partner" | "other";
         CrmTouchpointLogInput: {
@@ -2064,7 +2064,7 @@ export interface components {
             opportunityId?: components["schemas"]["Id"];
             summary: string;
         };
-        CrmTouchpointLogResult: components["schemas"]["Touchpoint"];
+        CrmTouchpointLogOutput: components["schemas"]["Touchpoint"];
         /** @description The previous page's nextCursor. */
         Cursor: string;
         /**
@@ -2196,7 +2196,7 @@ export interface components {
             parameters?: Record<string, never>;
             title: string;
         };
-        ExecutionRequestsProposeResult: components["schemas"]["ExecutionRequest"];
+        ExecutionRequestsProposeOutput: components["schemas"]["ExecutionRequest"];
         /** @enum {string} */
         ExecutionRequestStatus: "pending" | "accepted" | "declined" | "cancelled";
         ExtractedField: {
@@ -2266,7 +2266,7 @@ export interface components {
             /** @description An upload's id (upl_…). */
             uploadId: components["schemas"]["Id"];
         };
-        FilesRegisterResult: components["schemas"]["FileRecord"];
+        FilesRegisterOutput: components["schemas"]["FileRecord"];
         /** @enum {string} */
         FileStatus: "scanning" | "available" | "rejected";
         FilesUploadUrlInput: {
@@ -2276,7 +2276,7 @@ export interface components {
             name: string;
             sizeBytes: number;
         };
-        FilesUploadUrlResult: components["schemas"]["UploadUrl"];
+        FilesUploadUrlOutput: components["schemas"]["UploadUrl"];
         HealthSignal: {
             /** @description Machine identifier of the signal, for example overdue_tasks, stalled_stage, failed_pipeline_run, no_recent_activity. */
             code: string;
@@ -2308,7 +2308,7 @@ export interface components {
                 [key: string]: components["schemas"]["IntakeFieldValue"];
             };
         };
-        IntakeCreateResult: components["schemas"]["IntakeRecord"];
+        IntakeCreateOutput: components["schemas"]["IntakeRecord"];
         IntakeDraftSetFieldInput: {
             field_key: components["schemas"]["IntakeFieldKey"];
             /** @description An intake record's id (int_…). */
@@ -2320,7 +2320,7 @@ export interface components {
             source?: "manual" | "extraction" | "import";
             value: components["schemas"]["IntakeFieldValue"];
         };
-        IntakeDraftSetFieldResult: components["schemas"]["IntakeRecord"];
+        IntakeDraftSetFieldOutput: components["schemas"]["IntakeRecord"];
         IntakeField: {
             /** @description Allowed values of a choice field; absent for other types. */
             choices?: string[];
@@ -2350,7 +2350,7 @@ export interface components {
             /** @description An intake record's id (int_…). */
             intake_id: components["schemas"]["Id"];
         };
-        IntakeFinalizeResult: components["schemas"]["IntakeRecord"];
+        IntakeFinalizeOutput: components["schemas"]["IntakeRecord"];
         IntakeGetInput: {
             /** @description An intake record's id (int_…). */
             intake_id: components["schemas"]["Id"];
@@ -2393,7 +2393,7 @@ export interface components {
             /** @description Shown to the approver. */
             reason?: string;
         };
-        IntakeReopenFieldResult: components["schemas"]["IntakeRecord"];
+        IntakeReopenFieldOutput: components["schemas"]["IntakeRecord"];
         /** @enum {string} */
         IntakeStatus: "draft" | "finalized";
         KeysCreateInput: {
@@ -2406,7 +2406,7 @@ export interface components {
             name: string;
             scopes: string[];
         };
-        KeysCreateResult: components["schemas"]["ApiKeyWithSecret"];
+        KeysCreateOutput: components["schemas"]["ApiKeyWithSecret"];
         KeysListInput: {
             cursor?: components["schemas"]["Cursor"];
             /** @default false */
@@ -2423,12 +2423,12 @@ export interface components {
             /** @description An API key's id (key_…). */
             key_id: components["schemas"]["Id"];
         };
-        KeysRevokeResult: components["schemas"]["ApiKey"];
+        KeysRevokeOutput: components["schemas"]["ApiKey"];
         KeysRotateInput: {
             /** @description An API key's id (key_…). */
             key_id: components["schemas"]["Id"];
         };
-        KeysRotateResult: components["schemas"]["ApiKeyWithSecret"];
+        KeysRotateOutput: components["schemas"]["ApiKeyWithSecret"];
         LaunchCheck: {
             detail: string | null;
             /** @description Stable check identifier, e.g. intake_finalized, reviews_released, hub_published. */
@@ -2499,14 +2499,14 @@ export interface components {
             /** @description A role label; a permission label (a scope name such as tasks:read) allows that scope. */
             role: string;
         };
-        MembershipsInviteResult: components["schemas"]["Membership"];
+        MembershipsInviteOutput: components["schemas"]["Membership"];
         MembershipsRevokeInput: {
             /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
             /** @description A membership's id (mem_…). */
             membership_id: components["schemas"]["Id"];
         };
-        MembershipsRevokeResult: components["schemas"]["Membership"];
+        MembershipsRevokeOutput: components["schemas"]["Membership"];
         /** @enum {string} */
         MembershipStatus: "invited" | "active" | "revoked" | "expired";
         Meta: {
@@ -2585,7 +2585,7 @@ export interface components {
         NotificationsReadInput: {
             notificationIds: components["schemas"]["Id"][];
         };
-        NotificationsReadResult: components["schemas"]["NotificationReadResult"];
+        NotificationsReadOutput: components["schemas"]["NotificationReadResult"];
         OAuthGrant: {
             createdAt: components["schemas"]["Timestamp"];
             /** @description An OAuth grant's id (grt_…). */
@@ -2615,7 +2615,7 @@ export interface components {
             /** @description An OAuth grant's id (grt_…). */
             grant_id: components["schemas"]["Id"];
         };
-        OauthGrantsRevokeResult: components["schemas"]["OAuthGrant"];
+        OauthGrantsRevokeOutput: components["schemas"]["OAuthGrant"];
         Operation: {
             createdAt: components["schemas"]["Timestamp"];
             error: components["schemas"]["ProblemRecord"] | null;
@@ -2635,7 +2635,7 @@ export interface components {
             /** @description An operation's id (op_…). */
             operation_id: components["schemas"]["Id"];
         };
-        OperationsCancelResult: components["schemas"]["Operation"];
+        OperationsCancelOutput: components["schemas"]["Operation"];
         OperationsGetInput: {
             /** @description An operation's id (op_…). */
             operation_id: components["schemas"]["Id"];
@@ -2750,7 +2750,7 @@ export interface components {
             /** @description A pipeline run's id (run_…). */
             run_id: components["schemas"]["Id"];
         };
-        PipelineRunRerunPartialResult: components["schemas"]["PipelineRun"];
+        PipelineRunRerunPartialOutput: components["schemas"]["PipelineRun"];
         PipelineRunsGetInput: {
             /** @description A pipeline run's id (run_…). */
             run_id: components["schemas"]["Id"];
@@ -2775,7 +2775,7 @@ export interface components {
             parameters?: Record<string, never>;
             pipeline: string;
         };
-        PipelineRunStartResult: components["schemas"]["PipelineRun"];
+        PipelineRunStartOutput: components["schemas"]["PipelineRun"];
         /** @enum {string} */
         PipelineRunStatus: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         PipelineStep: {
@@ -2874,7 +2874,7 @@ export interface components {
             startDate?: components["schemas"]["Date"];
             targetDate?: components["schemas"]["Date"];
         };
-        ProjectsCreateResult: components["schemas"]["Project"];
+        ProjectsCreateOutput: components["schemas"]["Project"];
         ProjectsGetInput: {
             /** @description A project's id (prj_…). */
             project_id: components["schemas"]["Id"];
@@ -2899,7 +2899,7 @@ export interface components {
             /** @description A project's id (prj_…). */
             project_id: components["schemas"]["Id"];
         };
-        ProjectsStageAdvanceResult: components["schemas"]["Project"];
+        ProjectsStageAdvanceOutput: components["schemas"]["Project"];
         /** @enum {string} */
         ProjectStage: "discovery" | "onboarding" | "build" | "review" | "launch" | "live";
         /** @enum {string} */
@@ -2915,7 +2915,7 @@ export interface components {
             /** Format: date */
             targetDate?: string | null;
         };
-        ProjectsUpdateResult: components["schemas"]["Project"];
+        ProjectsUpdateOutput: components["schemas"]["Project"];
         /** @description Tier 2 and 3: a proposal waits for human approval; nothing has happened yet. */
         ProposedOutcome: {
             approval: components["schemas"]["Approval"];
@@ -2966,7 +2966,7 @@ export interface components {
             /** @description A review's id (rev_…). */
             review_id: components["schemas"]["Id"];
         };
-        ReviewsReleaseResult: components["schemas"]["Review"];
+        ReviewsReleaseOutput: components["schemas"]["Review"];
         /** @enum {string} */
         ReviewStatus: "draft" | "ready" | "released";
         SearchHit: {
@@ -3053,13 +3053,13 @@ export interface components {
         TasksBatchCreateInput: {
             tasks: components["schemas"]["TaskDraft"][];
         };
-        TasksBatchCreateResult: components["schemas"]["TaskBatchResult"];
+        TasksBatchCreateOutput: components["schemas"]["TaskBatchResult"];
         TasksCommentInput: {
             body: string;
             /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
         };
-        TasksCommentResult: components["schemas"]["TaskComment"];
+        TasksCommentOutput: components["schemas"]["TaskComment"];
         TasksCommentsListInput: {
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -3075,7 +3075,7 @@ export interface components {
             /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
         };
-        TasksCompleteResult: components["schemas"]["Task"];
+        TasksCompleteOutput: components["schemas"]["Task"];
         /** @description The fields of a new task. */
         TasksCreateInput: {
             assigneeIds?: components["schemas"]["Id"][];
@@ -3096,7 +3096,7 @@ export interface components {
             status?: "open" | "in_progress" | "blocked";
             title: string;
         };
-        TasksCreateResult: components["schemas"]["Task"];
+        TasksCreateOutput: components["schemas"]["Task"];
         TasksGetInput: {
             /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
@@ -3136,7 +3136,7 @@ export interface components {
             task_id: components["schemas"]["Id"];
             title?: string;
         };
-        TasksUpdateResult: components["schemas"]["Task"];
+        TasksUpdateOutput: components["schemas"]["Task"];
         TimelineEntry: {
             /** @description Who caused it; null when the platform did. */
             actor: components["schemas"]["ActorRef"] | null;
@@ -3283,7 +3283,7 @@ export interface components {
             /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
-        WebhooksDeliveryReplayResult: components["schemas"]["WebhookDelivery"];
+        WebhooksDeliveryReplayOutput: components["schemas"]["WebhookDelivery"];
         WebhooksEndpointCreateInput: {
             /** @description A client admin's endpoint is always bound to its client; an operator may omit it. */
             clientId?: components["schemas"]["Id"];
@@ -3296,17 +3296,17 @@ export interface components {
              */
             url: string;
         };
-        WebhooksEndpointCreateResult: components["schemas"]["WebhookEndpointWithSecret"];
+        WebhooksEndpointCreateOutput: components["schemas"]["WebhookEndpointWithSecret"];
         WebhooksEndpointDeleteInput: {
             /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
-        WebhooksEndpointDeleteResult: components["schemas"]["DeletedRef"];
+        WebhooksEndpointDeleteOutput: components["schemas"]["DeletedRef"];
         WebhooksEndpointRotateSecretInput: {
             /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
-        WebhooksEndpointRotateSecretResult: components["schemas"]["WebhookEndpointWithSecret"];
+        WebhooksEndpointRotateSecretOutput: components["schemas"]["WebhookEndpointWithSecret"];
         WebhooksEndpointsGetInput: {
             /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
@@ -3330,7 +3330,7 @@ export interface components {
             /** @description The type of the sample event; defaults to the endpoint's first type. */
             eventType?: components["schemas"]["EventType"];
         };
-        WebhooksEndpointTestResult: components["schemas"]["WebhookDelivery"];
+        WebhooksEndpointTestOutput: components["schemas"]["WebhookDelivery"];
         WebhooksEndpointUpdateInput: {
             description?: string;
             /** @description A webhook endpoint's id (whe_…). */
@@ -3340,7 +3340,7 @@ export interface components {
             /** Format: uri */
             url?: string;
         };
-        WebhooksEndpointUpdateResult: components["schemas"]["WebhookEndpoint"];
+        WebhooksEndpointUpdateOutput: components["schemas"]["WebhookEndpoint"];
     };
     responses: never;
     parameters: never;
@@ -3708,7 +3708,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["KeysCreateResult"];
+                        result: components["schemas"]["KeysCreateOutput"];
                     };
                 };
             };
@@ -3857,7 +3857,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["KeysRevokeResult"];
+                        result: components["schemas"]["KeysRevokeOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -3997,7 +3997,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["KeysRotateResult"];
+                        result: components["schemas"]["KeysRotateOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -4354,7 +4354,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ApprovalsApproveResult"];
+                        result: components["schemas"]["ApprovalsApproveOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -4500,7 +4500,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ApprovalsRejectResult"];
+                        result: components["schemas"]["ApprovalsRejectOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -4754,7 +4754,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["CampaignsProposeSendResult"];
+                        result: components["schemas"]["CampaignsProposeSendOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -5214,7 +5214,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ClientsPublishHubResult"];
+                        result: components["schemas"]["ClientsPublishHubOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -5594,7 +5594,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["MembershipsInviteResult"];
+                        result: components["schemas"]["MembershipsInviteOutput"];
                     };
                 };
             };
@@ -5745,7 +5745,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["MembershipsRevokeResult"];
+                        result: components["schemas"]["MembershipsRevokeOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -6564,7 +6564,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ExecutionRequestsProposeResult"];
+                        result: components["schemas"]["ExecutionRequestsProposeOutput"];
                     };
                 };
             };
@@ -6830,7 +6830,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["FilesRegisterResult"];
+                        result: components["schemas"]["FilesRegisterOutput"];
                     };
                 };
             };
@@ -6977,7 +6977,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["FilesUploadUrlResult"];
+                        result: components["schemas"]["FilesUploadUrlOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -7360,7 +7360,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["IntakeCreateResult"];
+                        result: components["schemas"]["IntakeCreateOutput"];
                     };
                 };
             };
@@ -7613,7 +7613,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["IntakeFinalizeResult"];
+                        result: components["schemas"]["IntakeFinalizeOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -7774,7 +7774,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["IntakeDraftSetFieldResult"];
+                        result: components["schemas"]["IntakeDraftSetFieldOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -7922,7 +7922,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["IntakeReopenFieldResult"];
+                        result: components["schemas"]["IntakeReopenFieldOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -8207,7 +8207,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["CrmLeadCreateResult"];
+                        result: components["schemas"]["CrmLeadCreateOutput"];
                     };
                 };
             };
@@ -8521,7 +8521,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["NotificationsReadResult"];
+                        result: components["schemas"]["NotificationsReadOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -8748,7 +8748,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["OauthGrantsRevokeResult"];
+                        result: components["schemas"]["OauthGrantsRevokeOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -9080,7 +9080,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["OperationsCancelResult"];
+                        result: components["schemas"]["OperationsCancelOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -9346,7 +9346,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["CrmOpportunityConvertResult"];
+                        result: components["schemas"]["CrmOpportunityConvertOutput"];
                     };
                 };
             };
@@ -9728,7 +9728,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["PipelineRunStartResult"];
+                        result: components["schemas"]["PipelineRunStartOutput"];
                     };
                 };
             };
@@ -9997,7 +9997,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["PipelineRunRerunPartialResult"];
+                        result: components["schemas"]["PipelineRunRerunPartialOutput"];
                     };
                 };
             };
@@ -10263,7 +10263,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ProjectsCreateResult"];
+                        result: components["schemas"]["ProjectsCreateOutput"];
                     };
                 };
             };
@@ -10530,7 +10530,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ProjectsUpdateResult"];
+                        result: components["schemas"]["ProjectsUpdateOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -10695,7 +10695,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ProjectsStageAdvanceResult"];
+                        result: components["schemas"]["ProjectsStageAdvanceOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -11064,7 +11064,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ReviewsReleaseResult"];
+                        result: components["schemas"]["ReviewsReleaseOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -11464,7 +11464,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["TasksCreateResult"];
+                        result: components["schemas"]["TasksCreateOutput"];
                     };
                 };
             };
@@ -11616,7 +11616,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["TasksBatchCreateResult"];
+                        result: components["schemas"]["TasksBatchCreateOutput"];
                     };
                 };
             };
@@ -11879,7 +11879,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["TasksUpdateResult"];
+                        result: components["schemas"]["TasksUpdateOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -12037,7 +12037,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["TasksCompleteResult"];
+                        result: components["schemas"]["TasksCompleteOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -12299,7 +12299,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["TasksCommentResult"];
+                        result: components["schemas"]["TasksCommentOutput"];
                     };
                 };
             };
@@ -12580,7 +12580,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["CrmTouchpointLogResult"];
+                        result: components["schemas"]["CrmTouchpointLogOutput"];
                     };
                 };
             };
@@ -12848,7 +12848,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksEndpointCreateResult"];
+                        result: components["schemas"]["WebhooksEndpointCreateOutput"];
                     };
                 };
             };
@@ -13092,7 +13092,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksEndpointDeleteResult"];
+                        result: components["schemas"]["WebhooksEndpointDeleteOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -13226,7 +13226,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksEndpointUpdateResult"];
+                        result: components["schemas"]["WebhooksEndpointUpdateOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -13384,7 +13384,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksEndpointRotateSecretResult"];
+                        result: components["schemas"]["WebhooksEndpointRotateSecretOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -13531,7 +13531,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksEndpointTestResult"];
+                        result: components["schemas"]["WebhooksEndpointTestOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -13781,7 +13781,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksDeliveryReplayResult"];
+                        result: components["schemas"]["WebhooksDeliveryReplayOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };

@@ -26,7 +26,10 @@ export interface ModelOperation {
   declaredErrors: string[];
   /** Component names of the operation's own schemas. */
   inputName: string;
-  /** `<Pascal>Output` for reads, `<Pascal>Result` for commands. */
+  /**
+   * `<Pascal>Output`: a read's output, a command's result. Never `<Pascal>Result`, which client
+   * generators (orval) create themselves for each operation.
+   */
   outputName: string;
   /** Paged reads: the item schema (component form). */
   pageItem: JsonSchema | null;
@@ -209,7 +212,7 @@ export function buildModel(contract: LoadedContract): Model {
       let outputName: string;
       let pageItem: JsonSchema | null = null;
       if (kind === 'command') {
-        outputName = `${name}Result`;
+        outputName = `${name}Output`;
         addGenerated(outputName, toComponentForm(op.result));
       } else {
         outputName = `${name}Output`;
