@@ -10017,11 +10017,6 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "type": "object",
     "x-svc-decision": "Download URLs live 5 minutes."
   },
-  "Empty": {
-    "additionalProperties": false,
-    "properties": {},
-    "type": "object"
-  },
   "Etag": {
     "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
     "type": "string"
@@ -11662,15 +11657,6 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   },
   "MetaGetOutput": {
     "$ref": "#/components/schemas/Meta"
-  },
-  "Metadata": {
-    "additionalProperties": {
-      "maxLength": 500,
-      "type": "string"
-    },
-    "description": "Free-form string labels set by the caller.",
-    "maxProperties": 50,
-    "type": "object"
   },
   "Notification": {
     "properties": {

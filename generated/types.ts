@@ -2102,7 +2102,6 @@ export interface components {
              */
             url: string;
         };
-        Empty: Record<string, never>;
         /** @description The resource's strong ETag, as sent in the ETag header; send it back as If-Match. */
         Etag: string;
         Event: {
@@ -2538,10 +2537,6 @@ export interface components {
                 /** @description Path version, e.g. v1. */
                 version: string;
             }[];
-        };
-        /** @description Free-form string labels set by the caller. */
-        Metadata: {
-            [key: string]: string;
         };
         MetaGetInput: Record<string, never>;
         MetaGetOutput: components["schemas"]["Meta"];
