@@ -104,4 +104,21 @@ describe('idempotency keys over MCP', () => {
     const made = ok(await mcp.call('svc.tasks.create', { title: 'With a key', clientId: s.credentials.clientId, idempotencyKey: randomUUID() }));
     expect(made.outcome).toBe('ran');
   });
+
+  it('REST: a dry run needs no Idempotency-Key either; a real create without one is refused with a header-worded error', async () => {
+    const post = (headers: Record<string, string>) =>
+      fetch(`${s.url}/v1/tasks`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${s.credentials.operatorKey}`, 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify({ title: 'REST dry run', clientId: s.credentials.clientId }),
+      });
+    const dry = await post({ Prefer: 'dry-run' });
+    expect(dry.status).toBe(200);
+    expect(((await dry.json()) as { outcome: string }).outcome).toBe('planned');
+    const refused = await post({});
+    expect(refused.status).toBe(400);
+    const problem = (await refused.json()) as { code: string; detail: string };
+    expect(problem.code).toBe('idempotency_key_required');
+    expect(problem.detail).toContain('Idempotency-Key header');
+  });
 });
