@@ -70,7 +70,7 @@ export const service: ServiceDef = {
       "retry": "after_fix",
       "retryAfter": null,
       "status": 400,
-      "title": "An Idempotency-Key header is required"
+      "title": "An idempotency key is required"
     },
     "idempotency_key_reused": {
       "code": "idempotency_key_reused",
@@ -378,32 +378,27 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List the actions waiting on the caller"
+        "readOnlyHint": true
       },
       "description": "Things that need doing (due and overdue tasks, pending approvals, reviews ready to release, incomplete intake), soonest due first. An operator also sees actions on internal tasks.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "assigneeId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A user's id (usr_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
@@ -421,7 +416,7 @@ export const operations: readonly OperationDef[] = [
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -433,37 +428,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -473,84 +437,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "description": "Something that needs doing, derived from the state of tasks, approvals, reviews and intake.",
-                  "properties": {
-                    "assigneeId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "clientId": {
-                      "description": "Null for an action about an internal task.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "dueAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "task_due",
-                        "task_overdue",
-                        "approval_pending",
-                        "review_ready",
-                        "intake_incomplete",
-                        "follow_up"
-                      ],
-                      "type": "string"
-                    },
-                    "subjectId": {
-                      "description": "The record the action is about (a task, approval, review or intake record id).",
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "kind",
-                    "title",
-                    "clientId",
-                    "subjectId",
-                    "assigneeId",
-                    "dueAt",
-                    "createdAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -664,20 +550,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get an approval"
+        "readOnlyHint": true
       },
       "description": "Poll this (the pollUrl of a 202 answer) until the status is no longer pending.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "approval_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An approval's id (apr_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -691,37 +573,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -731,220 +582,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "decidedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "decisions": {
-                "items": {
-                  "properties": {
-                    "approver": {
-                      "description": "Who did something.",
-                      "properties": {
-                        "id": {
-                          "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                          "maxLength": 64,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z0-9_-]+$",
-                          "type": "string"
-                        },
-                        "kind": {
-                          "enum": [
-                            "operator",
-                            "client_admin",
-                            "service_account"
-                          ],
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": [
-                            "string",
-                            "null"
-                          ]
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "id"
-                      ],
-                      "type": "object"
-                    },
-                    "comment": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "decidedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "decision": {
-                      "enum": [
-                        "approve",
-                        "reject"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "approver",
-                    "decision",
-                    "comment",
-                    "decidedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "error": {
-                "description": "The problem when the approved write failed.",
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "expiresAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "input": {
-                "description": "The proposed input, shown to the deciding person.",
-                "type": "object"
-              },
-              "operationId": {
-                "description": "The contract operation proposed, e.g. projects.create.",
-                "type": "string"
-              },
-              "pollUrl": {
-                "description": "Address to poll: /v1/approvals/{id}.",
-                "type": "string"
-              },
-              "proposer": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "requiredApprovals": {
-                "description": "1 for Tier 2, 2 for Tier 3.",
-                "minimum": 1,
-                "type": "integer"
-              },
-              "result": {
-                "description": "The write's result once approved and run.",
-                "type": [
-                  "object",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "pending",
-                  "approved",
-                  "rejected",
-                  "expired",
-                  "failed"
-                ],
-                "type": "string"
-              },
-              "tier": {
-                "maximum": 3,
-                "minimum": 1,
-                "type": "integer"
-              }
-            },
             "required": [
               "id",
               "operationId",
@@ -1013,18 +650,15 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List approvals"
+        "readOnlyHint": true
       },
       "description": "Newest first. A caller sees the proposals it made and those whose client is in its reach; proposals with no client (internal) are seen by operators.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
@@ -1036,7 +670,7 @@ export const operations: readonly OperationDef[] = [
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -1058,37 +692,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -1098,251 +701,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "decidedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "decisions": {
-                      "items": {
-                        "properties": {
-                          "approver": {
-                            "description": "Who did something.",
-                            "properties": {
-                              "id": {
-                                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                                "maxLength": 64,
-                                "minLength": 1,
-                                "pattern": "^[A-Za-z0-9_-]+$",
-                                "type": "string"
-                              },
-                              "kind": {
-                                "enum": [
-                                  "operator",
-                                  "client_admin",
-                                  "service_account"
-                                ],
-                                "type": "string"
-                              },
-                              "name": {
-                                "type": [
-                                  "string",
-                                  "null"
-                                ]
-                              }
-                            },
-                            "required": [
-                              "kind",
-                              "id"
-                            ],
-                            "type": "object"
-                          },
-                          "comment": {
-                            "type": [
-                              "string",
-                              "null"
-                            ]
-                          },
-                          "decidedAt": {
-                            "description": "An RFC 3339 instant in UTC.",
-                            "format": "date-time",
-                            "type": "string"
-                          },
-                          "decision": {
-                            "enum": [
-                              "approve",
-                              "reject"
-                            ],
-                            "type": "string"
-                          }
-                        },
-                        "required": [
-                          "approver",
-                          "decision",
-                          "comment",
-                          "decidedAt"
-                        ],
-                        "type": "object"
-                      },
-                      "type": "array"
-                    },
-                    "error": {
-                      "description": "The problem when the approved write failed.",
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "expiresAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "input": {
-                      "description": "The proposed input, shown to the deciding person.",
-                      "type": "object"
-                    },
-                    "operationId": {
-                      "description": "The contract operation proposed, e.g. projects.create.",
-                      "type": "string"
-                    },
-                    "pollUrl": {
-                      "description": "Address to poll: /v1/approvals/{id}.",
-                      "type": "string"
-                    },
-                    "proposer": {
-                      "description": "Who did something.",
-                      "properties": {
-                        "id": {
-                          "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                          "maxLength": 64,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z0-9_-]+$",
-                          "type": "string"
-                        },
-                        "kind": {
-                          "enum": [
-                            "operator",
-                            "client_admin",
-                            "service_account"
-                          ],
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": [
-                            "string",
-                            "null"
-                          ]
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "id"
-                      ],
-                      "type": "object"
-                    },
-                    "requiredApprovals": {
-                      "description": "1 for Tier 2, 2 for Tier 3.",
-                      "minimum": 1,
-                      "type": "integer"
-                    },
-                    "result": {
-                      "description": "The write's result once approved and run.",
-                      "type": [
-                        "object",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "pending",
-                        "approved",
-                        "rejected",
-                        "expired",
-                        "failed"
-                      ],
-                      "type": "string"
-                    },
-                    "tier": {
-                      "maximum": 3,
-                      "minimum": 1,
-                      "type": "integer"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "operationId",
-                    "tier",
-                    "status",
-                    "proposer",
-                    "input",
-                    "requiredApprovals",
-                    "decisions",
-                    "result",
-                    "error",
-                    "createdAt",
-                    "expiresAt",
-                    "decidedAt",
-                    "pollUrl"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -1453,32 +811,28 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List campaigns"
+        "readOnlyHint": true
       },
       "description": "List campaigns",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -1500,37 +854,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -1540,123 +863,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "audienceSize": {
-                      "description": "How many recipients it goes to.",
-                      "minimum": 0,
-                      "type": "integer"
-                    },
-                    "channel": {
-                      "enum": [
-                        "email",
-                        "sms"
-                      ],
-                      "type": "string"
-                    },
-                    "clientId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "enrollmentEnd": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "enrollmentStart": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "open_enrollment",
-                        "reminder",
-                        "announcement"
-                      ],
-                      "type": "string"
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "scheduledAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "sentAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "draft",
-                        "scheduled",
-                        "sending",
-                        "sent",
-                        "cancelled"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "name",
-                    "kind",
-                    "channel",
-                    "status",
-                    "audienceSize",
-                    "enrollmentStart",
-                    "enrollmentEnd",
-                    "scheduledAt",
-                    "sentAt",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -1720,28 +926,26 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": true,
-        "readOnlyHint": false,
-        "title": "Propose sending a campaign"
+        "readOnlyHint": false
       },
       "description": "Proposes sending a draft campaign now or at scheduledAt. Tier 2: answers 202 with an approval; nothing is sent until a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "campaign_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A campaign's id (cmp_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
@@ -1763,37 +967,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -1805,96 +978,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "audienceSize": {
-                "description": "How many recipients it goes to.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "channel": {
-                "enum": [
-                  "email",
-                  "sms"
-                ],
-                "type": "string"
-              },
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "enrollmentEnd": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "enrollmentStart": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "kind": {
-                "enum": [
-                  "open_enrollment",
-                  "reminder",
-                  "announcement"
-                ],
-                "type": "string"
-              },
-              "name": {
-                "type": "string"
-              },
-              "scheduledAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "sentAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "scheduled",
-                  "sending",
-                  "sent",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -1968,20 +1061,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a client"
+        "readOnlyHint": true
       },
       "description": "Get a client",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "client_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -1995,37 +1084,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -2035,51 +1093,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "industry": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "name": {
-                "type": "string"
-              },
-              "primaryContactName": {
-                "description": "The client-side lead's display name (a business contact, not redacted).",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "prospect",
-                  "onboarding",
-                  "active",
-                  "paused",
-                  "offboarded"
-                ],
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "name",
@@ -2141,20 +1154,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a client's health score and the signals behind it"
+        "readOnlyHint": true
       },
       "description": "Get a client's health score and the signals behind it",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "client_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -2168,37 +1177,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -2208,62 +1186,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "computedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "score": {
-                "description": "100 is healthy.",
-                "maximum": 100,
-                "minimum": 0,
-                "type": "integer"
-              },
-              "signals": {
-                "items": {
-                  "properties": {
-                    "code": {
-                      "description": "Machine identifier of the signal, for example overdue_tasks, stalled_stage, failed_pipeline_run, no_recent_activity.",
-                      "type": "string"
-                    },
-                    "message": {
-                      "type": "string"
-                    },
-                    "severity": {
-                      "enum": [
-                        "info",
-                        "warning",
-                        "critical"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "code",
-                    "severity",
-                    "message"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "status": {
-                "enum": [
-                  "healthy",
-                  "at_risk",
-                  "critical"
-                ],
-                "type": "string"
-              }
-            },
             "required": [
               "clientId",
               "score",
@@ -2323,20 +1245,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Check whether a client is ready to launch"
+        "readOnlyHint": true
       },
       "description": "The launch checklist (intake finalized, reviews released, hub published, ...) and which items block.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "client_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -2350,37 +1268,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -2390,64 +1277,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "blockingCount": {
-                "description": "Checks not passed.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "checks": {
-                "items": {
-                  "properties": {
-                    "detail": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "Stable check identifier, e.g. intake_finalized, reviews_released, hub_published.",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "passed",
-                        "failed",
-                        "pending"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "label",
-                    "status",
-                    "detail"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "computedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "ready": {
-                "description": "True when every check passed.",
-                "type": "boolean"
-              }
-            },
             "required": [
               "clientId",
               "ready",
@@ -2507,25 +1336,22 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List clients"
+        "readOnlyHint": true
       },
       "description": "Clients in the caller's client scope, by name.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -2547,37 +1373,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -2587,75 +1382,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "industry": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "primaryContactName": {
-                      "description": "The client-side lead's display name (a business contact, not redacted).",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "prospect",
-                        "onboarding",
-                        "active",
-                        "paused",
-                        "offboarded"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "name",
-                    "status",
-                    "industry",
-                    "primaryContactName",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -2761,28 +1487,26 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Publish a client's hub"
+        "readOnlyHint": false
       },
       "description": "Publishes the client-facing hub (released reviews, project stages, launch checklist) as a new version. Tier 2: answers 202 with an approval; the hub is published when a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "client_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
@@ -2804,37 +1528,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -2846,63 +1539,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "description": "A published version of a client's hub (the client-facing portal).",
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "publishedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "publishedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "url": {
-                "format": "uri",
-                "type": "string"
-              },
-              "version": {
-                "minimum": 1,
-                "type": "integer"
-              }
-            },
             "required": [
               "clientId",
               "version",
@@ -2968,20 +1614,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Summarise a client's open work"
+        "readOnlyHint": true
       },
       "description": "Counts of active projects, open and overdue tasks, pending approvals, unreleased reviews and draft intake records.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "client_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -2995,37 +1637,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -3035,51 +1646,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "description": "Counts that describe where a client stands, computed when asked.",
-            "properties": {
-              "activeProjects": {
-                "minimum": 0,
-                "type": "integer"
-              },
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "lastActivityAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "openIntakeRecords": {
-                "description": "Intake records still in draft.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "openReviews": {
-                "description": "Reviews not yet released.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "openTasks": {
-                "description": "Tasks not done.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "overdueTasks": {
-                "description": "Open tasks whose dueDate is past.",
-                "minimum": 0,
-                "type": "integer"
-              },
-              "pendingApprovals": {
-                "minimum": 0,
-                "type": "integer"
-              }
-            },
             "required": [
               "clientId",
               "activeProjects",
@@ -3142,32 +1708,28 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List accounts"
+        "readOnlyHint": true
       },
       "description": "By name. An operator sees every row whatever its client scope.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -3187,37 +1749,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -3227,87 +1758,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "description": "An organisation in the CRM.",
-                  "properties": {
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "domain": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "industry": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "ownerId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "prospect",
-                        "customer",
-                        "former_customer"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "name",
-                    "domain",
-                    "industry",
-                    "status",
-                    "ownerId",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -3370,39 +1820,34 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List contacts"
+        "readOnlyHint": true
       },
       "description": "Newest first. Personal data (name, email, phone) is redacted unless the credential holds pii:read. An operator sees every row whatever its client scope.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "accountId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An account's id (acc_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -3414,37 +1859,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -3454,96 +1868,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "description": "A person in the CRM. name, email and phone are personal data.",
-                  "properties": {
-                    "accountId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "email": {
-                      "description": "Null when redacted or unknown.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "jobTitle": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "description": "Null when redacted.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "phone": {
-                      "description": "Null when redacted or unknown.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "redacted": {
-                      "description": "True when the caller lacks pii:read and name, email and phone were withheld.",
-                      "type": "boolean"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "accountId",
-                    "name",
-                    "email",
-                    "phone",
-                    "jobTitle",
-                    "redacted",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -3606,32 +1930,27 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Search contacts"
+        "readOnlyHint": true
       },
       "description": "Criteria travel in the JSON body, so no personal data is ever in the URL. Results are redacted unless the credential holds pii:read.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "accountId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An account's id (acc_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
@@ -3643,7 +1962,7 @@ export const operations: readonly OperationDef[] = [
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -3667,37 +1986,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -3707,96 +1995,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "description": "A person in the CRM. name, email and phone are personal data.",
-                  "properties": {
-                    "accountId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "email": {
-                      "description": "Null when redacted or unknown.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "jobTitle": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "description": "Null when redacted.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "phone": {
-                      "description": "Null when redacted or unknown.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "redacted": {
-                      "description": "True when the caller lacks pii:read and name, email and phone were withheld.",
-                      "type": "boolean"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "accountId",
-                    "name",
-                    "email",
-                    "phone",
-                    "jobTitle",
-                    "redacted",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -3859,24 +2057,21 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Create a lead"
+        "readOnlyHint": false
       },
       "description": "Create a lead",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "accountId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An account's id (acc_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
             "description": "Omit for the platform's own sales lead (operators only).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -3887,9 +2082,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "contactId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A contact's id (con_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -3899,7 +2093,7 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "estimatedValue": {
@@ -3907,7 +2101,7 @@ export const operations: readonly OperationDef[] = [
             "type": "number"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
@@ -3917,9 +2111,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "ownerId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A user's id (usr_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -3943,150 +2136,35 @@ export const operations: readonly OperationDef[] = [
         },
         "required": [
           "title",
-          "company"
+          "company",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.crm.lead.create",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "description": "A sales prospect. Personal data lives only on the linked contact, never on the lead.",
-            "properties": {
-              "accountId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "clientId": {
-                "description": "Null for the platform's own sales leads.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "company": {
-                "type": "string"
-              },
-              "contactId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "currency": {
-                "description": "ISO 4217 code.",
-                "pattern": "^[A-Z]{3}$",
-                "type": "string"
-              },
-              "estimatedValue": {
-                "minimum": 0,
-                "type": [
-                  "number",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "notes": {
-                "type": "string"
-              },
-              "ownerId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "source": {
-                "enum": [
-                  "referral",
-                  "website",
-                  "event",
-                  "outbound",
-                  "partner",
-                  "other"
-                ],
-                "type": "string"
-              },
-              "status": {
-                "enum": [
-                  "new",
-                  "contacted",
-                  "qualified",
-                  "disqualified",
-                  "converted"
-                ],
-                "type": "string"
-              },
-              "title": {
-                "description": "What the lead is about, e.g. 2027 benefits renewal.",
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -4167,39 +2245,34 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List leads"
+        "readOnlyHint": true
       },
       "description": "Newest first. An operator sees every row, client-bound and internal, whatever its client scope, and may filter by any clientId; others see their client scope only.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "ownerId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A user's id (usr_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -4221,37 +2294,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -4261,125 +2303,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "description": "A sales prospect. Personal data lives only on the linked contact, never on the lead.",
-                  "properties": {
-                    "accountId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "clientId": {
-                      "description": "Null for the platform's own sales leads.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "company": {
-                      "type": "string"
-                    },
-                    "contactId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "currency": {
-                      "description": "ISO 4217 code.",
-                      "pattern": "^[A-Z]{3}$",
-                      "type": "string"
-                    },
-                    "estimatedValue": {
-                      "minimum": 0,
-                      "type": [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "notes": {
-                      "type": "string"
-                    },
-                    "ownerId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "source": {
-                      "enum": [
-                        "referral",
-                        "website",
-                        "event",
-                        "outbound",
-                        "partner",
-                        "other"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "new",
-                        "contacted",
-                        "qualified",
-                        "disqualified",
-                        "converted"
-                      ],
-                      "type": "string"
-                    },
-                    "title": {
-                      "description": "What the lead is about, e.g. 2027 benefits renewal.",
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "title",
-                    "company",
-                    "source",
-                    "status",
-                    "accountId",
-                    "contactId",
-                    "ownerId",
-                    "estimatedValue",
-                    "currency",
-                    "notes",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -4444,39 +2367,34 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List opportunities"
+        "readOnlyHint": true
       },
       "description": "Newest first. An operator sees every row whatever its client scope.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "accountId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An account's id (acc_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -4498,37 +2416,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -4538,124 +2425,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "accountId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "amount": {
-                      "minimum": 0,
-                      "type": [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "closeDate": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "convertedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "convertedProjectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "currency": {
-                      "pattern": "^[A-Z]{3}$",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "leadId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "ownerId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "stage": {
-                      "enum": [
-                        "qualification",
-                        "proposal",
-                        "negotiation",
-                        "won",
-                        "lost"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "accountId",
-                    "leadId",
-                    "name",
-                    "stage",
-                    "amount",
-                    "currency",
-                    "closeDate",
-                    "ownerId",
-                    "convertedProjectId",
-                    "convertedAt",
-                    "createdAt",
-                    "updatedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -4720,28 +2489,26 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Convert an opportunity into a client project"
+        "readOnlyHint": false
       },
       "description": "Marks the opportunity won and creates a project in discovery for its client (creating the client, in onboarding, when the opportunity has none). Tier 2: answers 202 with an approval; the conversion happens once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "opportunity_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An opportunity's id (opp_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -4759,7 +2526,8 @@ export const operations: readonly OperationDef[] = [
           }
         },
         "required": [
-          "opportunity_id"
+          "opportunity_id",
+          "idempotencyKey"
         ],
         "type": "object"
       },
@@ -4770,37 +2538,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -4812,259 +2549,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "client": {
-                "properties": {
-                  "createdAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  },
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "industry": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "name": {
-                    "type": "string"
-                  },
-                  "primaryContactName": {
-                    "description": "The client-side lead's display name (a business contact, not redacted).",
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "status": {
-                    "enum": [
-                      "prospect",
-                      "onboarding",
-                      "active",
-                      "paused",
-                      "offboarded"
-                    ],
-                    "type": "string"
-                  },
-                  "updatedAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "id",
-                  "name",
-                  "status",
-                  "industry",
-                  "primaryContactName",
-                  "createdAt",
-                  "updatedAt"
-                ],
-                "type": "object"
-              },
-              "opportunity": {
-                "properties": {
-                  "accountId": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "amount": {
-                    "minimum": 0,
-                    "type": [
-                      "number",
-                      "null"
-                    ]
-                  },
-                  "clientId": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "closeDate": {
-                    "format": "date",
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "convertedAt": {
-                    "format": "date-time",
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "convertedProjectId": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "createdAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  },
-                  "currency": {
-                    "pattern": "^[A-Z]{3}$",
-                    "type": "string"
-                  },
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "leadId": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "name": {
-                    "type": "string"
-                  },
-                  "ownerId": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "stage": {
-                    "enum": [
-                      "qualification",
-                      "proposal",
-                      "negotiation",
-                      "won",
-                      "lost"
-                    ],
-                    "type": "string"
-                  },
-                  "updatedAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "id",
-                  "clientId",
-                  "accountId",
-                  "leadId",
-                  "name",
-                  "stage",
-                  "amount",
-                  "currency",
-                  "closeDate",
-                  "ownerId",
-                  "convertedProjectId",
-                  "convertedAt",
-                  "createdAt",
-                  "updatedAt"
-                ],
-                "type": "object"
-              },
-              "project": {
-                "properties": {
-                  "clientId": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "createdAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  },
-                  "description": {
-                    "type": "string"
-                  },
-                  "etag": {
-                    "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                    "type": "string"
-                  },
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": "string"
-                  },
-                  "stage": {
-                    "enum": [
-                      "discovery",
-                      "onboarding",
-                      "build",
-                      "review",
-                      "launch",
-                      "live"
-                    ],
-                    "type": "string"
-                  },
-                  "startDate": {
-                    "format": "date",
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "status": {
-                    "enum": [
-                      "active",
-                      "on_hold",
-                      "archived"
-                    ],
-                    "type": "string"
-                  },
-                  "targetDate": {
-                    "format": "date",
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  },
-                  "updatedAt": {
-                    "description": "An RFC 3339 instant in UTC.",
-                    "format": "date-time",
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "id",
-                  "clientId",
-                  "name",
-                  "description",
-                  "stage",
-                  "status",
-                  "startDate",
-                  "targetDate",
-                  "createdAt",
-                  "updatedAt",
-                  "etag"
-                ],
-                "type": "object"
-              }
-            },
             "required": [
               "opportunity",
               "client",
@@ -5132,17 +2626,15 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Log a touchpoint"
+        "readOnlyHint": false
       },
       "description": "Records one interaction (email, call, meeting, note) with a lead, contact, account or opportunity.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "accountId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An account's id (acc_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -5157,9 +2649,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "contactId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A contact's id (con_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -5173,18 +2664,17 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "leadId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A lead's id (led_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -5194,9 +2684,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "opportunityId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An opportunity's id (opp_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -5209,164 +2698,35 @@ export const operations: readonly OperationDef[] = [
         },
         "required": [
           "channel",
-          "summary"
+          "summary",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.crm.touchpoint.log",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "description": "One interaction with a lead, contact, account or opportunity.",
-            "properties": {
-              "accountId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "channel": {
-                "enum": [
-                  "email",
-                  "call",
-                  "meeting",
-                  "note",
-                  "event"
-                ],
-                "type": "string"
-              },
-              "clientId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "contactId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "direction": {
-                "enum": [
-                  "inbound",
-                  "outbound",
-                  "internal"
-                ],
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "leadId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "loggedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "occurredAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "opportunityId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "summary": {
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -5622,20 +2982,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get an extraction and the values it found"
+        "readOnlyHint": true
       },
       "description": "Get an extraction and the values it found",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "extraction_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An extraction's id (ext_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -5649,37 +3005,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -5689,162 +3014,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "completedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "confidence": {
-                      "maximum": 1,
-                      "minimum": 0,
-                      "type": "number"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "page": {
-                      "description": "Page of the source document, when known.",
-                      "minimum": 1,
-                      "type": [
-                        "integer",
-                        "null"
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "value",
-                    "confidence",
-                    "page"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "fileId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "intakeId": {
-                "description": "The intake record whose fields it proposes values for.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed"
-                ],
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -6049,33 +3218,30 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Create an intake record from a template"
+        "readOnlyHint": false
       },
       "description": "Creates a draft record whose fields come from the template, optionally with initial values. Tier 2: answers 202 with an approval; the record exists once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -6120,7 +3286,8 @@ export const operations: readonly OperationDef[] = [
         "required": [
           "clientId",
           "template",
-          "title"
+          "title",
+          "idempotencyKey"
         ],
         "type": "object"
       },
@@ -6131,37 +3298,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -6173,191 +3309,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "choices": {
-                      "description": "Allowed values of a choice field; absent for other types.",
-                      "items": {
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "required": {
-                      "type": "boolean"
-                    },
-                    "source": {
-                      "description": "Where the current value came from.",
-                      "enum": [
-                        "manual",
-                        "extraction",
-                        "import"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "empty",
-                        "draft",
-                        "final"
-                      ],
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "text",
-                        "number",
-                        "date",
-                        "boolean",
-                        "choice",
-                        "file"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "label",
-                    "type",
-                    "required",
-                    "value",
-                    "status",
-                    "source",
-                    "updatedAt",
-                    "updatedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "finalizedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "finalized"
-                ],
-                "type": "string"
-              },
-              "template": {
-                "description": "The intake template the fields come from, for example benefits_onboarding.",
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -6429,18 +3390,17 @@ export const operations: readonly OperationDef[] = [
     "kind": "command",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
+        "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Set a field of a draft intake record"
+        "readOnlyHint": false
       },
       "description": "Sets one field's value (the field becomes draft). A final field must be reopened first.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "field_key": {
@@ -6451,14 +3411,13 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "intake_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An intake record's id (int_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -6499,237 +3458,27 @@ export const operations: readonly OperationDef[] = [
       "name": "svc.intake.draft.set_field",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "choices": {
-                      "description": "Allowed values of a choice field; absent for other types.",
-                      "items": {
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "required": {
-                      "type": "boolean"
-                    },
-                    "source": {
-                      "description": "Where the current value came from.",
-                      "enum": [
-                        "manual",
-                        "extraction",
-                        "import"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "empty",
-                        "draft",
-                        "final"
-                      ],
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "text",
-                        "number",
-                        "date",
-                        "boolean",
-                        "choice",
-                        "file"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "label",
-                    "type",
-                    "required",
-                    "value",
-                    "status",
-                    "source",
-                    "updatedAt",
-                    "updatedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "finalizedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "finalized"
-                ],
-                "type": "string"
-              },
-              "template": {
-                "description": "The intake template the fields come from, for example benefits_onboarding.",
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -6806,28 +3555,26 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Finalize an intake record"
+        "readOnlyHint": false
       },
       "description": "Locks every field (they become final) and marks the record finalized. Every required field must hold a value. Tier 2: answers 202 with an approval; the record is finalized once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "intake_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An intake record's id (int_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -6844,37 +3591,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -6886,191 +3602,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "choices": {
-                      "description": "Allowed values of a choice field; absent for other types.",
-                      "items": {
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "required": {
-                      "type": "boolean"
-                    },
-                    "source": {
-                      "description": "Where the current value came from.",
-                      "enum": [
-                        "manual",
-                        "extraction",
-                        "import"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "empty",
-                        "draft",
-                        "final"
-                      ],
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "text",
-                        "number",
-                        "date",
-                        "boolean",
-                        "choice",
-                        "file"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "label",
-                    "type",
-                    "required",
-                    "value",
-                    "status",
-                    "source",
-                    "updatedAt",
-                    "updatedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "finalizedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "finalized"
-                ],
-                "type": "string"
-              },
-              "template": {
-                "description": "The intake template the fields come from, for example benefits_onboarding.",
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -7140,20 +3681,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get an intake record with its fields"
+        "readOnlyHint": true
       },
       "description": "Get an intake record with its fields",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "intake_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An intake record's id (int_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -7167,37 +3704,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -7207,188 +3713,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "choices": {
-                      "description": "Allowed values of a choice field; absent for other types.",
-                      "items": {
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "required": {
-                      "type": "boolean"
-                    },
-                    "source": {
-                      "description": "Where the current value came from.",
-                      "enum": [
-                        "manual",
-                        "extraction",
-                        "import"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "empty",
-                        "draft",
-                        "final"
-                      ],
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "text",
-                        "number",
-                        "date",
-                        "boolean",
-                        "choice",
-                        "file"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "label",
-                    "type",
-                    "required",
-                    "value",
-                    "status",
-                    "source",
-                    "updatedAt",
-                    "updatedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "finalizedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "finalized"
-                ],
-                "type": "string"
-              },
-              "template": {
-                "description": "The intake template the fields come from, for example benefits_onboarding.",
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -7453,40 +3777,35 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List intake records"
+        "readOnlyHint": true
       },
       "description": "List intake records",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -7504,37 +3823,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -7544,215 +3832,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "fields": {
-                      "items": {
-                        "properties": {
-                          "choices": {
-                            "description": "Allowed values of a choice field; absent for other types.",
-                            "items": {
-                              "type": "string"
-                            },
-                            "type": "array"
-                          },
-                          "key": {
-                            "description": "A field's key within its record, lower snake_case.",
-                            "maxLength": 64,
-                            "minLength": 1,
-                            "pattern": "^[a-z][a-z0-9_]*$",
-                            "type": "string"
-                          },
-                          "label": {
-                            "type": "string"
-                          },
-                          "required": {
-                            "type": "boolean"
-                          },
-                          "source": {
-                            "description": "Where the current value came from.",
-                            "enum": [
-                              "manual",
-                              "extraction",
-                              "import"
-                            ],
-                            "type": "string"
-                          },
-                          "status": {
-                            "enum": [
-                              "empty",
-                              "draft",
-                              "final"
-                            ],
-                            "type": "string"
-                          },
-                          "type": {
-                            "enum": [
-                              "text",
-                              "number",
-                              "date",
-                              "boolean",
-                              "choice",
-                              "file"
-                            ],
-                            "type": "string"
-                          },
-                          "updatedAt": {
-                            "format": "date-time",
-                            "type": [
-                              "string",
-                              "null"
-                            ]
-                          },
-                          "updatedBy": {
-                            "oneOf": [
-                              {
-                                "description": "Who did something.",
-                                "properties": {
-                                  "id": {
-                                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                                    "maxLength": 64,
-                                    "minLength": 1,
-                                    "pattern": "^[A-Za-z0-9_-]+$",
-                                    "type": "string"
-                                  },
-                                  "kind": {
-                                    "enum": [
-                                      "operator",
-                                      "client_admin",
-                                      "service_account"
-                                    ],
-                                    "type": "string"
-                                  },
-                                  "name": {
-                                    "type": [
-                                      "string",
-                                      "null"
-                                    ]
-                                  }
-                                },
-                                "required": [
-                                  "kind",
-                                  "id"
-                                ],
-                                "type": "object"
-                              },
-                              {
-                                "type": "null"
-                              }
-                            ]
-                          },
-                          "value": {
-                            "anyOf": [
-                              {
-                                "type": "string"
-                              },
-                              {
-                                "type": "number"
-                              },
-                              {
-                                "type": "boolean"
-                              },
-                              {
-                                "type": "null"
-                              }
-                            ],
-                            "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                          }
-                        },
-                        "required": [
-                          "key",
-                          "label",
-                          "type",
-                          "required",
-                          "value",
-                          "status",
-                          "source",
-                          "updatedAt",
-                          "updatedBy"
-                        ],
-                        "type": "object"
-                      },
-                      "type": "array"
-                    },
-                    "finalizedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "projectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "draft",
-                        "finalized"
-                      ],
-                      "type": "string"
-                    },
-                    "template": {
-                      "description": "The intake template the fields come from, for example benefits_onboarding.",
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "projectId",
-                    "title",
-                    "template",
-                    "status",
-                    "fields",
-                    "createdAt",
-                    "updatedAt",
-                    "finalizedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -7818,17 +3897,16 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Reopen a finalized field for change"
+        "readOnlyHint": false
       },
       "description": "Moves a final field back to draft; a finalized record returns to draft with it. Tier 2: answers 202 with an approval; the field reopens once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "field_key": {
@@ -7839,14 +3917,13 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "intake_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An intake record's id (int_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -7869,37 +3946,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -7911,191 +3957,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fields": {
-                "items": {
-                  "properties": {
-                    "choices": {
-                      "description": "Allowed values of a choice field; absent for other types.",
-                      "items": {
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "key": {
-                      "description": "A field's key within its record, lower snake_case.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[a-z][a-z0-9_]*$",
-                      "type": "string"
-                    },
-                    "label": {
-                      "type": "string"
-                    },
-                    "required": {
-                      "type": "boolean"
-                    },
-                    "source": {
-                      "description": "Where the current value came from.",
-                      "enum": [
-                        "manual",
-                        "extraction",
-                        "import"
-                      ],
-                      "type": "string"
-                    },
-                    "status": {
-                      "enum": [
-                        "empty",
-                        "draft",
-                        "final"
-                      ],
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "text",
-                        "number",
-                        "date",
-                        "boolean",
-                        "choice",
-                        "file"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "value": {
-                      "anyOf": [
-                        {
-                          "type": "string"
-                        },
-                        {
-                          "type": "number"
-                        },
-                        {
-                          "type": "boolean"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ],
-                      "description": "A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id)."
-                    }
-                  },
-                  "required": [
-                    "key",
-                    "label",
-                    "type",
-                    "required",
-                    "value",
-                    "status",
-                    "source",
-                    "updatedAt",
-                    "updatedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "finalizedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "finalized"
-                ],
-                "type": "string"
-              },
-              "template": {
-                "description": "The intake template the fields come from, for example benefits_onboarding.",
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -8445,11 +4316,8 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Describe the service and the caller's effective scopes"
+        "readOnlyHint": true
       },
       "description": "Returns the contract version, the versions in service with their sunset dates, active deprecations, the MCP protocol versions served, and the caller's effective scopes and client scope. Any credential may call it; no scope is needed.",
       "inputSchema": {
@@ -8461,37 +4329,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -8501,155 +4338,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "apiVersion": {
-                "description": "major.minor, as sent in X-Svc-Api-Version.",
-                "type": "string"
-              },
-              "clientScope": {
-                "description": "The clients the caller may reach. all is true for operators with no client binding.",
-                "properties": {
-                  "all": {
-                    "type": "boolean"
-                  },
-                  "clientIds": {
-                    "items": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "type": "array"
-                  }
-                },
-                "required": [
-                  "all",
-                  "clientIds"
-                ],
-                "type": "object"
-              },
-              "contractVersion": {
-                "description": "The contract's semantic version, e.g. 1.0.0.",
-                "type": "string"
-              },
-              "deprecations": {
-                "description": "Active deprecations (empty in 1.0.0).",
-                "items": {
-                  "properties": {
-                    "deprecatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "link": {
-                      "description": "The deprecation notice.",
-                      "format": "uri",
-                      "type": "string"
-                    },
-                    "successor": {
-                      "description": "The replacing operation id or version.",
-                      "type": "string"
-                    },
-                    "sunset": {
-                      "description": "HTTP-date when it stops answering.",
-                      "type": "string"
-                    },
-                    "target": {
-                      "description": "An operation id, or a path version such as v1.",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "target",
-                    "deprecatedAt",
-                    "sunset",
-                    "link",
-                    "successor"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "effectiveScopes": {
-                "items": {
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "mcpProtocolVersions": {
-                "items": {
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "principal": {
-                "properties": {
-                  "credentialId": {
-                    "type": "string"
-                  },
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "loginMethod": {
-                    "enum": [
-                      "api_key",
-                      "oauth"
-                    ],
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id",
-                  "loginMethod"
-                ],
-                "type": "object"
-              },
-              "versions": {
-                "items": {
-                  "properties": {
-                    "status": {
-                      "enum": [
-                        "current",
-                        "deprecated"
-                      ],
-                      "type": "string"
-                    },
-                    "sunset": {
-                      "description": "HTTP-date after which the version stops answering; null while none is set.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "version": {
-                      "description": "Path version, e.g. v1.",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "version",
-                    "status",
-                    "sunset"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              }
-            },
             "required": [
               "contractVersion",
               "apiVersion",
@@ -8704,25 +4392,22 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List the caller's notifications"
+        "readOnlyHint": true
       },
       "description": "The calling person's notifications, newest first.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -8738,37 +4423,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -8778,94 +4432,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "body": {
-                      "type": "string"
-                    },
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "task_assigned",
-                        "task_due",
-                        "comment_added",
-                        "mention",
-                        "approval_requested",
-                        "approval_decided",
-                        "review_released",
-                        "membership_invited"
-                      ],
-                      "type": "string"
-                    },
-                    "link": {
-                      "description": "Where the product shows the subject.",
-                      "format": "uri",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "readAt": {
-                      "description": "Null while unread.",
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "subjectId": {
-                      "description": "The record it is about.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "title": {
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "kind",
-                    "title",
-                    "body",
-                    "clientId",
-                    "subjectId",
-                    "link",
-                    "readAt",
-                    "createdAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -9055,26 +4621,24 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Cancel an operation"
+        "readOnlyHint": false
       },
       "description": "Stops queued or running work; what it already did stays done.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "operation_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An operation's id (op_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -9087,196 +4651,27 @@ export const operations: readonly OperationDef[] = [
       "name": "svc.operations.cancel",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "finishedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "kind": {
-                "enum": [
-                  "pipeline_run",
-                  "extraction",
-                  "campaign_send",
-                  "hub_publish"
-                ],
-                "type": "string"
-              },
-              "progress": {
-                "maximum": 100,
-                "minimum": 0,
-                "type": "integer"
-              },
-              "requestedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "result": {
-                "type": [
-                  "object",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "kind",
@@ -9346,20 +4741,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get an operation"
+        "readOnlyHint": true
       },
       "description": "Get an operation",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "operation_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "An operation's id (op_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -9373,37 +4764,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -9413,147 +4773,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "finishedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "kind": {
-                "enum": [
-                  "pipeline_run",
-                  "extraction",
-                  "campaign_send",
-                  "hub_publish"
-                ],
-                "type": "string"
-              },
-              "progress": {
-                "maximum": 100,
-                "minimum": 0,
-                "type": "integer"
-              },
-              "requestedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "result": {
-                "type": [
-                  "object",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "kind",
@@ -9618,18 +4837,15 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List the caller's operations"
+        "readOnlyHint": true
       },
       "description": "List the caller's operations",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
@@ -9645,7 +4861,7 @@ export const operations: readonly OperationDef[] = [
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -9667,37 +4883,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -9707,174 +4892,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "error": {
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "finishedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "pipeline_run",
-                        "extraction",
-                        "campaign_send",
-                        "hub_publish"
-                      ],
-                      "type": "string"
-                    },
-                    "progress": {
-                      "maximum": 100,
-                      "minimum": 0,
-                      "type": "integer"
-                    },
-                    "requestedBy": {
-                      "description": "Who did something.",
-                      "properties": {
-                        "id": {
-                          "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                          "maxLength": 64,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z0-9_-]+$",
-                          "type": "string"
-                        },
-                        "kind": {
-                          "enum": [
-                            "operator",
-                            "client_admin",
-                            "service_account"
-                          ],
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": [
-                            "string",
-                            "null"
-                          ]
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "id"
-                      ],
-                      "type": "object"
-                    },
-                    "result": {
-                      "type": [
-                        "object",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "queued",
-                        "running",
-                        "succeeded",
-                        "failed",
-                        "cancelled"
-                      ],
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "kind",
-                    "status",
-                    "progress",
-                    "requestedBy",
-                    "result",
-                    "error",
-                    "createdAt",
-                    "updatedAt",
-                    "finishedAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -9936,25 +4953,21 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List pipeline events"
+        "readOnlyHint": true
       },
       "description": "The event log of pipeline runs, oldest first; filter by run, client or level. Operators see every row.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
@@ -9971,15 +4984,14 @@ export const operations: readonly OperationDef[] = [
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "runId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A pipeline run's id (run_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -9990,37 +5002,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -10030,96 +5011,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "data": {
-                      "type": "object"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "level": {
-                      "enum": [
-                        "debug",
-                        "info",
-                        "warning",
-                        "error"
-                      ],
-                      "type": "string"
-                    },
-                    "message": {
-                      "type": "string"
-                    },
-                    "occurredAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "runId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "step": {
-                      "description": "The step it belongs to; null for run-level events.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "type": {
-                      "enum": [
-                        "run_queued",
-                        "run_started",
-                        "step_started",
-                        "step_succeeded",
-                        "step_failed",
-                        "step_skipped",
-                        "run_succeeded",
-                        "run_failed",
-                        "run_cancelled",
-                        "log"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "runId",
-                    "clientId",
-                    "step",
-                    "type",
-                    "level",
-                    "message",
-                    "occurredAt",
-                    "data"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -10186,15 +5077,14 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Re-run part of a finished run"
+        "readOnlyHint": false
       },
       "description": "Starts a new run of the same pipeline and parameters that repeats the given step and the steps after it.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "fromStep": {
@@ -10204,331 +5094,48 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "run_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A pipeline run's id (run_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
         },
         "required": [
           "run_id",
-          "fromStep"
+          "fromStep",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.pipeline.run.rerun_partial",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "Null for an internal run not bound to a client.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "finishedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "operationId": {
-                "description": "The long-running operation that tracks the run.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "parameters": {
-                "type": "object"
-              },
-              "parentRunId": {
-                "description": "The run a partial re-run repeats.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "pipeline": {
-                "description": "Name of the pipeline, e.g. census_import.",
-                "type": "string"
-              },
-              "requestedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "startedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "steps": {
-                "items": {
-                  "properties": {
-                    "error": {
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "finishedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "startedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "pending",
-                        "running",
-                        "succeeded",
-                        "failed",
-                        "skipped"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "name",
-                    "status",
-                    "startedAt",
-                    "finishedAt",
-                    "error"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "trigger": {
-                "enum": [
-                  "manual",
-                  "schedule",
-                  "rerun"
-                ],
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -10606,8 +5213,7 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Start a pipeline run"
+        "readOnlyHint": false
       },
       "description": "Queues a run of the named pipeline. Tier 2: answers 202 with an approval; the run is queued once a person approves. The run is tracked by an operation (operationId) that can be cancelled.",
       "inputSchema": {
@@ -10616,16 +5222,15 @@ export const operations: readonly OperationDef[] = [
           "clientId": {
             "description": "Omit for an internal run (operators only).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
@@ -10641,7 +5246,8 @@ export const operations: readonly OperationDef[] = [
           }
         },
         "required": [
-          "pipeline"
+          "pipeline",
+          "idempotencyKey"
         ],
         "type": "object"
       },
@@ -10652,37 +5258,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -10694,264 +5269,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "Null for an internal run not bound to a client.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "finishedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "operationId": {
-                "description": "The long-running operation that tracks the run.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "parameters": {
-                "type": "object"
-              },
-              "parentRunId": {
-                "description": "The run a partial re-run repeats.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "pipeline": {
-                "description": "Name of the pipeline, e.g. census_import.",
-                "type": "string"
-              },
-              "requestedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "startedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "steps": {
-                "items": {
-                  "properties": {
-                    "error": {
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "finishedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "startedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "pending",
-                        "running",
-                        "succeeded",
-                        "failed",
-                        "skipped"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "name",
-                    "status",
-                    "startedAt",
-                    "finishedAt",
-                    "error"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "trigger": {
-                "enum": [
-                  "manual",
-                  "schedule",
-                  "rerun"
-                ],
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -11025,20 +5352,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a pipeline run with its steps"
+        "readOnlyHint": true
       },
       "description": "Get a pipeline run with its steps",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "run_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A pipeline run's id (run_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -11052,37 +5375,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -11092,261 +5384,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "Null for an internal run not bound to a client.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "error": {
-                "oneOf": [
-                  {
-                    "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                    "properties": {
-                      "code": {
-                        "description": "Stable machine identifier from the contract's problem codes.",
-                        "type": "string"
-                      },
-                      "detail": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "instance": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "requestId": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      },
-                      "retryable": {
-                        "type": "boolean"
-                      },
-                      "status": {
-                        "type": "integer"
-                      },
-                      "title": {
-                        "type": "string"
-                      },
-                      "type": {
-                        "description": "{base_url}/problems/<code>",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "type",
-                      "title",
-                      "status",
-                      "code"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "finishedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "operationId": {
-                "description": "The long-running operation that tracks the run.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "parameters": {
-                "type": "object"
-              },
-              "parentRunId": {
-                "description": "The run a partial re-run repeats.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "pipeline": {
-                "description": "Name of the pipeline, e.g. census_import.",
-                "type": "string"
-              },
-              "requestedBy": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "startedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "queued",
-                  "running",
-                  "succeeded",
-                  "failed",
-                  "cancelled"
-                ],
-                "type": "string"
-              },
-              "steps": {
-                "items": {
-                  "properties": {
-                    "error": {
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "finishedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "startedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "pending",
-                        "running",
-                        "succeeded",
-                        "failed",
-                        "skipped"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "name",
-                    "status",
-                    "startedAt",
-                    "finishedAt",
-                    "error"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "trigger": {
-                "enum": [
-                  "manual",
-                  "schedule",
-                  "rerun"
-                ],
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -11415,32 +5452,28 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List pipeline runs"
+        "readOnlyHint": true
       },
       "description": "Newest first. An operator sees every run, client-bound and internal, whatever its client scope, and may filter by any clientId; others see their client scope only.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -11466,37 +5499,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -11506,292 +5508,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "description": "Null for an internal run not bound to a client.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "error": {
-                      "oneOf": [
-                        {
-                          "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                          "properties": {
-                            "code": {
-                              "description": "Stable machine identifier from the contract's problem codes.",
-                              "type": "string"
-                            },
-                            "detail": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "instance": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "requestId": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            },
-                            "retryable": {
-                              "type": "boolean"
-                            },
-                            "status": {
-                              "type": "integer"
-                            },
-                            "title": {
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "{base_url}/problems/<code>",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "type",
-                            "title",
-                            "status",
-                            "code"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "finishedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "operationId": {
-                      "description": "The long-running operation that tracks the run.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "parameters": {
-                      "type": "object"
-                    },
-                    "parentRunId": {
-                      "description": "The run a partial re-run repeats.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "pipeline": {
-                      "description": "Name of the pipeline, e.g. census_import.",
-                      "type": "string"
-                    },
-                    "requestedBy": {
-                      "description": "Who did something.",
-                      "properties": {
-                        "id": {
-                          "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                          "maxLength": 64,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z0-9_-]+$",
-                          "type": "string"
-                        },
-                        "kind": {
-                          "enum": [
-                            "operator",
-                            "client_admin",
-                            "service_account"
-                          ],
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": [
-                            "string",
-                            "null"
-                          ]
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "id"
-                      ],
-                      "type": "object"
-                    },
-                    "startedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "queued",
-                        "running",
-                        "succeeded",
-                        "failed",
-                        "cancelled"
-                      ],
-                      "type": "string"
-                    },
-                    "steps": {
-                      "items": {
-                        "properties": {
-                          "error": {
-                            "oneOf": [
-                              {
-                                "description": "An RFC 9457 problem document kept on a record (an approval whose write failed, a failed operation or job), with the same members a problem response carries.",
-                                "properties": {
-                                  "code": {
-                                    "description": "Stable machine identifier from the contract's problem codes.",
-                                    "type": "string"
-                                  },
-                                  "detail": {
-                                    "type": [
-                                      "string",
-                                      "null"
-                                    ]
-                                  },
-                                  "instance": {
-                                    "type": [
-                                      "string",
-                                      "null"
-                                    ]
-                                  },
-                                  "requestId": {
-                                    "type": [
-                                      "string",
-                                      "null"
-                                    ]
-                                  },
-                                  "retryable": {
-                                    "type": "boolean"
-                                  },
-                                  "status": {
-                                    "type": "integer"
-                                  },
-                                  "title": {
-                                    "type": "string"
-                                  },
-                                  "type": {
-                                    "description": "{base_url}/problems/<code>",
-                                    "type": "string"
-                                  }
-                                },
-                                "required": [
-                                  "type",
-                                  "title",
-                                  "status",
-                                  "code"
-                                ],
-                                "type": "object"
-                              },
-                              {
-                                "type": "null"
-                              }
-                            ]
-                          },
-                          "finishedAt": {
-                            "format": "date-time",
-                            "type": [
-                              "string",
-                              "null"
-                            ]
-                          },
-                          "name": {
-                            "type": "string"
-                          },
-                          "startedAt": {
-                            "format": "date-time",
-                            "type": [
-                              "string",
-                              "null"
-                            ]
-                          },
-                          "status": {
-                            "enum": [
-                              "pending",
-                              "running",
-                              "succeeded",
-                              "failed",
-                              "skipped"
-                            ],
-                            "type": "string"
-                          }
-                        },
-                        "required": [
-                          "name",
-                          "status",
-                          "startedAt",
-                          "finishedAt",
-                          "error"
-                        ],
-                        "type": "object"
-                      },
-                      "type": "array"
-                    },
-                    "trigger": {
-                      "enum": [
-                        "manual",
-                        "schedule",
-                        "rerun"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "pipeline",
-                    "status",
-                    "trigger",
-                    "parentRunId",
-                    "operationId",
-                    "steps",
-                    "parameters",
-                    "requestedBy",
-                    "createdAt",
-                    "startedAt",
-                    "finishedAt",
-                    "error"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -11858,17 +5574,15 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Create a project"
+        "readOnlyHint": false
       },
       "description": "Creates a project in the discovery stage with status active. Tier 2: answers 202 with an approval; the project exists once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -11878,11 +5592,11 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
@@ -11905,7 +5619,8 @@ export const operations: readonly OperationDef[] = [
         },
         "required": [
           "clientId",
-          "name"
+          "name",
+          "idempotencyKey"
         ],
         "type": "object"
       },
@@ -11916,37 +5631,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -11958,78 +5642,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "name": {
-                "type": "string"
-              },
-              "stage": {
-                "enum": [
-                  "discovery",
-                  "onboarding",
-                  "build",
-                  "review",
-                  "launch",
-                  "live"
-                ],
-                "type": "string"
-              },
-              "startDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "active",
-                  "on_hold",
-                  "archived"
-                ],
-                "type": "string"
-              },
-              "targetDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -12102,20 +5724,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a project"
+        "readOnlyHint": true
       },
       "description": "Get a project",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "project_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -12129,37 +5747,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -12169,75 +5756,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "name": {
-                "type": "string"
-              },
-              "stage": {
-                "enum": [
-                  "discovery",
-                  "onboarding",
-                  "build",
-                  "review",
-                  "launch",
-                  "live"
-                ],
-                "type": "string"
-              },
-              "startDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "active",
-                  "on_hold",
-                  "archived"
-                ],
-                "type": "string"
-              },
-              "targetDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -12303,32 +5821,28 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List projects"
+        "readOnlyHint": true
       },
       "description": "Projects in the caller's client scope, newest first. A clientId filter outside the scope answers 404.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -12359,37 +5873,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -12399,103 +5882,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "description": {
-                      "type": "string"
-                    },
-                    "etag": {
-                      "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "name": {
-                      "type": "string"
-                    },
-                    "stage": {
-                      "enum": [
-                        "discovery",
-                        "onboarding",
-                        "build",
-                        "review",
-                        "launch",
-                        "live"
-                      ],
-                      "type": "string"
-                    },
-                    "startDate": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "active",
-                        "on_hold",
-                        "archived"
-                      ],
-                      "type": "string"
-                    },
-                    "targetDate": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "name",
-                    "description",
-                    "stage",
-                    "status",
-                    "startDate",
-                    "targetDate",
-                    "createdAt",
-                    "updatedAt",
-                    "etag"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -12561,18 +5947,17 @@ export const operations: readonly OperationDef[] = [
     "kind": "command",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
+        "destructiveHint": true,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Advance a project to its next stage"
+        "readOnlyHint": false
       },
       "description": "Moves the project to the stage after its current one (discovery, onboarding, build, review, launch, live). Send expectedStage to refuse the move when someone else advanced it first. Tier 2: answers 202 with an approval; the stage moves once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "expectedStage": {
@@ -12588,14 +5973,13 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "project_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -12612,37 +5996,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -12654,78 +6007,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "name": {
-                "type": "string"
-              },
-              "stage": {
-                "enum": [
-                  "discovery",
-                  "onboarding",
-                  "build",
-                  "review",
-                  "launch",
-                  "live"
-                ],
-                "type": "string"
-              },
-              "startDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "active",
-                  "on_hold",
-                  "archived"
-                ],
-                "type": "string"
-              },
-              "targetDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -12797,11 +6088,10 @@ export const operations: readonly OperationDef[] = [
     "kind": "command",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
+        "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Update a project"
+        "readOnlyHint": false
       },
       "description": "Changes the given fields. Send If-Match with the project's ETag. The stage changes only through projects.stage.advance.",
       "inputSchema": {
@@ -12813,11 +6103,11 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
@@ -12832,9 +6122,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "project_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -12869,124 +6158,27 @@ export const operations: readonly OperationDef[] = [
       "name": "svc.projects.update",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "name": {
-                "type": "string"
-              },
-              "stage": {
-                "enum": [
-                  "discovery",
-                  "onboarding",
-                  "build",
-                  "review",
-                  "launch",
-                  "live"
-                ],
-                "type": "string"
-              },
-              "startDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "active",
-                  "on_hold",
-                  "archived"
-                ],
-                "type": "string"
-              },
-              "targetDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -13064,20 +6256,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a review"
+        "readOnlyHint": true
       },
       "description": "Get a review",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "review_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A review's id (rev_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -13091,37 +6279,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -13131,154 +6288,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fileIds": {
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "kind": {
-                "enum": [
-                  "deliverable",
-                  "report",
-                  "design",
-                  "document"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "releasedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "releasedBy": {
-                "oneOf": [
-                  {
-                    "description": "Who did something.",
-                    "properties": {
-                      "id": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "enum": [
-                          "operator",
-                          "client_admin",
-                          "service_account"
-                        ],
-                        "type": "string"
-                      },
-                      "name": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "id"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "reviewer": {
-                "oneOf": [
-                  {
-                    "description": "Who did something.",
-                    "properties": {
-                      "id": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "enum": [
-                          "operator",
-                          "client_admin",
-                          "service_account"
-                        ],
-                        "type": "string"
-                      },
-                      "name": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "id"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "ready",
-                  "released"
-                ],
-                "type": "string"
-              },
-              "summary": {
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -13346,40 +6355,35 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List reviews"
+        "readOnlyHint": true
       },
       "description": "List reviews",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -13398,37 +6402,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -13438,184 +6411,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "fileIds": {
-                      "items": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "deliverable",
-                        "report",
-                        "design",
-                        "document"
-                      ],
-                      "type": "string"
-                    },
-                    "projectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "releasedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "releasedBy": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "reviewer": {
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "draft",
-                        "ready",
-                        "released"
-                      ],
-                      "type": "string"
-                    },
-                    "summary": {
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "projectId",
-                    "title",
-                    "kind",
-                    "status",
-                    "summary",
-                    "fileIds",
-                    "reviewer",
-                    "createdAt",
-                    "updatedAt",
-                    "releasedAt",
-                    "releasedBy"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -13682,21 +6477,20 @@ export const operations: readonly OperationDef[] = [
     "mcp": {
       "annotations": {
         "destructiveHint": false,
-        "idempotentHint": true,
+        "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Release a review to its client"
+        "readOnlyHint": false
       },
       "description": "Tier 2. Answers 202 with an approval; the review is released once a person approves.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
@@ -13706,9 +6500,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "review_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A review's id (rev_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -13725,37 +6518,6 @@ export const operations: readonly OperationDef[] = [
             "type": "object"
           },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -13767,157 +6529,16 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "clientId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "fileIds": {
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "kind": {
-                "enum": [
-                  "deliverable",
-                  "report",
-                  "design",
-                  "document"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "releasedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "releasedBy": {
-                "oneOf": [
-                  {
-                    "description": "Who did something.",
-                    "properties": {
-                      "id": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "enum": [
-                          "operator",
-                          "client_admin",
-                          "service_account"
-                        ],
-                        "type": "string"
-                      },
-                      "name": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "id"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "reviewer": {
-                "oneOf": [
-                  {
-                    "description": "Who did something.",
-                    "properties": {
-                      "id": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "enum": [
-                          "operator",
-                          "client_admin",
-                          "service_account"
-                        ],
-                        "type": "string"
-                      },
-                      "name": {
-                        "type": [
-                          "string",
-                          "null"
-                        ]
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "id"
-                    ],
-                    "type": "object"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "status": {
-                "enum": [
-                  "draft",
-                  "ready",
-                  "released"
-                ],
-                "type": "string"
-              },
-              "summary": {
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -13991,32 +6612,28 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Search across records"
+        "readOnlyHint": true
       },
       "description": "Matches clients, projects, tasks, intake records, reviews, CRM records, campaigns and files in the caller's reach, best match first. An operator also finds internal tasks. Contact personal data is matched and shown only with pii:read.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
@@ -14058,37 +6675,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -14098,73 +6684,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "clientId": {
-                      "description": "Null for an internal task or the platform's own CRM rows.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "score": {
-                      "maximum": 1,
-                      "minimum": 0,
-                      "type": "number"
-                    },
-                    "snippet": {
-                      "description": "The matching text; contact personal data is left out unless the caller holds pii:read.",
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    },
-                    "type": {
-                      "enum": [
-                        "client",
-                        "project",
-                        "task",
-                        "intake_record",
-                        "review",
-                        "lead",
-                        "account",
-                        "contact",
-                        "opportunity",
-                        "campaign",
-                        "file"
-                      ],
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "type",
-                    "id",
-                    "clientId",
-                    "title",
-                    "snippet",
-                    "score"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -14228,19 +6747,18 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Create several tasks at once"
+        "readOnlyHint": false
       },
       "description": "All or nothing; at most 100 tasks.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
@@ -14251,9 +6769,8 @@ export const operations: readonly OperationDef[] = [
               "properties": {
                 "assigneeIds": {
                   "items": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+                    "description": "A user's id (usr_…).",
                     "maxLength": 64,
-                    "minLength": 1,
                     "pattern": "^[A-Za-z0-9_-]+$",
                     "type": "string"
                   },
@@ -14262,9 +6779,8 @@ export const operations: readonly OperationDef[] = [
                   "uniqueItems": true
                 },
                 "clientId": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+                  "description": "A client's id (cli_…).",
                   "maxLength": 64,
-                  "minLength": 1,
                   "pattern": "^[A-Za-z0-9_-]+$",
                   "type": "string"
                 },
@@ -14279,9 +6795,8 @@ export const operations: readonly OperationDef[] = [
                   "type": "string"
                 },
                 "ownerId": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+                  "description": "A user's id (usr_…).",
                   "maxLength": 64,
-                  "minLength": 1,
                   "pattern": "^[A-Za-z0-9_-]+$",
                   "type": "string"
                 },
@@ -14295,9 +6810,8 @@ export const operations: readonly OperationDef[] = [
                   "type": "string"
                 },
                 "projectId": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+                  "description": "A project's id (prj_…).",
                   "maxLength": 64,
-                  "minLength": 1,
                   "pattern": "^[A-Za-z0-9_-]+$",
                   "type": "string"
                 },
@@ -14328,178 +6842,35 @@ export const operations: readonly OperationDef[] = [
           }
         },
         "required": [
-          "tasks"
+          "tasks",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.tasks.batch_create",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "assigneeIds": {
-                      "description": "The owner plus co-assignees.",
-                      "items": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "clientId": {
-                      "description": "The client the task belongs to; null for an internal (team-board) task.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "completedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "description": {
-                      "type": "string"
-                    },
-                    "dueDate": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "etag": {
-                      "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "ownerId": {
-                      "description": "The owning assignee.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "priority": {
-                      "enum": [
-                        "low",
-                        "normal",
-                        "high",
-                        "urgent"
-                      ],
-                      "type": "string"
-                    },
-                    "projectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "open",
-                        "in_progress",
-                        "blocked",
-                        "done"
-                      ],
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "projectId",
-                    "title",
-                    "description",
-                    "status",
-                    "priority",
-                    "ownerId",
-                    "assigneeIds",
-                    "dueDate",
-                    "createdAt",
-                    "updatedAt",
-                    "completedAt",
-                    "etag"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              }
-            },
             "required": [
               "items"
             ],
@@ -14561,8 +6932,7 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Comment on a task"
+        "readOnlyHint": false
       },
       "description": "Comment on a task",
       "inputSchema": {
@@ -14575,135 +6945,52 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "task_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
         },
         "required": [
           "task_id",
-          "body"
+          "body",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.tasks.comment",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "author": {
-                "description": "Who did something.",
-                "properties": {
-                  "id": {
-                    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                    "maxLength": 64,
-                    "minLength": 1,
-                    "pattern": "^[A-Za-z0-9_-]+$",
-                    "type": "string"
-                  },
-                  "kind": {
-                    "enum": [
-                      "operator",
-                      "client_admin",
-                      "service_account"
-                    ],
-                    "type": "string"
-                  },
-                  "name": {
-                    "type": [
-                      "string",
-                      "null"
-                    ]
-                  }
-                },
-                "required": [
-                  "kind",
-                  "id"
-                ],
-                "type": "object"
-              },
-              "body": {
-                "type": "string"
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "taskId": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "taskId",
@@ -14769,33 +7056,29 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List a task's comments"
+        "readOnlyHint": true
       },
       "description": "List a task's comments",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "task_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -14809,37 +7092,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -14849,83 +7101,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "author": {
-                      "description": "Who did something.",
-                      "properties": {
-                        "id": {
-                          "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                          "maxLength": 64,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z0-9_-]+$",
-                          "type": "string"
-                        },
-                        "kind": {
-                          "enum": [
-                            "operator",
-                            "client_admin",
-                            "service_account"
-                          ],
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": [
-                            "string",
-                            "null"
-                          ]
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "id"
-                      ],
-                      "type": "object"
-                    },
-                    "body": {
-                      "type": "string"
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "taskId": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "taskId",
-                    "author",
-                    "body",
-                    "createdAt"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -14988,29 +7163,27 @@ export const operations: readonly OperationDef[] = [
     "kind": "command",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
+        "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Complete a task"
+        "readOnlyHint": false
       },
       "description": "Complete a task",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
           "task_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -15023,147 +7196,27 @@ export const operations: readonly OperationDef[] = [
       "name": "svc.tasks.complete",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "assigneeIds": {
-                "description": "The owner plus co-assignees.",
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "clientId": {
-                "description": "The client the task belongs to; null for an internal (team-board) task.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "completedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "dueDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "ownerId": {
-                "description": "The owning assignee.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "priority": {
-                "enum": [
-                  "low",
-                  "normal",
-                  "high",
-                  "urgent"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "open",
-                  "in_progress",
-                  "blocked",
-                  "done"
-                ],
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -15241,8 +7294,7 @@ export const operations: readonly OperationDef[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Create a task"
+        "readOnlyHint": false
       },
       "description": "Create a task",
       "inputSchema": {
@@ -15251,9 +7303,8 @@ export const operations: readonly OperationDef[] = [
         "properties": {
           "assigneeIds": {
             "items": {
-              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+              "description": "A user's id (usr_…).",
               "maxLength": 64,
-              "minLength": 1,
               "pattern": "^[A-Za-z0-9_-]+$",
               "type": "string"
             },
@@ -15262,9 +7313,8 @@ export const operations: readonly OperationDef[] = [
             "uniqueItems": true
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -15274,7 +7324,7 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "dueDate": {
@@ -15283,14 +7333,13 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "idempotencyKey": {
-            "description": "A new UUID per write, reused when retrying the same write (REST: Idempotency-Key, required there).",
+            "description": "New UUID per write; reuse it on retry (REST: Idempotency-Key). Not needed with dryRun.",
             "format": "uuid",
             "type": "string"
           },
           "ownerId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A user's id (usr_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -15304,9 +7353,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -15327,154 +7375,35 @@ export const operations: readonly OperationDef[] = [
           }
         },
         "required": [
-          "title"
+          "title",
+          "idempotencyKey"
         ],
         "type": "object"
       },
       "name": "svc.tasks.create",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "assigneeIds": {
-                "description": "The owner plus co-assignees.",
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "clientId": {
-                "description": "The client the task belongs to; null for an internal (team-board) task.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "completedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "dueDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "ownerId": {
-                "description": "The owning assignee.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "priority": {
-                "enum": [
-                  "low",
-                  "normal",
-                  "high",
-                  "urgent"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "open",
-                  "in_progress",
-                  "blocked",
-                  "done"
-                ],
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -15554,20 +7483,16 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "Get a task"
+        "readOnlyHint": true
       },
       "description": "Get a task",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "task_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -15581,37 +7506,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -15621,98 +7515,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "assigneeIds": {
-                "description": "The owner plus co-assignees.",
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "clientId": {
-                "description": "The client the task belongs to; null for an internal (team-board) task.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "completedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "dueDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "ownerId": {
-                "description": "The owning assignee.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "priority": {
-                "enum": [
-                  "low",
-                  "normal",
-                  "high",
-                  "urgent"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "open",
-                  "in_progress",
-                  "blocked",
-                  "done"
-                ],
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -15781,11 +7583,8 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List tasks"
+        "readOnlyHint": true
       },
       "description": "Tasks the caller can see, newest first. An operator also sees internal tasks (clientId null) whatever its client scope. A clientId filter outside the caller's client scope answers 404.",
       "inputSchema": {
@@ -15794,34 +7593,31 @@ export const operations: readonly OperationDef[] = [
           "assigneeId": {
             "description": "Matches the owner and co-assignees.",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -15841,37 +7637,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -15881,129 +7646,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "assigneeIds": {
-                      "description": "The owner plus co-assignees.",
-                      "items": {
-                        "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                        "maxLength": 64,
-                        "minLength": 1,
-                        "pattern": "^[A-Za-z0-9_-]+$",
-                        "type": "string"
-                      },
-                      "type": "array"
-                    },
-                    "clientId": {
-                      "description": "The client the task belongs to; null for an internal (team-board) task.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "completedAt": {
-                      "format": "date-time",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "createdAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "description": {
-                      "type": "string"
-                    },
-                    "dueDate": {
-                      "format": "date",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "etag": {
-                      "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                      "type": "string"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "ownerId": {
-                      "description": "The owning assignee.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "priority": {
-                      "enum": [
-                        "low",
-                        "normal",
-                        "high",
-                        "urgent"
-                      ],
-                      "type": "string"
-                    },
-                    "projectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "status": {
-                      "enum": [
-                        "open",
-                        "in_progress",
-                        "blocked",
-                        "done"
-                      ],
-                      "type": "string"
-                    },
-                    "title": {
-                      "type": "string"
-                    },
-                    "updatedAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "clientId",
-                    "projectId",
-                    "title",
-                    "description",
-                    "status",
-                    "priority",
-                    "ownerId",
-                    "assigneeIds",
-                    "dueDate",
-                    "createdAt",
-                    "updatedAt",
-                    "completedAt",
-                    "etag"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -16072,11 +7714,10 @@ export const operations: readonly OperationDef[] = [
     "kind": "command",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
+        "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": false,
-        "title": "Update a task"
+        "readOnlyHint": false
       },
       "description": "Changes the given fields. Send If-Match with the task's ETag.",
       "inputSchema": {
@@ -16085,9 +7726,8 @@ export const operations: readonly OperationDef[] = [
         "properties": {
           "assigneeIds": {
             "items": {
-              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+              "description": "A user's id (usr_…).",
               "maxLength": 64,
-              "minLength": 1,
               "pattern": "^[A-Za-z0-9_-]+$",
               "type": "string"
             },
@@ -16100,7 +7740,7 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "dryRun": {
-            "description": "Plan the write without running it (REST: Prefer: dry-run).",
+            "description": "Plan only; write nothing (REST: Prefer: dry-run).",
             "type": "boolean"
           },
           "dueDate": {
@@ -16111,7 +7751,7 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "idempotencyKey": {
-            "description": "A UUID that makes a retry of this write run once (REST: Idempotency-Key).",
+            "description": "UUID so a retry runs once (REST: Idempotency-Key).",
             "format": "uuid",
             "type": "string"
           },
@@ -16120,7 +7760,7 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "ownerId": {
-            "description": "A user id (as Id), or null for no owner.",
+            "description": "A user's id (usr_…), or null for no owner.",
             "maxLength": 64,
             "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
@@ -16148,9 +7788,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "task_id": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -16169,147 +7808,27 @@ export const operations: readonly OperationDef[] = [
       "name": "svc.tasks.update",
       "outputSchema": {
         "properties": {
-          "approval": {
-            "type": "object"
-          },
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
             "enum": [
               "ran",
               "planned",
-              "proposed",
               "error"
             ]
           },
           "plan": {
+            "required": [
+              "operationId",
+              "effects",
+              "events",
+              "approvalRequired",
+              "preview"
+            ],
             "type": "object"
           },
           "result": {
-            "properties": {
-              "assigneeIds": {
-                "description": "The owner plus co-assignees.",
-                "items": {
-                  "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                  "maxLength": 64,
-                  "minLength": 1,
-                  "pattern": "^[A-Za-z0-9_-]+$",
-                  "type": "string"
-                },
-                "type": "array"
-              },
-              "clientId": {
-                "description": "The client the task belongs to; null for an internal (team-board) task.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "completedAt": {
-                "format": "date-time",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "createdAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              },
-              "description": {
-                "type": "string"
-              },
-              "dueDate": {
-                "format": "date",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "etag": {
-                "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
-                "type": "string"
-              },
-              "id": {
-                "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                "maxLength": 64,
-                "minLength": 1,
-                "pattern": "^[A-Za-z0-9_-]+$",
-                "type": "string"
-              },
-              "ownerId": {
-                "description": "The owning assignee.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "priority": {
-                "enum": [
-                  "low",
-                  "normal",
-                  "high",
-                  "urgent"
-                ],
-                "type": "string"
-              },
-              "projectId": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "status": {
-                "enum": [
-                  "open",
-                  "in_progress",
-                  "blocked",
-                  "done"
-                ],
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              },
-              "updatedAt": {
-                "description": "An RFC 3339 instant in UTC.",
-                "format": "date-time",
-                "type": "string"
-              }
-            },
             "required": [
               "id",
               "clientId",
@@ -16392,40 +7911,35 @@ export const operations: readonly OperationDef[] = [
     "kind": "read",
     "mcp": {
       "annotations": {
-        "destructiveHint": false,
-        "idempotentHint": true,
         "openWorldHint": false,
-        "readOnlyHint": true,
-        "title": "List timeline entries"
+        "readOnlyHint": true
       },
       "description": "Entries the caller can see, newest first; filter by client, project or task. With taskId it is one task's history. An operator also sees entries of internal tasks whatever its client scope.",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
           "clientId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A client's id (cli_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
           "cursor": {
-            "description": "Opaque cursor from a previous page's nextCursor.",
+            "description": "The previous page's nextCursor.",
             "maxLength": 512,
             "minLength": 1,
             "type": "string"
           },
           "pageSize": {
             "default": 50,
-            "description": "How many items a page holds (default 50, at most 200).",
+            "description": "Items per page.",
             "maximum": 200,
             "minimum": 1,
             "type": "integer"
           },
           "projectId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A project's id (prj_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           },
@@ -16435,9 +7949,8 @@ export const operations: readonly OperationDef[] = [
             "type": "string"
           },
           "taskId": {
-            "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+            "description": "A task's id (tsk_…).",
             "maxLength": 64,
-            "minLength": 1,
             "pattern": "^[A-Za-z0-9_-]+$",
             "type": "string"
           }
@@ -16448,37 +7961,6 @@ export const operations: readonly OperationDef[] = [
       "outputSchema": {
         "properties": {
           "error": {
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "detail": {
-                "type": "string"
-              },
-              "errors": {
-                "items": {
-                  "properties": {
-                    "message": {
-                      "type": "string"
-                    },
-                    "pointer": {
-                      "type": "string"
-                    }
-                  },
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "retryable": {
-                "type": "boolean"
-              },
-              "status": {
-                "type": "integer"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
             "type": "object"
           },
           "outcome": {
@@ -16488,125 +7970,6 @@ export const operations: readonly OperationDef[] = [
             ]
           },
           "result": {
-            "properties": {
-              "items": {
-                "items": {
-                  "properties": {
-                    "actor": {
-                      "description": "Who caused it; null when the platform did.",
-                      "oneOf": [
-                        {
-                          "description": "Who did something.",
-                          "properties": {
-                            "id": {
-                              "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                              "maxLength": 64,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z0-9_-]+$",
-                              "type": "string"
-                            },
-                            "kind": {
-                              "enum": [
-                                "operator",
-                                "client_admin",
-                                "service_account"
-                              ],
-                              "type": "string"
-                            },
-                            "name": {
-                              "type": [
-                                "string",
-                                "null"
-                              ]
-                            }
-                          },
-                          "required": [
-                            "kind",
-                            "id"
-                          ],
-                          "type": "object"
-                        },
-                        {
-                          "type": "null"
-                        }
-                      ]
-                    },
-                    "clientId": {
-                      "description": "Null for an entry about an internal (team-board) task.",
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "data": {
-                      "description": "Kind-specific details, for example the changed fields.",
-                      "type": "object"
-                    },
-                    "id": {
-                      "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
-                      "maxLength": 64,
-                      "minLength": 1,
-                      "pattern": "^[A-Za-z0-9_-]+$",
-                      "type": "string"
-                    },
-                    "kind": {
-                      "enum": [
-                        "task_created",
-                        "task_updated",
-                        "task_completed",
-                        "comment_added",
-                        "project_stage_advanced",
-                        "intake_finalized",
-                        "review_released",
-                        "approval_decided"
-                      ],
-                      "type": "string"
-                    },
-                    "occurredAt": {
-                      "description": "An RFC 3339 instant in UTC.",
-                      "format": "date-time",
-                      "type": "string"
-                    },
-                    "projectId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    },
-                    "summary": {
-                      "description": "One line for people.",
-                      "type": "string"
-                    },
-                    "taskId": {
-                      "type": [
-                        "string",
-                        "null"
-                      ]
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "kind",
-                    "clientId",
-                    "projectId",
-                    "taskId",
-                    "summary",
-                    "actor",
-                    "occurredAt",
-                    "data"
-                  ],
-                  "type": "object"
-                },
-                "type": "array"
-              },
-              "nextCursor": {
-                "description": "Pass as cursor to get the next page; null on the last page.",
-                "type": [
-                  "string",
-                  "null"
-                ]
-              }
-            },
             "required": [
               "items",
               "nextCursor"
@@ -17091,7 +8454,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "industry": {
         "type": [
@@ -17164,7 +8528,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An action's id (act_…)."
       },
       "kind": {
         "enum": [
@@ -17203,10 +8568,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "assigneeId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A user's id (usr_…)."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -17278,7 +8645,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "clientIds": {
         "description": "Clients it is bound to; empty means unbound.",
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A client's id (cli_…)."
         },
         "type": "array"
       },
@@ -17289,7 +8657,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An API key's id (key_…)."
       },
       "ipAllowlist": {
         "description": "CIDR ranges it may be used from; empty means anywhere.",
@@ -17358,7 +8727,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "clientIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A client's id (cli_…)."
         },
         "type": "array"
       },
@@ -17369,7 +8739,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An API key's id (key_…)."
       },
       "ipAllowlist": {
         "items": {
@@ -17461,7 +8832,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An approval's id (apr_…)."
       },
       "input": {
         "description": "The proposed input, shown to the deciding person.",
@@ -17564,7 +8936,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "approval_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An approval's id (apr_…)."
       },
       "comment": {
         "maxLength": 2000,
@@ -17576,14 +8949,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ApprovalsApproveResult": {
+  "ApprovalsApproveOutput": {
     "$ref": "#/components/schemas/Approval"
   },
   "ApprovalsGetInput": {
     "additionalProperties": false,
     "properties": {
       "approval_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An approval's id (apr_…)."
       }
     },
     "required": [
@@ -17640,7 +9014,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "approval_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An approval's id (apr_…)."
       },
       "comment": {
         "maxLength": 2000,
@@ -17652,7 +9027,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ApprovalsRejectResult": {
+  "ApprovalsRejectOutput": {
     "$ref": "#/components/schemas/Approval"
   },
   "Campaign": {
@@ -17671,7 +9046,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "x-svc-enum": "open"
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "createdAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -17691,7 +9067,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A campaign's id (cmp_…)."
       },
       "kind": {
         "enum": [
@@ -17759,7 +9136,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -17799,7 +9177,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "campaign_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A campaign's id (cmp_…)."
       },
       "scheduledAt": {
         "$ref": "#/components/schemas/Timestamp",
@@ -17811,7 +9190,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "CampaignsProposeSendResult": {
+  "CampaignsProposeSendOutput": {
     "$ref": "#/components/schemas/Campaign"
   },
   "Client": {
@@ -17820,7 +9199,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "industry": {
         "type": [
@@ -17859,7 +9239,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "ClientHealth": {
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "computedAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -17916,7 +9297,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "integer"
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "lastActivityAt": {
         "format": "date-time",
@@ -17966,7 +9348,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       }
     },
     "required": [
@@ -17981,7 +9364,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       }
     },
     "required": [
@@ -17996,7 +9380,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       }
     },
     "required": [
@@ -18048,7 +9433,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18091,7 +9477,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "note": {
         "description": "Shown to the approver and kept with the version.",
@@ -18104,14 +9491,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ClientsPublishHubResult": {
+  "ClientsPublishHubOutput": {
     "$ref": "#/components/schemas/HubPublication"
   },
   "ClientsSummaryInput": {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       }
     },
     "required": [
@@ -18148,7 +9536,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A contact's id (con_…)."
       },
       "jobTitle": {
         "type": [
@@ -18197,7 +9586,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18237,10 +9627,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "accountId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18277,10 +9669,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "accountId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18334,7 +9728,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "accountId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "clientId": {
         "$ref": "#/components/schemas/Id",
@@ -18347,7 +9742,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "contactId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A contact's id (con_…)."
       },
       "currency": {
         "default": "USD",
@@ -18364,7 +9760,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "ownerId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A user's id (usr_…)."
       },
       "source": {
         "$ref": "#/components/schemas/CrmSource"
@@ -18382,20 +9779,22 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "CrmLeadCreateResult": {
+  "CrmLeadCreateOutput": {
     "$ref": "#/components/schemas/Lead"
   },
   "CrmLeadsListInput": {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
       },
       "ownerId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A user's id (usr_…)."
       },
       "pageSize": {
         "$ref": "#/components/schemas/PageSize"
@@ -18432,10 +9831,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "accountId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18475,7 +9876,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "opportunity_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An opportunity's id (opp_…)."
       },
       "projectName": {
         "description": "Defaults to the opportunity's name.",
@@ -18493,7 +9895,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "CrmOpportunityConvertResult": {
+  "CrmOpportunityConvertOutput": {
     "$ref": "#/components/schemas/OpportunityConversion"
   },
   "CrmSource": {
@@ -18512,7 +9914,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "accountId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An account's id (acc_…)."
       },
       "channel": {
         "enum": [
@@ -18526,7 +9929,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "x-svc-enum": "open"
       },
       "contactId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A contact's id (con_…)."
       },
       "direction": {
         "default": "outbound",
@@ -18539,14 +9943,16 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "x-svc-enum": "closed"
       },
       "leadId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A lead's id (led_…)."
       },
       "occurredAt": {
         "$ref": "#/components/schemas/Timestamp",
         "description": "Defaults to now."
       },
       "opportunityId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An opportunity's id (opp_…)."
       },
       "summary": {
         "maxLength": 10000,
@@ -18561,11 +9967,11 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "CrmTouchpointLogResult": {
+  "CrmTouchpointLogOutput": {
     "$ref": "#/components/schemas/Touchpoint"
   },
   "Cursor": {
-    "description": "Opaque cursor from a previous page's nextCursor.",
+    "description": "The previous page's nextCursor.",
     "maxLength": 512,
     "minLength": 1,
     "type": "string",
@@ -18631,7 +10037,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "fileId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A file's id (fil_…)."
       },
       "url": {
         "description": "Signed URL; a bearer secret, valid until expiresAt.",
@@ -18646,11 +10053,6 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object",
     "x-svc-decision": "Download URLs live 5 minutes."
-  },
-  "Empty": {
-    "additionalProperties": false,
-    "properties": {},
-    "type": "object"
   },
   "Etag": {
     "description": "The resource's strong ETag, as sent in the ETag header; send it back as If-Match.",
@@ -18716,7 +10118,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -18770,7 +10173,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "description": "Start after this event id; the Last-Event-ID header does the same and wins."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "types": {
         "description": "Only these event types.",
@@ -18816,10 +10220,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An execution job's id (job_…)."
       },
       "requestId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A request's id (req_…)."
       },
       "result": {
         "type": [
@@ -18875,7 +10281,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "job_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An execution job's id (job_…)."
       }
     },
     "required": [
@@ -18905,7 +10312,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An execution request's id (exr_…)."
       },
       "instructions": {
         "type": "string"
@@ -18970,7 +10378,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "instructions": {
         "maxLength": 20000,
@@ -19006,7 +10415,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ExecutionRequestsProposeResult": {
+  "ExecutionRequestsProposeOutput": {
     "$ref": "#/components/schemas/ExecutionRequest"
   },
   "ExtractedField": {
@@ -19042,7 +10451,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "Extraction": {
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "completedAt": {
         "format": "date-time",
@@ -19071,10 +10481,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "array"
       },
       "fileId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A file's id (fil_…)."
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An extraction's id (ext_…)."
       },
       "intakeId": {
         "description": "The intake record whose fields it proposes values for.",
@@ -19105,7 +10517,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "extraction_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An extraction's id (ext_…)."
       }
     },
     "required": [
@@ -19159,7 +10572,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A file's id (fil_…)."
       },
       "intakeId": {
         "type": [
@@ -19225,7 +10639,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "file_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A file's id (fil_…)."
       }
     },
     "required": [
@@ -19240,10 +10655,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "intakeId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       },
       "name": {
         "description": "Defaults to the name given for the upload.",
@@ -19253,13 +10670,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "purpose": {
         "$ref": "#/components/schemas/FilePurpose"
       },
       "uploadId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An upload's id (upl_…)."
       }
     },
     "required": [
@@ -19267,14 +10686,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "FilesRegisterResult": {
+  "FilesRegisterOutput": {
     "$ref": "#/components/schemas/FileRecord"
   },
   "FilesUploadUrlInput": {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "contentType": {
         "maxLength": 255,
@@ -19300,7 +10720,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "FilesUploadUrlResult": {
+  "FilesUploadUrlOutput": {
     "$ref": "#/components/schemas/UploadUrl"
   },
   "HealthSignal": {
@@ -19333,7 +10753,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "description": "A published version of a client's hub (the client-facing portal).",
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "publishedAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -19360,20 +10781,22 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "type": "object"
   },
   "Id": {
-    "description": "An opaque identifier such as tsk_01JD8X3Z4M6Q.",
+    "description": "An opaque id: its prefix names the resource (tsk_ task, cli_ client, prj_ project, usr_ user, …).",
     "maxLength": 64,
-    "minLength": 1,
     "pattern": "^[A-Za-z0-9_-]+$",
-    "type": "string"
+    "type": "string",
+    "x-svc-decision": "Every id property names its resource and prefix in its own description. Prefixes: cli client, usr user, mem membership, key API key, oac OAuth client, grt OAuth grant, prj project, tsk task, cmt comment, apr approval, evt event, whe webhook endpoint, whd webhook delivery, op operation, fil file, req request, led lead, acc account, con contact, opp opportunity, tch touchpoint, run pipeline run, pev pipeline event, rev review, int intake record, ext extraction, job execution job, exr execution request, cmp campaign, ntf notification, upl upload, act action."
   },
   "IntakeCreateInput": {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "template": {
         "maxLength": 64,
@@ -19406,7 +10829,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "IntakeCreateResult": {
+  "IntakeCreateOutput": {
     "$ref": "#/components/schemas/IntakeRecord"
   },
   "IntakeDraftSetFieldInput": {
@@ -19416,7 +10839,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/IntakeFieldKey"
       },
       "intake_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       },
       "source": {
         "default": "manual",
@@ -19439,7 +10863,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "IntakeDraftSetFieldResult": {
+  "IntakeDraftSetFieldOutput": {
     "$ref": "#/components/schemas/IntakeRecord"
   },
   "IntakeField": {
@@ -19557,7 +10981,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "intake_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       }
     },
     "required": [
@@ -19565,14 +10990,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "IntakeFinalizeResult": {
+  "IntakeFinalizeOutput": {
     "$ref": "#/components/schemas/IntakeRecord"
   },
   "IntakeGetInput": {
     "additionalProperties": false,
     "properties": {
       "intake_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       }
     },
     "required": [
@@ -19587,7 +11013,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -19596,7 +11023,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "status": {
         "$ref": "#/components/schemas/IntakeStatus"
@@ -19629,7 +11057,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "IntakeRecord": {
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "createdAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -19648,7 +11077,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       },
       "projectId": {
         "type": [
@@ -19691,7 +11121,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/IntakeFieldKey"
       },
       "intake_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An intake record's id (int_…)."
       },
       "reason": {
         "description": "Shown to the approver.",
@@ -19705,7 +11136,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "IntakeReopenFieldResult": {
+  "IntakeReopenFieldOutput": {
     "$ref": "#/components/schemas/IntakeRecord"
   },
   "IntakeStatus": {
@@ -19723,7 +11154,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "clientIds": {
         "description": "Bind the key to these clients; omit or empty for unbound.",
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A client's id (cli_…)."
         },
         "maxItems": 100,
         "type": "array",
@@ -19765,7 +11197,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "KeysCreateResult": {
+  "KeysCreateOutput": {
     "$ref": "#/components/schemas/ApiKeyWithSecret"
   },
   "KeysListInput": {
@@ -19813,7 +11245,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "key_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An API key's id (key_…)."
       }
     },
     "required": [
@@ -19821,14 +11254,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "KeysRevokeResult": {
+  "KeysRevokeOutput": {
     "$ref": "#/components/schemas/ApiKey"
   },
   "KeysRotateInput": {
     "additionalProperties": false,
     "properties": {
       "key_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An API key's id (key_…)."
       }
     },
     "required": [
@@ -19836,7 +11270,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "KeysRotateResult": {
+  "KeysRotateOutput": {
     "$ref": "#/components/schemas/ApiKeyWithSecret"
   },
   "LaunchCheck": {
@@ -19886,7 +11320,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "array"
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "computedAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -19946,7 +11381,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A lead's id (led_…)."
       },
       "notes": {
         "type": "string"
@@ -20011,7 +11447,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "createdAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -20021,7 +11458,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A membership's id (mem_…)."
       },
       "invitedBy": {
         "$ref": "#/components/schemas/ActorRef"
@@ -20084,7 +11522,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "email": {
         "format": "email",
@@ -20109,17 +11548,19 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "MembershipsInviteResult": {
+  "MembershipsInviteOutput": {
     "$ref": "#/components/schemas/Membership"
   },
   "MembershipsRevokeInput": {
     "additionalProperties": false,
     "properties": {
       "client_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "membership_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A membership's id (mem_…)."
       }
     },
     "required": [
@@ -20128,7 +11569,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "MembershipsRevokeResult": {
+  "MembershipsRevokeOutput": {
     "$ref": "#/components/schemas/Membership"
   },
   "Meta": {
@@ -20145,7 +11586,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
           },
           "clientIds": {
             "items": {
-              "$ref": "#/components/schemas/Id"
+              "$ref": "#/components/schemas/Id",
+              "description": "A client's id (cli_…)."
             },
             "type": "array"
           }
@@ -20259,15 +11701,6 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "MetaGetOutput": {
     "$ref": "#/components/schemas/Meta"
   },
-  "Metadata": {
-    "additionalProperties": {
-      "maxLength": 500,
-      "type": "string"
-    },
-    "description": "Free-form string labels set by the caller.",
-    "maxProperties": 50,
-    "type": "object"
-  },
   "Notification": {
     "properties": {
       "body": {
@@ -20283,7 +11716,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A notification's id (ntf_…)."
       },
       "kind": {
         "enum": [
@@ -20397,7 +11831,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "notificationIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A notification's id (ntf_…)."
         },
         "maxItems": 100,
         "minItems": 1,
@@ -20410,7 +11845,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "NotificationsReadResult": {
+  "NotificationsReadOutput": {
     "$ref": "#/components/schemas/NotificationReadResult"
   },
   "OAuthGrant": {
@@ -20419,7 +11854,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An OAuth grant's id (grt_…)."
       },
       "lastUsedAt": {
         "format": "date-time",
@@ -20504,7 +11940,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "grant_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An OAuth grant's id (grt_…)."
       }
     },
     "required": [
@@ -20512,7 +11949,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "OauthGrantsRevokeResult": {
+  "OauthGrantsRevokeOutput": {
     "$ref": "#/components/schemas/OAuthGrant"
   },
   "Operation": {
@@ -20538,7 +11975,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An operation's id (op_…)."
       },
       "kind": {
         "enum": [
@@ -20602,7 +12040,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "operation_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An operation's id (op_…)."
       }
     },
     "required": [
@@ -20610,14 +12049,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "OperationsCancelResult": {
+  "OperationsCancelOutput": {
     "$ref": "#/components/schemas/Operation"
   },
   "OperationsGetInput": {
     "additionalProperties": false,
     "properties": {
       "operation_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An operation's id (op_…)."
       }
     },
     "required": [
@@ -20724,7 +12164,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An opportunity's id (opp_…)."
       },
       "leadId": {
         "type": [
@@ -20799,7 +12240,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   },
   "PageSize": {
     "default": 50,
-    "description": "How many items a page holds (default 50, at most 200).",
+    "description": "Items per page.",
     "maximum": 200,
     "minimum": 1,
     "type": "integer"
@@ -20816,7 +12257,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "object"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline event's id (pev_…)."
       },
       "level": {
         "enum": [
@@ -20835,7 +12277,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "runId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline run's id (run_…)."
       },
       "step": {
         "description": "The step it belongs to; null for run-level events.",
@@ -20878,7 +12321,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -20898,7 +12342,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "runId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline run's id (run_…)."
       }
     },
     "type": "object"
@@ -20955,7 +12400,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline run's id (run_…)."
       },
       "operationId": {
         "description": "The long-running operation that tracks the run.",
@@ -21035,7 +12481,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "run_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline run's id (run_…)."
       }
     },
     "required": [
@@ -21044,7 +12491,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "PipelineRunRerunPartialResult": {
+  "PipelineRunRerunPartialOutput": {
     "$ref": "#/components/schemas/PipelineRun"
   },
   "PipelineRunStartInput": {
@@ -21070,7 +12517,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "PipelineRunStartResult": {
+  "PipelineRunStartOutput": {
     "$ref": "#/components/schemas/PipelineRun"
   },
   "PipelineRunStatus": {
@@ -21089,7 +12536,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "run_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A pipeline run's id (run_…)."
       }
     },
     "required": [
@@ -21104,7 +12552,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -21197,6 +12646,46 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "type": "string",
     "x-svc-enum": "closed"
   },
+  "Plan": {
+    "additionalProperties": false,
+    "description": "The plan of a dry run (REST Prefer: dry-run, MCP dryRun): what the write would do. Nothing was written, no event was emitted and no approval was filed.",
+    "properties": {
+      "approvalRequired": {
+        "description": "Whether the write would become a proposal (Tier 2 or 3) and wait for approval.",
+        "type": "boolean"
+      },
+      "effects": {
+        "description": "The effects the write would have, in words, one per entry.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array"
+      },
+      "events": {
+        "description": "The event types the write would emit.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array"
+      },
+      "operationId": {
+        "description": "The operation that was planned, e.g. tasks.create.",
+        "type": "string"
+      },
+      "preview": {
+        "description": "The result the write would have returned (the operation's result schema), computed in a rolled-back transaction; null when there is none."
+      }
+    },
+    "required": [
+      "operationId",
+      "effects",
+      "events",
+      "approvalRequired",
+      "preview"
+    ],
+    "type": "object",
+    "x-svc-decision": "The spec does not show the result of a dry run. A plan names the operation, its effects in words, the events it would emit and whether it needs approval, and previews the result."
+  },
   "PlannedOutcome": {
     "description": "Prefer: dry-run (MCP dryRun): the plan of the write; nothing was written.",
     "properties": {
@@ -21204,8 +12693,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "const": "planned"
       },
       "plan": {
-        "description": "The effects the write would have, the events it would emit and whether approval would be needed.",
-        "type": "object"
+        "$ref": "#/components/schemas/Plan"
       }
     },
     "required": [
@@ -21281,7 +12769,10 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "type",
       "title",
       "status",
+      "detail",
       "code",
+      "instance",
+      "requestId",
       "retryable"
     ],
     "type": "object"
@@ -21336,7 +12827,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "Project": {
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "createdAt": {
         "$ref": "#/components/schemas/Timestamp"
@@ -21348,7 +12840,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Etag"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "name": {
         "type": "string"
@@ -21419,7 +12912,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "description": {
         "default": "",
@@ -21445,14 +12939,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ProjectsCreateResult": {
+  "ProjectsCreateOutput": {
     "$ref": "#/components/schemas/Project"
   },
   "ProjectsGetInput": {
     "additionalProperties": false,
     "properties": {
       "project_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       }
     },
     "required": [
@@ -21467,7 +12962,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -21514,7 +13010,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "description": "The stage the caller believes the project is in now."
       },
       "project_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       }
     },
     "required": [
@@ -21522,7 +13019,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ProjectsStageAdvanceResult": {
+  "ProjectsStageAdvanceOutput": {
     "$ref": "#/components/schemas/Project"
   },
   "ProjectsUpdateInput": {
@@ -21540,7 +13037,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "project_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "startDate": {
         "format": "date",
@@ -21565,7 +13063,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ProjectsUpdateResult": {
+  "ProjectsUpdateOutput": {
     "$ref": "#/components/schemas/Project"
   },
   "ProposedOutcome": {
@@ -21587,19 +13085,22 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "Review": {
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "createdAt": {
         "$ref": "#/components/schemas/Timestamp"
       },
       "fileIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A file's id (fil_…)."
         },
         "type": "array"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A review's id (rev_…)."
       },
       "kind": {
         "enum": [
@@ -21688,7 +13189,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "review_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A review's id (rev_…)."
       }
     },
     "required": [
@@ -21703,7 +13205,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -21712,7 +13215,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "status": {
         "$ref": "#/components/schemas/ReviewStatus"
@@ -21751,7 +13255,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "review_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A review's id (rev_…)."
       }
     },
     "required": [
@@ -21759,7 +13264,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "ReviewsReleaseResult": {
+  "ReviewsReleaseOutput": {
     "$ref": "#/components/schemas/Review"
   },
   "SearchHit": {
@@ -21821,7 +13326,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -21911,7 +13417,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Etag"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       },
       "ownerId": {
         "description": "The owning assignee.",
@@ -21983,10 +13490,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A comment's id (cmt_…)."
       },
       "taskId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "required": [
@@ -22004,14 +13513,16 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "assigneeIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A user's id (usr_…)."
         },
         "maxItems": 20,
         "type": "array",
         "uniqueItems": true
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "description": {
         "default": "",
@@ -22022,13 +13533,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Date"
       },
       "ownerId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A user's id (usr_…)."
       },
       "priority": {
         "$ref": "#/components/schemas/TaskPriority"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "status": {
         "default": "open",
@@ -22091,7 +13604,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "TasksBatchCreateResult": {
+  "TasksBatchCreateOutput": {
     "$ref": "#/components/schemas/TaskBatchResult"
   },
   "TasksCommentInput": {
@@ -22104,7 +13617,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "task_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "required": [
@@ -22113,7 +13627,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "TasksCommentResult": {
+  "TasksCommentOutput": {
     "$ref": "#/components/schemas/TaskComment"
   },
   "TasksCommentsListInput": {
@@ -22126,7 +13640,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "task_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "required": [
@@ -22160,7 +13675,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "task_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "required": [
@@ -22168,7 +13684,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "TasksCompleteResult": {
+  "TasksCompleteOutput": {
     "$ref": "#/components/schemas/Task"
   },
   "TasksCreateInput": {
@@ -22177,14 +13693,16 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "assigneeIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A user's id (usr_…)."
         },
         "maxItems": 20,
         "type": "array",
         "uniqueItems": true
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "description": {
         "default": "",
@@ -22195,13 +13713,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Date"
       },
       "ownerId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A user's id (usr_…)."
       },
       "priority": {
         "$ref": "#/components/schemas/TaskPriority"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "status": {
         "default": "open",
@@ -22226,14 +13746,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "type": "object",
     "x-svc-decision": "projectId is optional; with a projectId the task takes the project's client. A body with neither projectId nor clientId creates an internal task, and only an operator may send one (validation_failed otherwise, naming /clientId). Names, titles and other required free text (task and project titles and names, comment bodies, queries, CRM titles and summaries) must hold a non-space character: `pattern: \"\\\\S\"` on each, so a title of three spaces is validation_failed on REST and MCP alike."
   },
-  "TasksCreateResult": {
+  "TasksCreateOutput": {
     "$ref": "#/components/schemas/Task"
   },
   "TasksGetInput": {
     "additionalProperties": false,
     "properties": {
       "task_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "required": [
@@ -22252,7 +13773,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "description": "Matches the owner and co-assignees."
       },
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -22261,7 +13783,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "status": {
         "$ref": "#/components/schemas/TaskStatus"
@@ -22297,7 +13820,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "assigneeIds": {
         "items": {
-          "$ref": "#/components/schemas/Id"
+          "$ref": "#/components/schemas/Id",
+          "description": "A user's id (usr_…)."
         },
         "maxItems": 20,
         "type": "array",
@@ -22315,7 +13839,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "ownerId": {
-        "description": "A user id (as Id), or null for no owner.",
+        "description": "A user's id (usr_…), or null for no owner.",
         "maxLength": 64,
         "minLength": 1,
         "pattern": "^[A-Za-z0-9_-]+$",
@@ -22338,7 +13862,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "x-svc-enum": "closed"
       },
       "task_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       },
       "title": {
         "maxLength": 200,
@@ -22352,7 +13877,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "TasksUpdateResult": {
+  "TasksUpdateOutput": {
     "$ref": "#/components/schemas/Task"
   },
   "TimelineEntry": {
@@ -22433,7 +13958,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"
@@ -22442,14 +13968,16 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/PageSize"
       },
       "projectId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A project's id (prj_…)."
       },
       "since": {
         "$ref": "#/components/schemas/Timestamp",
         "description": "Only entries at or after this instant."
       },
       "taskId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A task's id (tsk_…)."
       }
     },
     "type": "object"
@@ -22526,7 +14054,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "x-svc-enum": "closed"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A touchpoint's id (tch_…)."
       },
       "leadId": {
         "type": [
@@ -22619,7 +14148,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Timestamp"
       },
       "endpointId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "error": {
         "description": "Why the last attempt failed (timeout, connection refused, non-2xx).",
@@ -22629,13 +14159,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         ]
       },
       "eventId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "An event's id (evt_…)."
       },
       "eventType": {
         "$ref": "#/components/schemas/EventType"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook delivery's id (whd_…)."
       },
       "lastAttemptAt": {
         "format": "date-time",
@@ -22719,7 +14251,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "array"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "status": {
         "$ref": "#/components/schemas/WebhookEndpointStatus"
@@ -22778,7 +14311,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "array"
       },
       "id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "secret": {
         "description": "The signing secret (whsec_ + base64). Shown only in this response.",
@@ -22818,7 +14352,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Cursor"
       },
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "pageSize": {
         "$ref": "#/components/schemas/PageSize"
@@ -22858,10 +14393,12 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "delivery_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook delivery's id (whd_…)."
       },
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       }
     },
     "required": [
@@ -22870,7 +14407,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksDeliveryReplayResult": {
+  "WebhooksDeliveryReplayOutput": {
     "$ref": "#/components/schemas/WebhookDelivery"
   },
   "WebhooksEndpointCreateInput": {
@@ -22907,14 +14444,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksEndpointCreateResult": {
+  "WebhooksEndpointCreateOutput": {
     "$ref": "#/components/schemas/WebhookEndpointWithSecret"
   },
   "WebhooksEndpointDeleteInput": {
     "additionalProperties": false,
     "properties": {
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       }
     },
     "required": [
@@ -22922,14 +14460,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksEndpointDeleteResult": {
+  "WebhooksEndpointDeleteOutput": {
     "$ref": "#/components/schemas/DeletedRef"
   },
   "WebhooksEndpointRotateSecretInput": {
     "additionalProperties": false,
     "properties": {
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       }
     },
     "required": [
@@ -22937,14 +14476,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksEndpointRotateSecretResult": {
+  "WebhooksEndpointRotateSecretOutput": {
     "$ref": "#/components/schemas/WebhookEndpointWithSecret"
   },
   "WebhooksEndpointTestInput": {
     "additionalProperties": false,
     "properties": {
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "eventType": {
         "$ref": "#/components/schemas/EventType",
@@ -22956,7 +14496,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksEndpointTestResult": {
+  "WebhooksEndpointTestOutput": {
     "$ref": "#/components/schemas/WebhookDelivery"
   },
   "WebhooksEndpointUpdateInput": {
@@ -22968,7 +14508,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": "string"
       },
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       },
       "eventTypes": {
         "items": {
@@ -22993,14 +14534,15 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   },
-  "WebhooksEndpointUpdateResult": {
+  "WebhooksEndpointUpdateOutput": {
     "$ref": "#/components/schemas/WebhookEndpoint"
   },
   "WebhooksEndpointsGetInput": {
     "additionalProperties": false,
     "properties": {
       "endpoint_id": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A webhook endpoint's id (whe_…)."
       }
     },
     "required": [
@@ -23015,7 +14557,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "properties": {
       "clientId": {
-        "$ref": "#/components/schemas/Id"
+        "$ref": "#/components/schemas/Id",
+        "description": "A client's id (cli_…)."
       },
       "cursor": {
         "$ref": "#/components/schemas/Cursor"

@@ -1642,6 +1642,7 @@ export interface components {
             clientId: string | null;
             createdAt: components["schemas"]["Timestamp"];
             domain: string | null;
+            /** @description An account's id (acc_…). */
             id: components["schemas"]["Id"];
             industry: string | null;
             name: string;
@@ -1659,6 +1660,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** Format: date-time */
             dueAt: string | null;
+            /** @description An action's id (act_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "task_due" | "task_overdue" | "approval_pending" | "review_ready" | "intake_incomplete" | "follow_up";
@@ -1667,7 +1669,9 @@ export interface components {
             title: string;
         };
         ActionsListInput: {
+            /** @description A user's id (usr_…). */
             assigneeId?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             /** @enum {string} */
@@ -1690,6 +1694,7 @@ export interface components {
             clientIds: components["schemas"]["Id"][];
             createdAt: components["schemas"]["Timestamp"];
             expiresAt: components["schemas"]["Timestamp"];
+            /** @description An API key's id (key_…). */
             id: components["schemas"]["Id"];
             /** @description CIDR ranges it may be used from; empty means anywhere. */
             ipAllowlist: string[];
@@ -1710,6 +1715,7 @@ export interface components {
             clientIds: components["schemas"]["Id"][];
             createdAt: components["schemas"]["Timestamp"];
             expiresAt: components["schemas"]["Timestamp"];
+            /** @description An API key's id (key_…). */
             id: components["schemas"]["Id"];
             ipAllowlist: string[];
             /** Format: date-time */
@@ -1731,6 +1737,7 @@ export interface components {
             /** @description The problem when the approved write failed. */
             error: components["schemas"]["ProblemRecord"] | null;
             expiresAt: components["schemas"]["Timestamp"];
+            /** @description An approval's id (apr_…). */
             id: components["schemas"]["Id"];
             /** @description The proposed input, shown to the deciding person. */
             input: Record<string, never>;
@@ -1754,11 +1761,13 @@ export interface components {
             decision: "approve" | "reject";
         };
         ApprovalsApproveInput: {
+            /** @description An approval's id (apr_…). */
             approval_id: components["schemas"]["Id"];
             comment?: string;
         };
-        ApprovalsApproveResult: components["schemas"]["Approval"];
+        ApprovalsApproveOutput: components["schemas"]["Approval"];
         ApprovalsGetInput: {
+            /** @description An approval's id (apr_…). */
             approval_id: components["schemas"]["Id"];
         };
         ApprovalsGetOutput: components["schemas"]["Approval"];
@@ -1775,10 +1784,11 @@ export interface components {
             nextCursor: string | null;
         };
         ApprovalsRejectInput: {
+            /** @description An approval's id (apr_…). */
             approval_id: components["schemas"]["Id"];
             comment?: string;
         };
-        ApprovalsRejectResult: components["schemas"]["Approval"];
+        ApprovalsRejectOutput: components["schemas"]["Approval"];
         /** @enum {string} */
         ApprovalStatus: "pending" | "approved" | "rejected" | "expired" | "failed";
         Campaign: {
@@ -1786,12 +1796,14 @@ export interface components {
             audienceSize: number;
             /** @enum {string} */
             channel: "email" | "sms";
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             createdAt: components["schemas"]["Timestamp"];
             /** Format: date */
             enrollmentEnd: string | null;
             /** Format: date */
             enrollmentStart: string | null;
+            /** @description A campaign's id (cmp_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "open_enrollment" | "reminder" | "announcement";
@@ -1804,6 +1816,7 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         CampaignsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -1815,15 +1828,17 @@ export interface components {
             nextCursor: string | null;
         };
         CampaignsProposeSendInput: {
+            /** @description A campaign's id (cmp_…). */
             campaign_id: components["schemas"]["Id"];
             /** @description When to send; omit to send as soon as it is approved. */
             scheduledAt?: components["schemas"]["Timestamp"];
         };
-        CampaignsProposeSendResult: components["schemas"]["Campaign"];
+        CampaignsProposeSendOutput: components["schemas"]["Campaign"];
         /** @enum {string} */
         CampaignStatus: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
         Client: {
             createdAt: components["schemas"]["Timestamp"];
+            /** @description A client's id (cli_…). */
             id: components["schemas"]["Id"];
             industry: string | null;
             name: string;
@@ -1833,6 +1848,7 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         ClientHealth: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             computedAt: components["schemas"]["Timestamp"];
             /** @description 100 is healthy. */
@@ -1842,14 +1858,17 @@ export interface components {
             status: "healthy" | "at_risk" | "critical";
         };
         ClientsGetInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
         };
         ClientsGetOutput: components["schemas"]["Client"];
         ClientsHealthInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
         };
         ClientsHealthOutput: components["schemas"]["ClientHealth"];
         ClientsLaunchReadinessInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
         };
         ClientsLaunchReadinessOutput: components["schemas"]["LaunchReadiness"];
@@ -1864,6 +1883,7 @@ export interface components {
             nextCursor: string | null;
         };
         ClientsMembershipsListInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -1875,12 +1895,14 @@ export interface components {
             nextCursor: string | null;
         };
         ClientsPublishHubInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
             /** @description Shown to the approver and kept with the version. */
             note?: string;
         };
-        ClientsPublishHubResult: components["schemas"]["HubPublication"];
+        ClientsPublishHubOutput: components["schemas"]["HubPublication"];
         ClientsSummaryInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
         };
         ClientsSummaryOutput: components["schemas"]["ClientSummary"];
@@ -1889,6 +1911,7 @@ export interface components {
         /** @description Counts that describe where a client stands, computed when asked. */
         ClientSummary: {
             activeProjects: number;
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             /** Format: date-time */
             lastActivityAt: string | null;
@@ -1909,6 +1932,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description Null when redacted or unknown. */
             email: string | null;
+            /** @description A contact's id (con_…). */
             id: components["schemas"]["Id"];
             jobTitle: string | null;
             /** @description Null when redacted. */
@@ -1920,6 +1944,7 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         CrmAccountsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -1931,7 +1956,9 @@ export interface components {
             nextCursor: string | null;
         };
         CrmContactsListInput: {
+            /** @description An account's id (acc_…). */
             accountId?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -1942,7 +1969,9 @@ export interface components {
             nextCursor: string | null;
         };
         CrmContactsSearchInput: {
+            /** @description An account's id (acc_…). */
             accountId?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             /** @description Exact email, case-insensitive. */
@@ -1959,24 +1988,29 @@ export interface components {
             nextCursor: string | null;
         };
         CrmLeadCreateInput: {
+            /** @description An account's id (acc_…). */
             accountId?: components["schemas"]["Id"];
             /** @description Omit for the platform's own sales lead (operators only). */
             clientId?: components["schemas"]["Id"];
             company: string;
+            /** @description A contact's id (con_…). */
             contactId?: components["schemas"]["Id"];
             /** @default USD */
             currency?: string;
             estimatedValue?: number;
             /** @default  */
             notes?: string;
+            /** @description A user's id (usr_…). */
             ownerId?: components["schemas"]["Id"];
             source?: components["schemas"]["CrmSource"];
             title: string;
         };
-        CrmLeadCreateResult: components["schemas"]["Lead"];
+        CrmLeadCreateOutput: components["schemas"]["Lead"];
         CrmLeadsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
+            /** @description A user's id (usr_…). */
             ownerId?: components["schemas"]["Id"];
             pageSize?: components["schemas"]["PageSize"];
             status?: components["schemas"]["LeadStatus"];
@@ -1987,7 +2021,9 @@ export interface components {
             nextCursor: string | null;
         };
         CrmOpportunitiesListInput: {
+            /** @description An account's id (acc_…). */
             accountId?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -1999,32 +2035,37 @@ export interface components {
             nextCursor: string | null;
         };
         CrmOpportunityConvertInput: {
+            /** @description An opportunity's id (opp_…). */
             opportunity_id: components["schemas"]["Id"];
             /** @description Defaults to the opportunity's name. */
             projectName?: string;
             targetDate?: components["schemas"]["Date"];
         };
-        CrmOpportunityConvertResult: components["schemas"]["OpportunityConversion"];
+        CrmOpportunityConvertOutput: components["schemas"]["OpportunityConversion"];
         /** @enum {string} */
         CrmSource: "referral" | "website" | "event" | "outbound" | "partner" | "other";
         CrmTouchpointLogInput: {
+            /** @description An account's id (acc_…). */
             accountId?: components["schemas"]["Id"];
             /** @enum {string} */
             channel: "email" | "call" | "meeting" | "note" | "event";
+            /** @description A contact's id (con_…). */
             contactId?: components["schemas"]["Id"];
             /**
              * @default outbound
              * @enum {string}
              */
             direction?: "inbound" | "outbound" | "internal";
+            /** @description A lead's id (led_…). */
             leadId?: components["schemas"]["Id"];
             /** @description Defaults to now. */
             occurredAt?: components["schemas"]["Timestamp"];
+            /** @description An opportunity's id (opp_…). */
             opportunityId?: components["schemas"]["Id"];
             summary: string;
         };
-        CrmTouchpointLogResult: components["schemas"]["Touchpoint"];
-        /** @description Opaque cursor from a previous page's nextCursor. */
+        CrmTouchpointLogOutput: components["schemas"]["Touchpoint"];
+        /** @description The previous page's nextCursor. */
         Cursor: string;
         /**
          * Format: date
@@ -2053,6 +2094,7 @@ export interface components {
         };
         DownloadUrl: {
             expiresAt: components["schemas"]["Timestamp"];
+            /** @description A file's id (fil_…). */
             fileId: components["schemas"]["Id"];
             /**
              * Format: uri
@@ -2060,7 +2102,6 @@ export interface components {
              */
             url: string;
         };
-        Empty: Record<string, never>;
         /** @description The resource's strong ETag, as sent in the ETag header; send it back as If-Match. */
         Etag: string;
         Event: {
@@ -2076,6 +2117,7 @@ export interface components {
             type: components["schemas"]["EventType"];
         };
         EventsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -2092,6 +2134,7 @@ export interface components {
         EventsStreamInput: {
             /** @description Start after this event id; the Last-Event-ID header does the same and wins. */
             after?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             /** @description Only these event types. */
             types?: components["schemas"]["EventType"][];
@@ -2108,7 +2151,9 @@ export interface components {
             error: components["schemas"]["ProblemRecord"] | null;
             /** Format: date-time */
             finishedAt: string | null;
+            /** @description An execution job's id (job_…). */
             id: components["schemas"]["Id"];
+            /** @description A request's id (req_…). */
             requestId: components["schemas"]["Id"];
             result: Record<string, never> | null;
             /** @description The runner that claimed it. */
@@ -2118,6 +2163,7 @@ export interface components {
             status: components["schemas"]["ExecutionJobStatus"];
         };
         ExecutionJobsGetInput: {
+            /** @description An execution job's id (job_…). */
             job_id: components["schemas"]["Id"];
         };
         ExecutionJobsGetOutput: components["schemas"]["ExecutionJob"];
@@ -2128,6 +2174,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** Format: date-time */
             decidedAt: string | null;
+            /** @description An execution request's id (exr_…). */
             id: components["schemas"]["Id"];
             instructions: string;
             /** @description The job that runs it, once accepted. */
@@ -2140,6 +2187,7 @@ export interface components {
             title: string;
         };
         ExecutionRequestsProposeInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             instructions: string;
             /** @enum {string} */
@@ -2147,7 +2195,7 @@ export interface components {
             parameters?: Record<string, never>;
             title: string;
         };
-        ExecutionRequestsProposeResult: components["schemas"]["ExecutionRequest"];
+        ExecutionRequestsProposeOutput: components["schemas"]["ExecutionRequest"];
         /** @enum {string} */
         ExecutionRequestStatus: "pending" | "accepted" | "declined" | "cancelled";
         ExtractedField: {
@@ -2158,19 +2206,23 @@ export interface components {
             value: components["schemas"]["IntakeFieldValue"];
         };
         Extraction: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             /** Format: date-time */
             completedAt: string | null;
             createdAt: components["schemas"]["Timestamp"];
             error: components["schemas"]["ProblemRecord"] | null;
             fields: components["schemas"]["ExtractedField"][];
+            /** @description A file's id (fil_…). */
             fileId: components["schemas"]["Id"];
+            /** @description An extraction's id (ext_…). */
             id: components["schemas"]["Id"];
             /** @description The intake record whose fields it proposes values for. */
             intakeId: string | null;
             status: components["schemas"]["ExtractionStatus"];
         };
         ExtractionGetInput: {
+            /** @description An extraction's id (ext_…). */
             extraction_id: components["schemas"]["Id"];
         };
         ExtractionGetOutput: components["schemas"]["Extraction"];
@@ -2184,6 +2236,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description The extraction started for an intake document. */
             extractionId: string | null;
+            /** @description A file's id (fil_…). */
             id: components["schemas"]["Id"];
             intakeId: string | null;
             name: string;
@@ -2195,28 +2248,34 @@ export interface components {
             uploadedBy: components["schemas"]["ActorRef"];
         };
         FilesDownloadUrlInput: {
+            /** @description A file's id (fil_…). */
             file_id: components["schemas"]["Id"];
         };
         FilesDownloadUrlOutput: components["schemas"]["DownloadUrl"];
         FilesRegisterInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
+            /** @description An intake record's id (int_…). */
             intakeId?: components["schemas"]["Id"];
             /** @description Defaults to the name given for the upload. */
             name?: string;
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             purpose?: components["schemas"]["FilePurpose"];
+            /** @description An upload's id (upl_…). */
             uploadId: components["schemas"]["Id"];
         };
-        FilesRegisterResult: components["schemas"]["FileRecord"];
+        FilesRegisterOutput: components["schemas"]["FileRecord"];
         /** @enum {string} */
         FileStatus: "scanning" | "available" | "rejected";
         FilesUploadUrlInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             contentType: string;
             name: string;
             sizeBytes: number;
         };
-        FilesUploadUrlResult: components["schemas"]["UploadUrl"];
+        FilesUploadUrlOutput: components["schemas"]["UploadUrl"];
         HealthSignal: {
             /** @description Machine identifier of the signal, for example overdue_tasks, stalled_stage, failed_pipeline_run, no_recent_activity. */
             code: string;
@@ -2226,6 +2285,7 @@ export interface components {
         };
         /** @description A published version of a client's hub (the client-facing portal). */
         HubPublication: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             publishedAt: components["schemas"]["Timestamp"];
             publishedBy: components["schemas"]["ActorRef"];
@@ -2233,10 +2293,12 @@ export interface components {
             url: string;
             version: number;
         };
-        /** @description An opaque identifier such as tsk_01JD8X3Z4M6Q. */
+        /** @description An opaque id: its prefix names the resource (tsk_ task, cli_ client, prj_ project, usr_ user, …). */
         Id: string;
         IntakeCreateInput: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             template: string;
             title: string;
@@ -2245,9 +2307,10 @@ export interface components {
                 [key: string]: components["schemas"]["IntakeFieldValue"];
             };
         };
-        IntakeCreateResult: components["schemas"]["IntakeRecord"];
+        IntakeCreateOutput: components["schemas"]["IntakeRecord"];
         IntakeDraftSetFieldInput: {
             field_key: components["schemas"]["IntakeFieldKey"];
+            /** @description An intake record's id (int_…). */
             intake_id: components["schemas"]["Id"];
             /**
              * @default manual
@@ -2256,7 +2319,7 @@ export interface components {
             source?: "manual" | "extraction" | "import";
             value: components["schemas"]["IntakeFieldValue"];
         };
-        IntakeDraftSetFieldResult: components["schemas"]["IntakeRecord"];
+        IntakeDraftSetFieldOutput: components["schemas"]["IntakeRecord"];
         IntakeField: {
             /** @description Allowed values of a choice field; absent for other types. */
             choices?: string[];
@@ -2283,17 +2346,21 @@ export interface components {
         /** @description A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id). */
         IntakeFieldValue: string | number | boolean | null;
         IntakeFinalizeInput: {
+            /** @description An intake record's id (int_…). */
             intake_id: components["schemas"]["Id"];
         };
-        IntakeFinalizeResult: components["schemas"]["IntakeRecord"];
+        IntakeFinalizeOutput: components["schemas"]["IntakeRecord"];
         IntakeGetInput: {
+            /** @description An intake record's id (int_…). */
             intake_id: components["schemas"]["Id"];
         };
         IntakeGetOutput: components["schemas"]["IntakeRecord"];
         IntakeListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             status?: components["schemas"]["IntakeStatus"];
         };
@@ -2303,11 +2370,13 @@ export interface components {
             nextCursor: string | null;
         };
         IntakeRecord: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             createdAt: components["schemas"]["Timestamp"];
             fields: components["schemas"]["IntakeField"][];
             /** Format: date-time */
             finalizedAt: string | null;
+            /** @description An intake record's id (int_…). */
             id: components["schemas"]["Id"];
             projectId: string | null;
             status: components["schemas"]["IntakeStatus"];
@@ -2318,11 +2387,12 @@ export interface components {
         };
         IntakeReopenFieldInput: {
             field_key: components["schemas"]["IntakeFieldKey"];
+            /** @description An intake record's id (int_…). */
             intake_id: components["schemas"]["Id"];
             /** @description Shown to the approver. */
             reason?: string;
         };
-        IntakeReopenFieldResult: components["schemas"]["IntakeRecord"];
+        IntakeReopenFieldOutput: components["schemas"]["IntakeRecord"];
         /** @enum {string} */
         IntakeStatus: "draft" | "finalized";
         KeysCreateInput: {
@@ -2335,7 +2405,7 @@ export interface components {
             name: string;
             scopes: string[];
         };
-        KeysCreateResult: components["schemas"]["ApiKeyWithSecret"];
+        KeysCreateOutput: components["schemas"]["ApiKeyWithSecret"];
         KeysListInput: {
             cursor?: components["schemas"]["Cursor"];
             /** @default false */
@@ -2349,13 +2419,15 @@ export interface components {
             nextCursor: string | null;
         };
         KeysRevokeInput: {
+            /** @description An API key's id (key_…). */
             key_id: components["schemas"]["Id"];
         };
-        KeysRevokeResult: components["schemas"]["ApiKey"];
+        KeysRevokeOutput: components["schemas"]["ApiKey"];
         KeysRotateInput: {
+            /** @description An API key's id (key_…). */
             key_id: components["schemas"]["Id"];
         };
-        KeysRotateResult: components["schemas"]["ApiKeyWithSecret"];
+        KeysRotateOutput: components["schemas"]["ApiKeyWithSecret"];
         LaunchCheck: {
             detail: string | null;
             /** @description Stable check identifier, e.g. intake_finalized, reviews_released, hub_published. */
@@ -2368,6 +2440,7 @@ export interface components {
             /** @description Checks not passed. */
             blockingCount: number;
             checks: components["schemas"]["LaunchCheck"][];
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             computedAt: components["schemas"]["Timestamp"];
             /** @description True when every check passed. */
@@ -2384,6 +2457,7 @@ export interface components {
             /** @description ISO 4217 code. */
             currency: string;
             estimatedValue: number | null;
+            /** @description A lead's id (led_…). */
             id: components["schemas"]["Id"];
             notes: string;
             ownerId: string | null;
@@ -2398,10 +2472,12 @@ export interface components {
         Membership: {
             /** Format: date-time */
             acceptedAt: string | null;
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             createdAt: components["schemas"]["Timestamp"];
             /** Format: email */
             email: string;
+            /** @description A membership's id (mem_…). */
             id: components["schemas"]["Id"];
             invitedBy: components["schemas"]["ActorRef"];
             name: string | null;
@@ -2414,6 +2490,7 @@ export interface components {
             userId: string | null;
         };
         MembershipsInviteInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
             /** Format: email */
             email: string;
@@ -2421,12 +2498,14 @@ export interface components {
             /** @description A role label; a permission label (a scope name such as tasks:read) allows that scope. */
             role: string;
         };
-        MembershipsInviteResult: components["schemas"]["Membership"];
+        MembershipsInviteOutput: components["schemas"]["Membership"];
         MembershipsRevokeInput: {
+            /** @description A client's id (cli_…). */
             client_id: components["schemas"]["Id"];
+            /** @description A membership's id (mem_…). */
             membership_id: components["schemas"]["Id"];
         };
-        MembershipsRevokeResult: components["schemas"]["Membership"];
+        MembershipsRevokeOutput: components["schemas"]["Membership"];
         /** @enum {string} */
         MembershipStatus: "invited" | "active" | "revoked" | "expired";
         Meta: {
@@ -2459,16 +2538,13 @@ export interface components {
                 version: string;
             }[];
         };
-        /** @description Free-form string labels set by the caller. */
-        Metadata: {
-            [key: string]: string;
-        };
         MetaGetInput: Record<string, never>;
         MetaGetOutput: components["schemas"]["Meta"];
         Notification: {
             body: string;
             clientId: string | null;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description A notification's id (ntf_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "task_assigned" | "task_due" | "comment_added" | "mention" | "approval_requested" | "approval_decided" | "review_released" | "membership_invited";
@@ -2504,9 +2580,10 @@ export interface components {
         NotificationsReadInput: {
             notificationIds: components["schemas"]["Id"][];
         };
-        NotificationsReadResult: components["schemas"]["NotificationReadResult"];
+        NotificationsReadOutput: components["schemas"]["NotificationReadResult"];
         OAuthGrant: {
             createdAt: components["schemas"]["Timestamp"];
+            /** @description An OAuth grant's id (grt_…). */
             id: components["schemas"]["Id"];
             /** Format: date-time */
             lastUsedAt: string | null;
@@ -2530,14 +2607,16 @@ export interface components {
             nextCursor: string | null;
         };
         OauthGrantsRevokeInput: {
+            /** @description An OAuth grant's id (grt_…). */
             grant_id: components["schemas"]["Id"];
         };
-        OauthGrantsRevokeResult: components["schemas"]["OAuthGrant"];
+        OauthGrantsRevokeOutput: components["schemas"]["OAuthGrant"];
         Operation: {
             createdAt: components["schemas"]["Timestamp"];
             error: components["schemas"]["ProblemRecord"] | null;
             /** Format: date-time */
             finishedAt: string | null;
+            /** @description An operation's id (op_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "pipeline_run" | "extraction" | "campaign_send" | "hub_publish";
@@ -2548,10 +2627,12 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         OperationsCancelInput: {
+            /** @description An operation's id (op_…). */
             operation_id: components["schemas"]["Id"];
         };
-        OperationsCancelResult: components["schemas"]["Operation"];
+        OperationsCancelOutput: components["schemas"]["Operation"];
         OperationsGetInput: {
+            /** @description An operation's id (op_…). */
             operation_id: components["schemas"]["Id"];
         };
         OperationsGetOutput: components["schemas"]["Operation"];
@@ -2580,6 +2661,7 @@ export interface components {
             convertedProjectId: string | null;
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
+            /** @description An opportunity's id (opp_…). */
             id: components["schemas"]["Id"];
             leadId: string | null;
             name: string;
@@ -2595,18 +2677,20 @@ export interface components {
         /** @enum {string} */
         OpportunityStage: "qualification" | "proposal" | "negotiation" | "won" | "lost";
         /**
-         * @description How many items a page holds (default 50, at most 200).
+         * @description Items per page.
          * @default 50
          */
         PageSize: number;
         PipelineEvent: {
             clientId: string | null;
             data: Record<string, never>;
+            /** @description A pipeline event's id (pev_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             level: "debug" | "info" | "warning" | "error";
             message: string;
             occurredAt: components["schemas"]["Timestamp"];
+            /** @description A pipeline run's id (run_…). */
             runId: components["schemas"]["Id"];
             /** @description The step it belongs to; null for run-level events. */
             step: string | null;
@@ -2614,6 +2698,7 @@ export interface components {
             type: "run_queued" | "run_started" | "step_started" | "step_succeeded" | "step_failed" | "step_skipped" | "run_succeeded" | "run_failed" | "run_cancelled" | "log";
         };
         PipelineEventsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             /**
@@ -2622,6 +2707,7 @@ export interface components {
              */
             level?: "debug" | "info" | "warning" | "error";
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A pipeline run's id (run_…). */
             runId?: components["schemas"]["Id"];
         };
         PipelineEventsListOutput: {
@@ -2636,6 +2722,7 @@ export interface components {
             error: components["schemas"]["ProblemRecord"] | null;
             /** Format: date-time */
             finishedAt: string | null;
+            /** @description A pipeline run's id (run_…). */
             id: components["schemas"]["Id"];
             /** @description The long-running operation that tracks the run. */
             operationId: string | null;
@@ -2655,14 +2742,17 @@ export interface components {
         PipelineRunRerunPartialInput: {
             /** @description The first step to repeat; earlier steps keep the parent run's outputs. */
             fromStep: string;
+            /** @description A pipeline run's id (run_…). */
             run_id: components["schemas"]["Id"];
         };
-        PipelineRunRerunPartialResult: components["schemas"]["PipelineRun"];
+        PipelineRunRerunPartialOutput: components["schemas"]["PipelineRun"];
         PipelineRunsGetInput: {
+            /** @description A pipeline run's id (run_…). */
             run_id: components["schemas"]["Id"];
         };
         PipelineRunsGetOutput: components["schemas"]["PipelineRun"];
         PipelineRunsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -2680,7 +2770,7 @@ export interface components {
             parameters?: Record<string, never>;
             pipeline: string;
         };
-        PipelineRunStartResult: components["schemas"]["PipelineRun"];
+        PipelineRunStartOutput: components["schemas"]["PipelineRun"];
         /** @enum {string} */
         PipelineRunStatus: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         PipelineStep: {
@@ -2694,12 +2784,24 @@ export interface components {
         };
         /** @enum {string} */
         PipelineStepStatus: "pending" | "running" | "succeeded" | "failed" | "skipped";
+        /** @description The plan of a dry run (REST Prefer: dry-run, MCP dryRun): what the write would do. Nothing was written, no event was emitted and no approval was filed. */
+        Plan: {
+            /** @description Whether the write would become a proposal (Tier 2 or 3) and wait for approval. */
+            approvalRequired: boolean;
+            /** @description The effects the write would have, in words, one per entry. */
+            effects: string[];
+            /** @description The event types the write would emit. */
+            events: string[];
+            /** @description The operation that was planned, e.g. tasks.create. */
+            operationId: string;
+            /** @description The result the write would have returned (the operation's result schema), computed in a rolled-back transaction; null when there is none. */
+            preview: unknown;
+        };
         /** @description Prefer: dry-run (MCP dryRun): the plan of the write; nothing was written. */
         PlannedOutcome: {
             /** @constant */
             outcome: "planned";
-            /** @description The effects the write would have, the events it would emit and whether approval would be needed. */
-            plan: Record<string, never>;
+            plan: components["schemas"]["Plan"];
         };
         /** @enum {string} */
         PrincipalKind: "operator" | "client_admin" | "service_account";
@@ -2708,7 +2810,7 @@ export interface components {
             /** @description Stable machine identifier; see x-svc-problems. */
             code: string;
             /** @description What went wrong with this request. */
-            detail?: string;
+            detail: string;
             /** @description validation_failed: each failing field. */
             errors?: {
                 message: string;
@@ -2716,8 +2818,8 @@ export interface components {
                 pointer: string;
             }[];
             /** @description Path of the request. */
-            instance?: string;
-            requestId?: string;
+            instance: string;
+            requestId: string;
             /** @description Whether a retry is sensible (after Retry-After when present). */
             retryable: boolean;
             status: number;
@@ -2742,10 +2844,12 @@ export interface components {
             type: string;
         };
         Project: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             createdAt: components["schemas"]["Timestamp"];
             description: string;
             etag: components["schemas"]["Etag"];
+            /** @description A project's id (prj_…). */
             id: components["schemas"]["Id"];
             name: string;
             stage: components["schemas"]["ProjectStage"];
@@ -2757,6 +2861,7 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         ProjectsCreateInput: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             /** @default  */
             description?: string;
@@ -2764,12 +2869,14 @@ export interface components {
             startDate?: components["schemas"]["Date"];
             targetDate?: components["schemas"]["Date"];
         };
-        ProjectsCreateResult: components["schemas"]["Project"];
+        ProjectsCreateOutput: components["schemas"]["Project"];
         ProjectsGetInput: {
+            /** @description A project's id (prj_…). */
             project_id: components["schemas"]["Id"];
         };
         ProjectsGetOutput: components["schemas"]["Project"];
         ProjectsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -2784,9 +2891,10 @@ export interface components {
         ProjectsStageAdvanceInput: {
             /** @description The stage the caller believes the project is in now. */
             expectedStage?: components["schemas"]["ProjectStage"];
+            /** @description A project's id (prj_…). */
             project_id: components["schemas"]["Id"];
         };
-        ProjectsStageAdvanceResult: components["schemas"]["Project"];
+        ProjectsStageAdvanceOutput: components["schemas"]["Project"];
         /** @enum {string} */
         ProjectStage: "discovery" | "onboarding" | "build" | "review" | "launch" | "live";
         /** @enum {string} */
@@ -2794,6 +2902,7 @@ export interface components {
         ProjectsUpdateInput: {
             description?: string;
             name?: string;
+            /** @description A project's id (prj_…). */
             project_id: components["schemas"]["Id"];
             /** Format: date */
             startDate?: string | null;
@@ -2801,7 +2910,7 @@ export interface components {
             /** Format: date */
             targetDate?: string | null;
         };
-        ProjectsUpdateResult: components["schemas"]["Project"];
+        ProjectsUpdateOutput: components["schemas"]["Project"];
         /** @description Tier 2 and 3: a proposal waits for human approval; nothing has happened yet. */
         ProposedOutcome: {
             approval: components["schemas"]["Approval"];
@@ -2809,9 +2918,11 @@ export interface components {
             outcome: "proposed";
         };
         Review: {
+            /** @description A client's id (cli_…). */
             clientId: components["schemas"]["Id"];
             createdAt: components["schemas"]["Timestamp"];
             fileIds: components["schemas"]["Id"][];
+            /** @description A review's id (rev_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "deliverable" | "report" | "design" | "document";
@@ -2826,13 +2937,16 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         ReviewsGetInput: {
+            /** @description A review's id (rev_…). */
             review_id: components["schemas"]["Id"];
         };
         ReviewsGetOutput: components["schemas"]["Review"];
         ReviewsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             status?: components["schemas"]["ReviewStatus"];
         };
@@ -2844,9 +2958,10 @@ export interface components {
         ReviewsReleaseInput: {
             /** @description Shown to the approver and to the client with the release. */
             note?: string;
+            /** @description A review's id (rev_…). */
             review_id: components["schemas"]["Id"];
         };
-        ReviewsReleaseResult: components["schemas"]["Review"];
+        ReviewsReleaseOutput: components["schemas"]["Review"];
         /** @enum {string} */
         ReviewStatus: "draft" | "ready" | "released";
         SearchHit: {
@@ -2862,6 +2977,7 @@ export interface components {
         /** @enum {string} */
         SearchHitType: "client" | "project" | "task" | "intake_record" | "review" | "lead" | "account" | "contact" | "opportunity" | "campaign" | "file";
         SearchQueryInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -2885,6 +3001,7 @@ export interface components {
             /** Format: date */
             dueDate: string | null;
             etag: components["schemas"]["Etag"];
+            /** @description A task's id (tsk_…). */
             id: components["schemas"]["Id"];
             /** @description The owning assignee. */
             ownerId: string | null;
@@ -2901,18 +3018,23 @@ export interface components {
             author: components["schemas"]["ActorRef"];
             body: string;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description A comment's id (cmt_…). */
             id: components["schemas"]["Id"];
+            /** @description A task's id (tsk_…). */
             taskId: components["schemas"]["Id"];
         };
         /** @description The fields of a new task. */
         TaskDraft: {
             assigneeIds?: components["schemas"]["Id"][];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             /** @default  */
             description?: string;
             dueDate?: components["schemas"]["Date"];
+            /** @description A user's id (usr_…). */
             ownerId?: components["schemas"]["Id"];
             priority?: components["schemas"]["TaskPriority"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             /**
              * @default open
@@ -2926,15 +3048,17 @@ export interface components {
         TasksBatchCreateInput: {
             tasks: components["schemas"]["TaskDraft"][];
         };
-        TasksBatchCreateResult: components["schemas"]["TaskBatchResult"];
+        TasksBatchCreateOutput: components["schemas"]["TaskBatchResult"];
         TasksCommentInput: {
             body: string;
+            /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
         };
-        TasksCommentResult: components["schemas"]["TaskComment"];
+        TasksCommentOutput: components["schemas"]["TaskComment"];
         TasksCommentsListInput: {
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
         };
         TasksCommentsListOutput: {
@@ -2943,18 +3067,22 @@ export interface components {
             nextCursor: string | null;
         };
         TasksCompleteInput: {
+            /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
         };
-        TasksCompleteResult: components["schemas"]["Task"];
+        TasksCompleteOutput: components["schemas"]["Task"];
         /** @description The fields of a new task. */
         TasksCreateInput: {
             assigneeIds?: components["schemas"]["Id"][];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             /** @default  */
             description?: string;
             dueDate?: components["schemas"]["Date"];
+            /** @description A user's id (usr_…). */
             ownerId?: components["schemas"]["Id"];
             priority?: components["schemas"]["TaskPriority"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             /**
              * @default open
@@ -2963,17 +3091,20 @@ export interface components {
             status?: "open" | "in_progress" | "blocked";
             title: string;
         };
-        TasksCreateResult: components["schemas"]["Task"];
+        TasksCreateOutput: components["schemas"]["Task"];
         TasksGetInput: {
+            /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
         };
         TasksGetOutput: components["schemas"]["Task"];
         TasksListInput: {
             /** @description Matches the owner and co-assignees. */
             assigneeId?: components["schemas"]["Id"];
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             status?: components["schemas"]["TaskStatus"];
         };
@@ -2989,7 +3120,7 @@ export interface components {
             description?: string;
             /** Format: date */
             dueDate?: string | null;
-            /** @description A user id (as Id), or null for no owner. */
+            /** @description A user's id (usr_…), or null for no owner. */
             ownerId?: string | null;
             priority?: components["schemas"]["TaskPriority"];
             /**
@@ -2997,10 +3128,11 @@ export interface components {
              * @enum {string}
              */
             status?: "open" | "in_progress" | "blocked";
+            /** @description A task's id (tsk_…). */
             task_id: components["schemas"]["Id"];
             title?: string;
         };
-        TasksUpdateResult: components["schemas"]["Task"];
+        TasksUpdateOutput: components["schemas"]["Task"];
         TimelineEntry: {
             /** @description Who caused it; null when the platform did. */
             actor: components["schemas"]["ActorRef"] | null;
@@ -3018,12 +3150,15 @@ export interface components {
             taskId: string | null;
         };
         TimelineListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
+            /** @description A project's id (prj_…). */
             projectId?: components["schemas"]["Id"];
             /** @description Only entries at or after this instant. */
             since?: components["schemas"]["Timestamp"];
+            /** @description A task's id (tsk_…). */
             taskId?: components["schemas"]["Id"];
         };
         TimelineListOutput: {
@@ -3046,6 +3181,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @enum {string} */
             direction: "inbound" | "outbound" | "internal";
+            /** @description A touchpoint's id (tch_…). */
             id: components["schemas"]["Id"];
             leadId: string | null;
             loggedBy: components["schemas"]["ActorRef"];
@@ -3073,11 +3209,14 @@ export interface components {
         WebhookDelivery: {
             attempts: number;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description A webhook endpoint's id (whe_…). */
             endpointId: components["schemas"]["Id"];
             /** @description Why the last attempt failed (timeout, connection refused, non-2xx). */
             error: string | null;
+            /** @description An event's id (evt_…). */
             eventId: components["schemas"]["Id"];
             eventType: components["schemas"]["EventType"];
+            /** @description A webhook delivery's id (whd_…). */
             id: components["schemas"]["Id"];
             /** Format: date-time */
             lastAttemptAt: string | null;
@@ -3098,6 +3237,7 @@ export interface components {
             description: string;
             etag: components["schemas"]["Etag"];
             eventTypes: components["schemas"]["EventType"][];
+            /** @description A webhook endpoint's id (whe_…). */
             id: components["schemas"]["Id"];
             status: components["schemas"]["WebhookEndpointStatus"];
             updatedAt: components["schemas"]["Timestamp"];
@@ -3112,6 +3252,7 @@ export interface components {
             description: string;
             etag: components["schemas"]["Etag"];
             eventTypes: components["schemas"]["EventType"][];
+            /** @description A webhook endpoint's id (whe_…). */
             id: components["schemas"]["Id"];
             /** @description The signing secret (whsec_ + base64). Shown only in this response. */
             secret: string;
@@ -3122,6 +3263,7 @@ export interface components {
         };
         WebhooksDeliveriesListInput: {
             cursor?: components["schemas"]["Cursor"];
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
             pageSize?: components["schemas"]["PageSize"];
             status?: components["schemas"]["WebhookDeliveryStatus"];
@@ -3132,10 +3274,12 @@ export interface components {
             nextCursor: string | null;
         };
         WebhooksDeliveryReplayInput: {
+            /** @description A webhook delivery's id (whd_…). */
             delivery_id: components["schemas"]["Id"];
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
-        WebhooksDeliveryReplayResult: components["schemas"]["WebhookDelivery"];
+        WebhooksDeliveryReplayOutput: components["schemas"]["WebhookDelivery"];
         WebhooksEndpointCreateInput: {
             /** @description A client admin's endpoint is always bound to its client; an operator may omit it. */
             clientId?: components["schemas"]["Id"];
@@ -3148,20 +3292,24 @@ export interface components {
              */
             url: string;
         };
-        WebhooksEndpointCreateResult: components["schemas"]["WebhookEndpointWithSecret"];
+        WebhooksEndpointCreateOutput: components["schemas"]["WebhookEndpointWithSecret"];
         WebhooksEndpointDeleteInput: {
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
-        WebhooksEndpointDeleteResult: components["schemas"]["DeletedRef"];
+        WebhooksEndpointDeleteOutput: components["schemas"]["DeletedRef"];
         WebhooksEndpointRotateSecretInput: {
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
-        WebhooksEndpointRotateSecretResult: components["schemas"]["WebhookEndpointWithSecret"];
+        WebhooksEndpointRotateSecretOutput: components["schemas"]["WebhookEndpointWithSecret"];
         WebhooksEndpointsGetInput: {
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
         };
         WebhooksEndpointsGetOutput: components["schemas"]["WebhookEndpoint"];
         WebhooksEndpointsListInput: {
+            /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
             pageSize?: components["schemas"]["PageSize"];
@@ -3173,20 +3321,22 @@ export interface components {
             nextCursor: string | null;
         };
         WebhooksEndpointTestInput: {
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
             /** @description The type of the sample event; defaults to the endpoint's first type. */
             eventType?: components["schemas"]["EventType"];
         };
-        WebhooksEndpointTestResult: components["schemas"]["WebhookDelivery"];
+        WebhooksEndpointTestOutput: components["schemas"]["WebhookDelivery"];
         WebhooksEndpointUpdateInput: {
             description?: string;
+            /** @description A webhook endpoint's id (whe_…). */
             endpoint_id: components["schemas"]["Id"];
             eventTypes?: components["schemas"]["EventType"][];
             status?: components["schemas"]["WebhookEndpointStatus"];
             /** Format: uri */
             url?: string;
         };
-        WebhooksEndpointUpdateResult: components["schemas"]["WebhookEndpoint"];
+        WebhooksEndpointUpdateOutput: components["schemas"]["WebhookEndpoint"];
     };
     responses: never;
     parameters: never;
@@ -3199,6 +3349,7 @@ export interface operations {
     "crm.accounts.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -3291,12 +3442,23 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "actions.list": {
         parameters: {
             query?: {
+                /** @description A user's id (usr_…). */
                 assigneeId?: components["schemas"]["Id"];
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 kind?: "task_due" | "task_overdue" | "approval_pending" | "review_ready" | "intake_incomplete" | "follow_up";
@@ -3382,6 +3544,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3477,6 +3648,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "keys.create": {
@@ -3524,7 +3704,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["KeysCreateResult"];
+                        result: components["schemas"]["KeysCreateOutput"];
                     };
                 };
             };
@@ -3537,7 +3717,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3636,6 +3816,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "keys.revoke": {
@@ -3648,6 +3837,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An API key's id (key_…). */
                 key_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -3663,7 +3853,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["KeysRevokeResult"];
+                        result: components["schemas"]["KeysRevokeOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -3766,6 +3956,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "keys.rotate": {
@@ -3778,6 +3977,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An API key's id (key_…). */
                 key_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -3793,7 +3993,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["KeysRotateResult"];
+                        result: components["schemas"]["KeysRotateOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -3898,6 +4098,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3994,6 +4203,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "approvals.get": {
@@ -4001,6 +4219,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An approval's id (apr_…). */
                 approval_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4088,6 +4307,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "approvals.approve": {
@@ -4100,6 +4328,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An approval's id (apr_…). */
                 approval_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4121,7 +4350,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ApprovalsApproveResult"];
+                        result: components["schemas"]["ApprovalsApproveOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -4217,6 +4446,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4236,6 +4474,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An approval's id (apr_…). */
                 approval_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4257,7 +4496,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ApprovalsRejectResult"];
+                        result: components["schemas"]["ApprovalsRejectOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -4360,11 +4599,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "campaigns.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -4457,6 +4706,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "campaigns.propose_send": {
@@ -4469,6 +4727,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A campaign's id (cmp_…). */
                 campaign_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4491,7 +4750,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["CampaignsProposeSendResult"];
+                        result: components["schemas"]["CampaignsProposeSendOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -4596,6 +4855,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4690,6 +4958,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "clients.get": {
@@ -4697,6 +4974,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4784,6 +5062,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "clients.health": {
@@ -4791,6 +5078,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4878,6 +5166,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "clients.publish_hub": {
@@ -4890,6 +5187,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -4912,7 +5210,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ClientsPublishHubResult"];
+                        result: components["schemas"]["ClientsPublishHubOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -5024,6 +5322,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "clients.launch_readiness": {
@@ -5031,6 +5338,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5118,6 +5426,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "clients.memberships.list": {
@@ -5129,6 +5446,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5216,6 +5534,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "memberships.invite": {
@@ -5228,6 +5555,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5262,7 +5590,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["MembershipsInviteResult"];
+                        result: components["schemas"]["MembershipsInviteOutput"];
                     };
                 };
             };
@@ -5275,7 +5603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5374,6 +5702,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "memberships.revoke": {
@@ -5386,7 +5723,9 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
+                /** @description A membership's id (mem_…). */
                 membership_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5402,7 +5741,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["MembershipsRevokeResult"];
+                        result: components["schemas"]["MembershipsRevokeOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -5514,6 +5853,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "clients.summary": {
@@ -5521,6 +5869,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A client's id (cli_…). */
                 client_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -5608,12 +5957,23 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.contacts.list": {
         parameters: {
             query?: {
+                /** @description An account's id (acc_…). */
                 accountId?: components["schemas"]["Id"];
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -5705,6 +6065,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.contacts.search": {
@@ -5717,7 +6086,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description An account's id (acc_…). */
                     accountId?: components["schemas"]["Id"];
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
                     cursor?: components["schemas"]["Cursor"];
                     /** @description Exact email, case-insensitive. */
@@ -5812,11 +6183,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "events.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -5912,6 +6293,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "events.stream": {
@@ -5919,6 +6309,7 @@ export interface operations {
             query?: {
                 /** @description Start after this event id; the Last-Event-ID header does the same and wins. */
                 after?: components["schemas"]["Id"];
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 /** @description Only these event types. */
                 types?: components["schemas"]["EventType"][];
@@ -6010,6 +6401,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "execution.jobs.get": {
@@ -6017,6 +6417,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An execution job's id (job_…). */
                 job_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -6104,6 +6505,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "execution.requests.propose": {
@@ -6121,6 +6531,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
                     instructions: string;
                     /** @enum {string} */
@@ -6149,11 +6560,11 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ExecutionRequestsProposeResult"];
+                        result: components["schemas"]["ExecutionRequestsProposeOutput"];
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6252,6 +6663,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "extraction.get": {
@@ -6259,6 +6679,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An extraction's id (ext_…). */
                 extraction_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -6346,6 +6767,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "files.register": {
@@ -6363,12 +6793,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
+                    /** @description An intake record's id (int_…). */
                     intakeId?: components["schemas"]["Id"];
                     /** @description Defaults to the name given for the upload. */
                     name?: string;
+                    /** @description A project's id (prj_…). */
                     projectId?: components["schemas"]["Id"];
                     purpose?: components["schemas"]["FilePurpose"];
+                    /** @description An upload's id (upl_…). */
                     uploadId: components["schemas"]["Id"];
                 };
             };
@@ -6392,11 +6826,11 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["FilesRegisterResult"];
+                        result: components["schemas"]["FilesRegisterOutput"];
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6495,6 +6929,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "files.upload_url": {
@@ -6512,6 +6955,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
                     contentType: string;
                     name: string;
@@ -6529,7 +6973,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["FilesUploadUrlResult"];
+                        result: components["schemas"]["FilesUploadUrlOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -6632,6 +7076,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "files.download_url": {
@@ -6639,6 +7092,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A file's id (fil_…). */
                 file_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -6735,14 +7189,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "intake.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
+                /** @description A project's id (prj_…). */
                 projectId?: components["schemas"]["Id"];
                 status?: components["schemas"]["IntakeStatus"];
             };
@@ -6833,6 +7298,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "intake.create": {
@@ -6850,7 +7324,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId: components["schemas"]["Id"];
+                    /** @description A project's id (prj_…). */
                     projectId?: components["schemas"]["Id"];
                     template: string;
                     title: string;
@@ -6880,7 +7356,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["IntakeCreateResult"];
+                        result: components["schemas"]["IntakeCreateOutput"];
                     };
                 };
             };
@@ -6893,7 +7369,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6992,6 +7468,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "intake.get": {
@@ -6999,6 +7484,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An intake record's id (int_…). */
                 intake_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -7086,6 +7572,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "intake.finalize": {
@@ -7098,6 +7593,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An intake record's id (int_…). */
                 intake_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -7113,7 +7609,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["IntakeFinalizeResult"];
+                        result: components["schemas"]["IntakeFinalizeOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -7225,6 +7721,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "intake.draft.set_field": {
@@ -7238,6 +7743,7 @@ export interface operations {
             };
             path: {
                 field_key: components["schemas"]["IntakeFieldKey"];
+                /** @description An intake record's id (int_…). */
                 intake_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -7264,7 +7770,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["IntakeDraftSetFieldResult"];
+                        result: components["schemas"]["IntakeDraftSetFieldOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -7367,6 +7873,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "intake.reopen_field": {
@@ -7380,6 +7895,7 @@ export interface operations {
             };
             path: {
                 field_key: components["schemas"]["IntakeFieldKey"];
+                /** @description An intake record's id (int_…). */
                 intake_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -7402,7 +7918,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["IntakeReopenFieldResult"];
+                        result: components["schemas"]["IntakeReopenFieldOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -7514,13 +8030,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.leads.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
+                /** @description A user's id (usr_…). */
                 ownerId?: components["schemas"]["Id"];
                 pageSize?: components["schemas"]["PageSize"];
                 status?: components["schemas"]["LeadStatus"];
@@ -7612,6 +8139,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.lead.create": {
@@ -7629,16 +8165,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description An account's id (acc_…). */
                     accountId?: components["schemas"]["Id"];
                     /** @description Omit for the platform's own sales lead (operators only). */
                     clientId?: components["schemas"]["Id"];
                     company: string;
+                    /** @description A contact's id (con_…). */
                     contactId?: components["schemas"]["Id"];
                     /** @default USD */
                     currency?: string;
                     estimatedValue?: number;
                     /** @default  */
                     notes?: string;
+                    /** @description A user's id (usr_…). */
                     ownerId?: components["schemas"]["Id"];
                     source?: components["schemas"]["CrmSource"];
                     title: string;
@@ -7664,11 +8203,11 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["CrmLeadCreateResult"];
+                        result: components["schemas"]["CrmLeadCreateOutput"];
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7767,6 +8306,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "meta.get": {
@@ -7825,6 +8373,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7920,6 +8477,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "notifications.read": {
@@ -7951,7 +8517,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["NotificationsReadResult"];
+                        result: components["schemas"]["NotificationsReadOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -8054,6 +8620,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "oauth_grants.list": {
@@ -8132,6 +8707,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "oauth_grants.revoke": {
@@ -8144,6 +8728,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An OAuth grant's id (grt_…). */
                 grant_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -8159,7 +8744,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["OauthGrantsRevokeResult"];
+                        result: components["schemas"]["OauthGrantsRevokeOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -8246,6 +8831,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8341,6 +8935,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "operations.get": {
@@ -8348,6 +8951,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An operation's id (op_…). */
                 operation_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -8435,6 +9039,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "operations.cancel": {
@@ -8447,6 +9060,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An operation's id (op_…). */
                 operation_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -8462,7 +9076,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["OperationsCancelResult"];
+                        result: components["schemas"]["OperationsCancelOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -8565,12 +9179,23 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.opportunities.list": {
         parameters: {
             query?: {
+                /** @description An account's id (acc_…). */
                 accountId?: components["schemas"]["Id"];
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -8663,6 +9288,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.opportunity.convert": {
@@ -8675,6 +9309,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description An opportunity's id (opp_…). */
                 opportunity_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -8707,7 +9342,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["CrmOpportunityConvertResult"];
+                        result: components["schemas"]["CrmOpportunityConvertOutput"];
                     };
                 };
             };
@@ -8720,7 +9355,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8819,16 +9454,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "pipeline.events.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 /** @description This level and above. */
                 level?: "debug" | "info" | "warning" | "error";
                 pageSize?: components["schemas"]["PageSize"];
+                /** @description A pipeline run's id (run_…). */
                 runId?: components["schemas"]["Id"];
             };
             header?: never;
@@ -8918,11 +9564,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "pipeline.runs.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -9016,6 +9672,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "pipeline.run.start": {
@@ -9059,7 +9724,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["PipelineRunStartResult"];
+                        result: components["schemas"]["PipelineRunStartOutput"];
                     };
                 };
             };
@@ -9072,7 +9737,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9171,6 +9836,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "pipeline.runs.get": {
@@ -9178,6 +9852,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A pipeline run's id (run_…). */
                 run_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -9265,6 +9940,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "pipeline.run.rerun_partial": {
@@ -9277,6 +9961,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A pipeline run's id (run_…). */
                 run_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -9308,11 +9993,11 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["PipelineRunRerunPartialResult"];
+                        result: components["schemas"]["PipelineRunRerunPartialOutput"];
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9411,11 +10096,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "projects.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -9509,6 +10204,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "projects.create": {
@@ -9526,6 +10230,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId: components["schemas"]["Id"];
                     /** @default  */
                     description?: string;
@@ -9554,7 +10259,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ProjectsCreateResult"];
+                        result: components["schemas"]["ProjectsCreateOutput"];
                     };
                 };
             };
@@ -9567,7 +10272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProposedOutcome"];
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9666,6 +10371,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "projects.get": {
@@ -9673,6 +10387,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A project's id (prj_…). */
                 project_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -9760,6 +10475,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "projects.update": {
@@ -9774,6 +10498,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A project's id (prj_…). */
                 project_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -9801,7 +10526,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ProjectsUpdateResult"];
+                        result: components["schemas"]["ProjectsUpdateOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -9922,6 +10647,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "projects.stage.advance": {
@@ -9934,6 +10668,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A project's id (prj_…). */
                 project_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -9956,7 +10691,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ProjectsStageAdvanceResult"];
+                        result: components["schemas"]["ProjectsStageAdvanceOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -10068,14 +10803,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "reviews.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
+                /** @description A project's id (prj_…). */
                 projectId?: components["schemas"]["Id"];
                 status?: components["schemas"]["ReviewStatus"];
             };
@@ -10166,6 +10912,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "reviews.get": {
@@ -10173,6 +10928,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A review's id (rev_…). */
                 review_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -10260,6 +11016,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "reviews.release": {
@@ -10272,6 +11037,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A review's id (rev_…). */
                 review_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -10294,7 +11060,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["ReviewsReleaseResult"];
+                        result: components["schemas"]["ReviewsReleaseOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -10406,6 +11172,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "search.query": {
@@ -10418,6 +11193,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
                     cursor?: components["schemas"]["Cursor"];
                     pageSize?: components["schemas"]["PageSize"];
@@ -10508,6 +11284,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.list": {
@@ -10515,9 +11300,11 @@ export interface operations {
             query?: {
                 /** @description Matches the owner and co-assignees. */
                 assigneeId?: components["schemas"]["Id"];
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
+                /** @description A project's id (prj_…). */
                 projectId?: components["schemas"]["Id"];
                 status?: components["schemas"]["TaskStatus"];
             };
@@ -10608,6 +11395,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.create": {
@@ -10626,12 +11422,15 @@ export interface operations {
             content: {
                 "application/json": {
                     assigneeIds?: components["schemas"]["Id"][];
+                    /** @description A client's id (cli_…). */
                     clientId?: components["schemas"]["Id"];
                     /** @default  */
                     description?: string;
                     dueDate?: components["schemas"]["Date"];
+                    /** @description A user's id (usr_…). */
                     ownerId?: components["schemas"]["Id"];
                     priority?: components["schemas"]["TaskPriority"];
+                    /** @description A project's id (prj_…). */
                     projectId?: components["schemas"]["Id"];
                     /**
                      * @default open
@@ -10661,11 +11460,11 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["TasksCreateResult"];
+                        result: components["schemas"]["TasksCreateOutput"];
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10757,6 +11556,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10804,11 +11612,11 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["TasksBatchCreateResult"];
+                        result: components["schemas"]["TasksBatchCreateOutput"];
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10907,6 +11715,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.get": {
@@ -10914,6 +11731,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A task's id (tsk_…). */
                 task_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -11001,6 +11819,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.update": {
@@ -11015,6 +11842,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A task's id (tsk_…). */
                 task_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -11026,7 +11854,7 @@ export interface operations {
                     description?: string;
                     /** Format: date */
                     dueDate?: string | null;
-                    /** @description A user id (as Id), or null for no owner. */
+                    /** @description A user's id (usr_…), or null for no owner. */
                     ownerId?: string | null;
                     priority?: components["schemas"]["TaskPriority"];
                     /**
@@ -11048,7 +11876,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["TasksUpdateResult"];
+                        result: components["schemas"]["TasksUpdateOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -11169,6 +11997,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.complete": {
@@ -11181,6 +12018,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A task's id (tsk_…). */
                 task_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -11196,7 +12034,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["TasksCompleteResult"];
+                        result: components["schemas"]["TasksCompleteOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -11299,6 +12137,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.comments.list": {
@@ -11309,6 +12156,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A task's id (tsk_…). */
                 task_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -11396,6 +12244,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "tasks.comment": {
@@ -11408,6 +12265,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A task's id (tsk_…). */
                 task_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -11438,11 +12296,11 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["TasksCommentResult"];
+                        result: components["schemas"]["TasksCommentOutput"];
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11541,17 +12399,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "timeline.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
+                /** @description A project's id (prj_…). */
                 projectId?: components["schemas"]["Id"];
                 /** @description Only entries at or after this instant. */
                 since?: components["schemas"]["Timestamp"];
+                /** @description A task's id (tsk_…). */
                 taskId?: components["schemas"]["Id"];
             };
             header?: never;
@@ -11641,6 +12511,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "crm.touchpoint.log": {
@@ -11658,18 +12537,22 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description An account's id (acc_…). */
                     accountId?: components["schemas"]["Id"];
                     /** @enum {string} */
                     channel: "email" | "call" | "meeting" | "note" | "event";
+                    /** @description A contact's id (con_…). */
                     contactId?: components["schemas"]["Id"];
                     /**
                      * @default outbound
                      * @enum {string}
                      */
                     direction?: "inbound" | "outbound" | "internal";
+                    /** @description A lead's id (led_…). */
                     leadId?: components["schemas"]["Id"];
                     /** @description Defaults to now. */
                     occurredAt?: components["schemas"]["Timestamp"];
+                    /** @description An opportunity's id (opp_…). */
                     opportunityId?: components["schemas"]["Id"];
                     summary: string;
                 };
@@ -11694,11 +12577,11 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["CrmTouchpointLogResult"];
+                        result: components["schemas"]["CrmTouchpointLogOutput"];
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11797,11 +12680,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.endpoints.list": {
         parameters: {
             query?: {
+                /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
                 pageSize?: components["schemas"]["PageSize"];
@@ -11894,6 +12787,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.endpoint.create": {
@@ -11943,11 +12845,11 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksEndpointCreateResult"];
+                        result: components["schemas"]["WebhooksEndpointCreateOutput"];
                     };
                 };
             };
-            /** @description idempotency_key_required: An Idempotency-Key header is required; malformed_json: The request body is not valid JSON */
+            /** @description idempotency_key_required: An idempotency key is required; malformed_json: The request body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12046,6 +12948,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.endpoints.get": {
@@ -12053,6 +12964,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12140,6 +13052,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.endpoint.delete": {
@@ -12152,6 +13073,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12167,7 +13089,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksEndpointDeleteResult"];
+                        result: components["schemas"]["WebhooksEndpointDeleteOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -12252,6 +13174,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.endpoint.update": {
@@ -12266,6 +13197,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12291,7 +13223,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksEndpointUpdateResult"];
+                        result: components["schemas"]["WebhooksEndpointUpdateOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -12412,6 +13344,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.endpoint.rotate_secret": {
@@ -12424,6 +13365,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12439,7 +13381,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksEndpointRotateSecretResult"];
+                        result: components["schemas"]["WebhooksEndpointRotateSecretOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -12542,6 +13484,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.endpoint.test": {
@@ -12554,6 +13505,7 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12576,7 +13528,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksEndpointTestResult"];
+                        result: components["schemas"]["WebhooksEndpointTestOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -12679,6 +13631,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.deliveries.list": {
@@ -12690,6 +13651,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12777,6 +13739,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     "webhooks.delivery.replay": {
@@ -12789,7 +13760,9 @@ export interface operations {
                 Prefer?: "dry-run";
             };
             path: {
+                /** @description A webhook delivery's id (whd_…). */
                 delivery_id: components["schemas"]["Id"];
+                /** @description A webhook endpoint's id (whe_…). */
                 endpoint_id: components["schemas"]["Id"];
             };
             cookie?: never;
@@ -12805,7 +13778,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         outcome: "ran";
-                        result: components["schemas"]["WebhooksDeliveryReplayResult"];
+                        result: components["schemas"]["WebhooksDeliveryReplayOutput"];
                     } | components["schemas"]["PlannedOutcome"];
                 };
             };
@@ -12901,6 +13874,15 @@ export interface operations {
             };
             /** @description not_configured: Token verification has no usable key set */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (for example 501 not_implemented); the same problem document. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,10 +7,10 @@ const module = { exports: {} };
 const exports = module.exports;
 "use strict";
 exports.validate_actions_list = validate20;
-const schema31 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"kind":{"type":"string","enum":["task_due","task_overdue","approval_pending","review_ready","intake_incomplete","follow_up"]},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/actions.list.json"};
-const schema33 = {"type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","description":"An opaque identifier such as tsk_01JD8X3Z4M6Q."};
-const schema35 = {"type":"string","minLength":1,"maxLength":512,"description":"Opaque cursor from a previous page's nextCursor."};
-const schema36 = {"type":"integer","minimum":1,"maximum":200,"default":50,"description":"How many items a page holds (default 50, at most 200)."};
+const schema31 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"assigneeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"kind":{"type":"string","enum":["task_due","task_overdue","approval_pending","review_ready","intake_incomplete","follow_up"]},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/actions.list.json"};
+const schema33 = {"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","description":"An opaque id: its prefix names the resource (tsk_ task, cli_ client, prj_ project, usr_ user, …)."};
+const schema35 = {"type":"string","minLength":1,"maxLength":512,"description":"The previous page's nextCursor."};
+const schema36 = {"type":"integer","minimum":1,"maximum":200,"default":50,"description":"Items per page."};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
@@ -51,8 +51,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -61,8 +61,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -72,8 +73,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.assigneeId !== undefined){
+let data1 = data.assigneeId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err4 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -82,12 +86,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.assigneeId !== undefined){
-let data1 = data.assigneeId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err5 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err5 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -96,8 +96,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err6 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err6 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -106,8 +107,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err7 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.kind !== undefined){
+let data2 = data.kind;
+if(typeof data2 !== "string"){
+const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -116,9 +120,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((data2 === "task_due") || (data2 === "task_overdue")) || (data2 === "approval_pending")) || (data2 === "review_ready")) || (data2 === "intake_incomplete")) || (data2 === "follow_up"))){
+const err8 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -128,10 +131,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.kind !== undefined){
-let data2 = data.kind;
-if(typeof data2 !== "string"){
-const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cursor !== undefined){
+let data3 = data.cursor;
+if(typeof data3 === "string"){
+if(func1(data3) > 512){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -140,8 +144,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!((((((data2 === "task_due") || (data2 === "task_overdue")) || (data2 === "approval_pending")) || (data2 === "review_ready")) || (data2 === "intake_incomplete")) || (data2 === "follow_up"))){
-const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(func1(data3) < 1){
+const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -151,11 +155,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data3 = data.cursor;
-if(typeof data3 === "string"){
-if(func1(data3) > 512){
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+else {
+const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -164,8 +165,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.pageSize !== undefined){
+let data4 = data.pageSize;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -174,9 +178,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data4 == "number"){
+if(data4 > 200 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -185,11 +189,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data4 = data.pageSize;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data4 < 1 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -198,37 +199,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 200 || isNaN(data4)){
-const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
-}
-errors++;
-}
-if(data4 < 1 || isNaN(data4)){
-const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
 }
 errors++;
 }
@@ -238,7 +218,7 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_approvals_approve = validate22;
-const schema37 = {"type":"object","properties":{"approval_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"comment":{"type":"string","maxLength":2000}},"required":["approval_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/approvals.approve.json"};
+const schema37 = {"type":"object","properties":{"approval_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An approval's id (apr_…)."},"comment":{"type":"string","maxLength":2000}},"required":["approval_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/approvals.approve.json"};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/approvals.approve.json" */;
@@ -287,8 +267,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -297,8 +277,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -308,8 +289,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.comment !== undefined){
+let data1 = data.comment;
+if(typeof data1 === "string"){
+if(func1(data1) > 2000){
+const err5 = {instancePath:instancePath+"/comment",schemaPath:"#/properties/comment/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -319,11 +303,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.comment !== undefined){
-let data1 = data.comment;
-if(typeof data1 === "string"){
-if(func1(data1) > 2000){
-const err6 = {instancePath:instancePath+"/comment",schemaPath:"#/properties/comment/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+else {
+const err6 = {instancePath:instancePath+"/comment",schemaPath:"#/properties/comment/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -333,25 +314,14 @@ vErrors.push(err6);
 errors++;
 }
 }
+}
 else {
-const err7 = {instancePath:instancePath+"/comment",schemaPath:"#/properties/comment/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -361,7 +331,7 @@ return errors === 0;
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_approvals_get = validate23;
-const schema39 = {"type":"object","properties":{"approval_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["approval_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/approvals.get.json"};
+const schema39 = {"type":"object","properties":{"approval_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An approval's id (apr_…)."}},"required":["approval_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/approvals.get.json"};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/approvals.get.json" */;
@@ -410,8 +380,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -420,8 +390,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -431,25 +402,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -621,7 +581,7 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_approvals_reject = validate25;
-const schema45 = {"type":"object","properties":{"approval_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"comment":{"type":"string","maxLength":2000}},"required":["approval_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/approvals.reject.json"};
+const schema45 = {"type":"object","properties":{"approval_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An approval's id (apr_…)."},"comment":{"type":"string","maxLength":2000}},"required":["approval_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/approvals.reject.json"};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/approvals.reject.json" */;
@@ -670,8 +630,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -680,8 +640,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -691,8 +652,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/approval_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.comment !== undefined){
+let data1 = data.comment;
+if(typeof data1 === "string"){
+if(func1(data1) > 2000){
+const err5 = {instancePath:instancePath+"/comment",schemaPath:"#/properties/comment/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -702,11 +666,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.comment !== undefined){
-let data1 = data.comment;
-if(typeof data1 === "string"){
-if(func1(data1) > 2000){
-const err6 = {instancePath:instancePath+"/comment",schemaPath:"#/properties/comment/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+else {
+const err6 = {instancePath:instancePath+"/comment",schemaPath:"#/properties/comment/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -716,25 +677,14 @@ vErrors.push(err6);
 errors++;
 }
 }
+}
 else {
-const err7 = {instancePath:instancePath+"/comment",schemaPath:"#/properties/comment/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -744,7 +694,7 @@ return errors === 0;
 validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_campaigns_list = validate26;
-const schema47 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/CampaignStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/campaigns.list.json"};
+const schema47 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/CampaignStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/campaigns.list.json"};
 const schema49 = {"type":"string","enum":["draft","scheduled","sending","sent","cancelled"]};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -784,8 +734,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -794,8 +744,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -805,8 +756,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data1 = data.status;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -815,11 +768,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data1 = data.status;
-if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data1 === "draft") || (data1 === "scheduled")) || (data1 === "sending")) || (data1 === "sent")) || (data1 === "cancelled"))){
+const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -828,8 +778,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!(((((data1 === "draft") || (data1 === "scheduled")) || (data1 === "sending")) || (data1 === "sent")) || (data1 === "cancelled"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 === "string"){
+if(func1(data2) > 512){
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -838,12 +792,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 === "string"){
-if(func1(data2) > 512){
-const err7 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(func1(data2) < 1){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -852,8 +802,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -863,8 +814,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pageSize !== undefined){
+let data3 = data.pageSize;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err9 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -873,11 +826,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data3 = data.pageSize;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err10 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data3 == "number"){
+if(data3 > 200 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -886,9 +837,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 200 || isNaN(data3)){
-const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(data3 < 1 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -897,26 +847,16 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data3 < 1 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
 }
 errors++;
 }
@@ -926,7 +866,7 @@ return errors === 0;
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_campaigns_propose_send = validate27;
-const schema52 = {"type":"object","properties":{"campaign_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"scheduledAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"When to send; omit to send as soon as it is approved."}},"required":["campaign_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/campaigns.propose_send.json"};
+const schema52 = {"type":"object","properties":{"campaign_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A campaign's id (cmp_…)."},"scheduledAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"When to send; omit to send as soon as it is approved."}},"required":["campaign_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/campaigns.propose_send.json"};
 const schema54 = {"type":"string","format":"date-time","description":"An RFC 3339 instant in UTC."};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
@@ -977,8 +917,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/campaign_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/campaign_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -987,8 +927,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/campaign_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/campaign_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -998,8 +939,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/campaign_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.scheduledAt !== undefined){
+let data1 = data.scheduledAt;
+if(typeof data1 === "string"){
+if(!(formats0.validate(data1))){
+const err5 = {instancePath:instancePath+"/scheduledAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1009,11 +953,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.scheduledAt !== undefined){
-let data1 = data.scheduledAt;
-if(typeof data1 === "string"){
-if(!(formats0.validate(data1))){
-const err6 = {instancePath:instancePath+"/scheduledAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err6 = {instancePath:instancePath+"/scheduledAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1023,25 +964,14 @@ vErrors.push(err6);
 errors++;
 }
 }
+}
 else {
-const err7 = {instancePath:instancePath+"/scheduledAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -1051,7 +981,7 @@ return errors === 0;
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_clients_get = validate28;
-const schema55 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.get.json"};
+const schema55 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.get.json"};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/clients.get.json" */;
@@ -1100,8 +1030,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1110,8 +1040,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1121,25 +1052,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -1149,7 +1069,7 @@ return errors === 0;
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_clients_health = validate29;
-const schema57 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.health.json"};
+const schema57 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.health.json"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/clients.health.json" */;
@@ -1198,8 +1118,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1208,8 +1128,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1219,25 +1140,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -1247,7 +1157,7 @@ return errors === 0;
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_clients_launch_readiness = validate30;
-const schema59 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.launch_readiness.json"};
+const schema59 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.launch_readiness.json"};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/clients.launch_readiness.json" */;
@@ -1296,8 +1206,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1306,8 +1216,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1317,25 +1228,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -1482,7 +1382,7 @@ return errors === 0;
 validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_clients_memberships_list = validate32;
-const schema65 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/MembershipStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.memberships.list.json"};
+const schema65 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/MembershipStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.memberships.list.json"};
 const schema67 = {"type":"string","enum":["invited","active","revoked","expired"]};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1532,8 +1432,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1542,8 +1442,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1553,434 +1454,20 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data1 = data.status;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/MembershipStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data1 = data.status;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/MembershipStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
 if(!((((data1 === "invited") || (data1 === "active")) || (data1 === "revoked")) || (data1 === "expired"))){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/MembershipStatus/enum",keyword:"enum",params:{allowedValues: schema67.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 === "string"){
-if(func1(data2) > 512){
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(func1(data2) < 1){
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.pageSize !== undefined){
-let data3 = data.pageSize;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(typeof data3 == "number"){
-if(data3 > 200 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(data3 < 1 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-validate32.errors = vErrors;
-return errors === 0;
-}
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_clients_publish_hub = validate33;
-const schema70 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"note":{"type":"string","maxLength":2000,"description":"Shown to the approver and kept with the version."}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.publish_hub.json"};
-
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/clients.publish_hub.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate33.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.client_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((key0 === "client_id") || (key0 === "note"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.client_id !== undefined){
-let data0 = data.client_id;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err2 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.note !== undefined){
-let data1 = data.note;
-if(typeof data1 === "string"){
-if(func1(data1) > 2000){
-const err6 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate33.errors = vErrors;
-return errors === 0;
-}
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_clients_summary = validate34;
-const schema72 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.summary.json"};
-
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/clients.summary.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate34.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.client_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "client_id")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.client_id !== undefined){
-let data0 = data.client_id;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err2 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-validate34.errors = vErrors;
-return errors === 0;
-}
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_crm_accounts_list = validate35;
-const schema74 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/AccountStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.accounts.list.json"};
-const schema76 = {"type":"string","enum":["prospect","customer","former_customer"]};
-
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/crm.accounts.list.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate35.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-if(!((((key0 === "clientId") || (key0 === "status")) || (key0 === "cursor")) || (key0 === "pageSize"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.clientId !== undefined){
-let data0 = data.clientId;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err1 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data1 = data.status;
-if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/AccountStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(!(((data1 === "prospect") || (data1 === "customer")) || (data1 === "former_customer"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/AccountStatus/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/MembershipStatus/enum",keyword:"enum",params:{allowedValues: schema67.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2071,13 +1558,386 @@ vErrors.push(err13);
 }
 errors++;
 }
+validate32.errors = vErrors;
+return errors === 0;
+}
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_clients_publish_hub = validate33;
+const schema70 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"note":{"type":"string","maxLength":2000,"description":"Shown to the approver and kept with the version."}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.publish_hub.json"};
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/clients.publish_hub.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.client_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "client_id") || (key0 === "note"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.client_id !== undefined){
+let data0 = data.client_id;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.note !== undefined){
+let data1 = data.note;
+if(typeof data1 === "string"){
+if(func1(data1) > 2000){
+const err5 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_clients_summary = validate34;
+const schema72 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.summary.json"};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/clients.summary.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.client_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "client_id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.client_id !== undefined){
+let data0 = data.client_id;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_crm_accounts_list = validate35;
+const schema74 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/AccountStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.accounts.list.json"};
+const schema76 = {"type":"string","enum":["prospect","customer","former_customer"]};
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/crm.accounts.list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate35.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!((((key0 === "clientId") || (key0 === "status")) || (key0 === "cursor")) || (key0 === "pageSize"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.clientId !== undefined){
+let data0 = data.clientId;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err1 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data1 = data.status;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/AccountStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!(((data1 === "prospect") || (data1 === "customer")) || (data1 === "former_customer"))){
+const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/AccountStatus/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 === "string"){
+if(func1(data2) > 512){
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(func1(data2) < 1){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.pageSize !== undefined){
+let data3 = data.pageSize;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err9 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(typeof data3 == "number"){
+if(data3 > 200 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data3 < 1 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
 validate35.errors = vErrors;
 return errors === 0;
 }
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_contacts_list = validate36;
-const schema79 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.contacts.list.json"};
+const schema79 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An account's id (acc_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.contacts.list.json"};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/crm.contacts.list.json" */;
@@ -2116,8 +1976,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2126,8 +1986,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2137,8 +1998,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.accountId !== undefined){
+let data1 = data.accountId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err4 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2147,12 +2011,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.accountId !== undefined){
-let data1 = data.accountId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err5 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err5 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2161,8 +2021,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err6 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err6 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2171,8 +2032,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err7 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 === "string"){
+if(func1(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2181,9 +2046,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2193,11 +2057,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 === "string"){
-if(func1(data2) > 512){
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+else {
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2206,8 +2067,11 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.pageSize !== undefined){
+let data3 = data.pageSize;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err10 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2216,9 +2080,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data3 == "number"){
+if(data3 > 200 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2227,11 +2091,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data3 = data.pageSize;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3 < 1 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2240,37 +2101,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 200 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
-}
-errors++;
-}
-if(data3 < 1 || isNaN(data3)){
-const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
 }
 errors++;
 }
@@ -2280,7 +2120,7 @@ return errors === 0;
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_contacts_search = validate37;
-const schema84 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S","description":"Free text matched against name, email, phone and job title."},"email":{"type":"string","maxLength":320,"description":"Exact email, case-insensitive."},"phone":{"type":"string","maxLength":40,"description":"Exact phone, digits compared."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.contacts.search.json"};
+const schema84 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S","description":"Free text matched against name, email, phone and job title."},"email":{"type":"string","maxLength":320,"description":"Exact email, case-insensitive."},"phone":{"type":"string","maxLength":40,"description":"Exact phone, digits compared."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An account's id (acc_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.contacts.search.json"};
 const pattern20 = new RegExp("\\S", "u");
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2415,8 +2255,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err10 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data3)){
+const err10 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2425,8 +2265,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err11 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err11 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2436,8 +2277,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.accountId !== undefined){
+let data4 = data.accountId;
+if(typeof data4 === "string"){
+if(func1(data4) > 64){
+const err12 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2446,12 +2290,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.accountId !== undefined){
-let data4 = data.accountId;
-if(typeof data4 === "string"){
-if(func1(data4) > 64){
-const err13 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data4)){
+const err13 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2460,8 +2300,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err14 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err14 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2470,8 +2311,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err15 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.cursor !== undefined){
+let data5 = data.cursor;
+if(typeof data5 === "string"){
+if(func1(data5) > 512){
+const err15 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2480,9 +2325,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data5) < 1){
+const err16 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2492,11 +2336,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data5 = data.cursor;
-if(typeof data5 === "string"){
-if(func1(data5) > 512){
-const err17 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+else {
+const err17 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2505,8 +2346,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(func1(data5) < 1){
-const err18 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.pageSize !== undefined){
+let data6 = data.pageSize;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err18 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2515,9 +2359,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data6 == "number"){
+if(data6 > 200 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2526,11 +2370,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data6 = data.pageSize;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err20 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6 < 1 || isNaN(data6)){
+const err20 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2539,37 +2380,16 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(typeof data6 == "number"){
-if(data6 > 200 || isNaN(data6)){
-const err21 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
-}
-errors++;
-}
-if(data6 < 1 || isNaN(data6)){
-const err22 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
 }
 errors++;
 }
@@ -2579,9 +2399,9 @@ return errors === 0;
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_lead_create = validate38;
-const schema89 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Omit for the platform's own sales lead (operators only)."},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"company":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"source":{"$ref":"https://svc.invalid/schemas.json#/$defs/CrmSource"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"contactId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"estimatedValue":{"type":"number","minimum":0},"currency":{"type":"string","pattern":"^[A-Z]{3}$","default":"USD"},"notes":{"type":"string","maxLength":10000,"default":""}},"required":["title","company"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.lead.create.json"};
+const schema89 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Omit for the platform's own sales lead (operators only)."},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"company":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"source":{"$ref":"https://svc.invalid/schemas.json#/$defs/CrmSource"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An account's id (acc_…)."},"contactId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A contact's id (con_…)."},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"estimatedValue":{"type":"number","minimum":0},"currency":{"type":"string","pattern":"^[A-Z]{3}$","default":"USD"},"notes":{"type":"string","maxLength":10000,"default":""}},"required":["title","company"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.lead.create.json"};
 const schema91 = {"type":"string","enum":["referral","website","event","outbound","partner","other"]};
-const func61 = Object.prototype.hasOwnProperty;
+const func43 = Object.prototype.hasOwnProperty;
 const pattern29 = new RegExp("^[A-Z]{3}$", "u");
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2617,7 +2437,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func61.call(schema89.properties, key0))){
+if(!(func43.call(schema89.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2641,8 +2461,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2651,8 +2471,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2662,8 +2483,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.title !== undefined){
+let data1 = data.title;
+if(typeof data1 === "string"){
+if(func1(data1) > 200){
+const err6 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2672,12 +2496,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.title !== undefined){
-let data1 = data.title;
-if(typeof data1 === "string"){
-if(func1(data1) > 200){
-const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2686,8 +2506,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err8 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern20.test(data1)){
+const err8 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2696,8 +2516,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern20.test(data1)){
-const err9 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+else {
+const err9 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2707,8 +2528,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.company !== undefined){
+let data2 = data.company;
+if(typeof data2 === "string"){
+if(func1(data2) > 200){
+const err10 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2717,12 +2541,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.company !== undefined){
-let data2 = data.company;
-if(typeof data2 === "string"){
-if(func1(data2) > 200){
-const err11 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func1(data2) < 1){
+const err11 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2731,8 +2551,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err12 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern20.test(data2)){
+const err12 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2741,8 +2561,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern20.test(data2)){
-const err13 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+else {
+const err13 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2752,8 +2573,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-else {
-const err14 = {instancePath:instancePath+"/company",schemaPath:"#/properties/company/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.source !== undefined){
+let data3 = data.source;
+if(typeof data3 !== "string"){
+const err14 = {instancePath:instancePath+"/source",schemaPath:"https://svc.invalid/schemas.json#/$defs/CrmSource/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2762,11 +2585,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.source !== undefined){
-let data3 = data.source;
-if(typeof data3 !== "string"){
-const err15 = {instancePath:instancePath+"/source",schemaPath:"https://svc.invalid/schemas.json#/$defs/CrmSource/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((data3 === "referral") || (data3 === "website")) || (data3 === "event")) || (data3 === "outbound")) || (data3 === "partner")) || (data3 === "other"))){
+const err15 = {instancePath:instancePath+"/source",schemaPath:"https://svc.invalid/schemas.json#/$defs/CrmSource/enum",keyword:"enum",params:{allowedValues: schema91.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2775,8 +2595,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!((((((data3 === "referral") || (data3 === "website")) || (data3 === "event")) || (data3 === "outbound")) || (data3 === "partner")) || (data3 === "other"))){
-const err16 = {instancePath:instancePath+"/source",schemaPath:"https://svc.invalid/schemas.json#/$defs/CrmSource/enum",keyword:"enum",params:{allowedValues: schema91.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.accountId !== undefined){
+let data4 = data.accountId;
+if(typeof data4 === "string"){
+if(func1(data4) > 64){
+const err16 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2785,12 +2609,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.accountId !== undefined){
-let data4 = data.accountId;
-if(typeof data4 === "string"){
-if(func1(data4) > 64){
-const err17 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data4)){
+const err17 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2799,8 +2619,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err18 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err18 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2809,8 +2630,12 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err19 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.contactId !== undefined){
+let data5 = data.contactId;
+if(typeof data5 === "string"){
+if(func1(data5) > 64){
+const err19 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2819,9 +2644,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data5)){
+const err20 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2831,11 +2655,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.contactId !== undefined){
-let data5 = data.contactId;
-if(typeof data5 === "string"){
-if(func1(data5) > 64){
-const err21 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err21 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2844,8 +2665,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(func1(data5) < 1){
-const err22 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.ownerId !== undefined){
+let data6 = data.ownerId;
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err22 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2854,8 +2679,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern4.test(data5)){
-const err23 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(!pattern4.test(data6)){
+const err23 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2866,7 +2691,7 @@ errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err24 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2876,11 +2701,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.ownerId !== undefined){
-let data6 = data.ownerId;
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.estimatedValue !== undefined){
+let data7 = data.estimatedValue;
+if(typeof data7 == "number"){
+if(data7 < 0 || isNaN(data7)){
+const err25 = {instancePath:instancePath+"/estimatedValue",schemaPath:"#/properties/estimatedValue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2889,8 +2714,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(func1(data6) < 1){
-const err26 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err26 = {instancePath:instancePath+"/estimatedValue",schemaPath:"#/properties/estimatedValue/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2899,8 +2725,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern4.test(data6)){
-const err27 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.currency !== undefined){
+let data8 = data.currency;
+if(typeof data8 === "string"){
+if(!pattern29.test(data8)){
+const err27 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2911,7 +2741,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err28 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2921,11 +2751,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.estimatedValue !== undefined){
-let data7 = data.estimatedValue;
-if(typeof data7 == "number"){
-if(data7 < 0 || isNaN(data7)){
-const err29 = {instancePath:instancePath+"/estimatedValue",schemaPath:"#/properties/estimatedValue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data.notes !== undefined){
+let data9 = data.notes;
+if(typeof data9 === "string"){
+if(func1(data9) > 10000){
+const err29 = {instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2936,7 +2766,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/estimatedValue",schemaPath:"#/properties/estimatedValue/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err30 = {instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2946,64 +2776,14 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data.currency !== undefined){
-let data8 = data.currency;
-if(typeof data8 === "string"){
-if(!pattern29.test(data8)){
-const err31 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
+}
+else {
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err31];
 }
 else {
 vErrors.push(err31);
-}
-errors++;
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.notes !== undefined){
-let data9 = data.notes;
-if(typeof data9 === "string"){
-if(func1(data9) > 10000){
-const err33 = {instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/notes",schemaPath:"#/properties/notes/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
 }
 errors++;
 }
@@ -3013,7 +2793,7 @@ return errors === 0;
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_leads_list = validate39;
-const schema95 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/LeadStatus"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.leads.list.json"};
+const schema95 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/LeadStatus"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.leads.list.json"};
 const schema97 = {"type":"string","enum":["new","contacted","qualified","disqualified","converted"]};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3053,8 +2833,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3063,8 +2843,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3074,8 +2855,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data1 = data.status;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/LeadStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3084,11 +2867,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data1 = data.status;
-if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/LeadStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data1 === "new") || (data1 === "contacted")) || (data1 === "qualified")) || (data1 === "disqualified")) || (data1 === "converted"))){
+const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/LeadStatus/enum",keyword:"enum",params:{allowedValues: schema97.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3097,8 +2877,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!(((((data1 === "new") || (data1 === "contacted")) || (data1 === "qualified")) || (data1 === "disqualified")) || (data1 === "converted"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/LeadStatus/enum",keyword:"enum",params:{allowedValues: schema97.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.ownerId !== undefined){
+let data2 = data.ownerId;
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+const err6 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3107,12 +2891,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.ownerId !== undefined){
-let data2 = data.ownerId;
-if(typeof data2 === "string"){
-if(func1(data2) > 64){
-const err7 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data2)){
+const err7 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3121,8 +2901,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err8 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err8 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3131,8 +2912,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err9 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.cursor !== undefined){
+let data3 = data.cursor;
+if(typeof data3 === "string"){
+if(func1(data3) > 512){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3141,9 +2926,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data3) < 1){
+const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3153,11 +2937,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data3 = data.cursor;
-if(typeof data3 === "string"){
-if(func1(data3) > 512){
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+else {
+const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3166,8 +2947,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.pageSize !== undefined){
+let data4 = data.pageSize;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3176,9 +2960,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data4 == "number"){
+if(data4 > 200 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3187,11 +2971,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data4 = data.pageSize;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data4 < 1 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3200,37 +2981,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 200 || isNaN(data4)){
-const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
-}
-errors++;
-}
-if(data4 < 1 || isNaN(data4)){
-const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
 }
 errors++;
 }
@@ -3240,7 +3000,7 @@ return errors === 0;
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_opportunities_list = validate40;
-const schema101 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"stage":{"$ref":"https://svc.invalid/schemas.json#/$defs/OpportunityStage"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.opportunities.list.json"};
+const schema101 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An account's id (acc_…)."},"stage":{"$ref":"https://svc.invalid/schemas.json#/$defs/OpportunityStage"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.opportunities.list.json"};
 const schema104 = {"type":"string","enum":["qualification","proposal","negotiation","won","lost"]};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3280,8 +3040,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3290,8 +3050,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3301,8 +3062,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.accountId !== undefined){
+let data1 = data.accountId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err4 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3311,12 +3075,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.accountId !== undefined){
-let data1 = data.accountId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err5 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err5 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3325,8 +3085,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err6 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err6 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3335,8 +3096,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err7 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.stage !== undefined){
+let data2 = data.stage;
+if(typeof data2 !== "string"){
+const err7 = {instancePath:instancePath+"/stage",schemaPath:"https://svc.invalid/schemas.json#/$defs/OpportunityStage/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3345,9 +3109,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data2 === "qualification") || (data2 === "proposal")) || (data2 === "negotiation")) || (data2 === "won")) || (data2 === "lost"))){
+const err8 = {instancePath:instancePath+"/stage",schemaPath:"https://svc.invalid/schemas.json#/$defs/OpportunityStage/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3357,10 +3120,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.stage !== undefined){
-let data2 = data.stage;
-if(typeof data2 !== "string"){
-const err9 = {instancePath:instancePath+"/stage",schemaPath:"https://svc.invalid/schemas.json#/$defs/OpportunityStage/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cursor !== undefined){
+let data3 = data.cursor;
+if(typeof data3 === "string"){
+if(func1(data3) > 512){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3369,8 +3133,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!(((((data2 === "qualification") || (data2 === "proposal")) || (data2 === "negotiation")) || (data2 === "won")) || (data2 === "lost"))){
-const err10 = {instancePath:instancePath+"/stage",schemaPath:"https://svc.invalid/schemas.json#/$defs/OpportunityStage/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
+if(func1(data3) < 1){
+const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3380,11 +3144,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data3 = data.cursor;
-if(typeof data3 === "string"){
-if(func1(data3) > 512){
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+else {
+const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3393,8 +3154,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.pageSize !== undefined){
+let data4 = data.pageSize;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3403,9 +3167,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data4 == "number"){
+if(data4 > 200 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3414,11 +3178,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data4 = data.pageSize;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data4 < 1 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3427,37 +3188,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 200 || isNaN(data4)){
-const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
-}
-errors++;
-}
-if(data4 < 1 || isNaN(data4)){
-const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
 }
 errors++;
 }
@@ -3467,7 +3207,7 @@ return errors === 0;
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_opportunity_convert = validate41;
-const schema107 = {"type":"object","properties":{"opportunity_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectName":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S","description":"Defaults to the opportunity's name."},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["opportunity_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.opportunity.convert.json"};
+const schema107 = {"type":"object","properties":{"opportunity_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An opportunity's id (opp_…)."},"projectName":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S","description":"Defaults to the opportunity's name."},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["opportunity_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.opportunity.convert.json"};
 const schema109 = {"type":"string","format":"date","description":"A calendar date (YYYY-MM-DD)."};
 const formats2 = require("ajv-formats/dist/formats").fullFormats.date;
 
@@ -3518,8 +3258,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/opportunity_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/opportunity_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3528,8 +3268,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/opportunity_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/opportunity_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3539,8 +3280,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/opportunity_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.projectName !== undefined){
+let data1 = data.projectName;
+if(typeof data1 === "string"){
+if(func1(data1) > 200){
+const err5 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3549,12 +3293,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.projectName !== undefined){
-let data1 = data.projectName;
-if(typeof data1 === "string"){
-if(func1(data1) > 200){
-const err6 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func1(data1) < 1){
+const err6 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3563,8 +3303,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err7 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern20.test(data1)){
+const err7 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3573,8 +3313,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern20.test(data1)){
-const err8 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+else {
+const err8 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3584,8 +3325,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/projectName",schemaPath:"#/properties/projectName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.targetDate !== undefined){
+let data2 = data.targetDate;
+if(typeof data2 === "string"){
+if(!(formats2.validate(data2))){
+const err9 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3595,11 +3339,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.targetDate !== undefined){
-let data2 = data.targetDate;
-if(typeof data2 === "string"){
-if(!(formats2.validate(data2))){
-const err10 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+else {
+const err10 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3609,25 +3350,14 @@ vErrors.push(err10);
 errors++;
 }
 }
+}
 else {
-const err11 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
 }
 errors++;
 }
@@ -3637,7 +3367,7 @@ return errors === 0;
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_crm_touchpoint_log = validate42;
-const schema110 = {"type":"object","properties":{"leadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"contactId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"opportunityId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"channel":{"type":"string","enum":["email","call","meeting","note","event"]},"direction":{"type":"string","enum":["inbound","outbound","internal"],"default":"outbound"},"summary":{"type":"string","minLength":1,"maxLength":10000,"pattern":"\\S"},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Defaults to now."}},"required":["channel","summary"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.touchpoint.log.json"};
+const schema110 = {"type":"object","properties":{"leadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A lead's id (led_…)."},"contactId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A contact's id (con_…)."},"accountId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An account's id (acc_…)."},"opportunityId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An opportunity's id (opp_…)."},"channel":{"type":"string","enum":["email","call","meeting","note","event"]},"direction":{"type":"string","enum":["inbound","outbound","internal"],"default":"outbound"},"summary":{"type":"string","minLength":1,"maxLength":10000,"pattern":"\\S"},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Defaults to now."}},"required":["channel","summary"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/crm.touchpoint.log.json"};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/crm.touchpoint.log.json" */;
@@ -3696,8 +3426,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/leadId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/leadId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3706,8 +3436,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/leadId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/leadId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3717,8 +3448,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/leadId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.contactId !== undefined){
+let data1 = data.contactId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err6 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3727,12 +3461,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.contactId !== undefined){
-let data1 = data.contactId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err7 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err7 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3741,8 +3471,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err8 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err8 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3751,8 +3482,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err9 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.accountId !== undefined){
+let data2 = data.accountId;
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+const err9 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3761,9 +3496,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/contactId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data2)){
+const err10 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3773,11 +3507,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.accountId !== undefined){
-let data2 = data.accountId;
-if(typeof data2 === "string"){
-if(func1(data2) > 64){
-const err11 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err11 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3786,8 +3517,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err12 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.opportunityId !== undefined){
+let data3 = data.opportunityId;
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err12 = {instancePath:instancePath+"/opportunityId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3796,8 +3531,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err13 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(!pattern4.test(data3)){
+const err13 = {instancePath:instancePath+"/opportunityId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3808,7 +3543,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/accountId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err14 = {instancePath:instancePath+"/opportunityId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3818,11 +3553,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.opportunityId !== undefined){
-let data3 = data.opportunityId;
-if(typeof data3 === "string"){
-if(func1(data3) > 64){
-const err15 = {instancePath:instancePath+"/opportunityId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.channel !== undefined){
+let data4 = data.channel;
+if(typeof data4 !== "string"){
+const err15 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3831,8 +3565,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err16 = {instancePath:instancePath+"/opportunityId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!(((((data4 === "email") || (data4 === "call")) || (data4 === "meeting")) || (data4 === "note")) || (data4 === "event"))){
+const err16 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema110.properties.channel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3841,8 +3575,11 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err17 = {instancePath:instancePath+"/opportunityId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.direction !== undefined){
+let data5 = data.direction;
+if(typeof data5 !== "string"){
+const err17 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3851,9 +3588,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/opportunityId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data5 === "inbound") || (data5 === "outbound")) || (data5 === "internal"))){
+const err18 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema110.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3863,10 +3599,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.channel !== undefined){
-let data4 = data.channel;
-if(typeof data4 !== "string"){
-const err19 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.summary !== undefined){
+let data6 = data.summary;
+if(typeof data6 === "string"){
+if(func1(data6) > 10000){
+const err19 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3875,8 +3612,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!(((((data4 === "email") || (data4 === "call")) || (data4 === "meeting")) || (data4 === "note")) || (data4 === "event"))){
-const err20 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema110.properties.channel.enum},message:"must be equal to one of the allowed values"};
+if(func1(data6) < 1){
+const err20 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3885,11 +3622,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data.direction !== undefined){
-let data5 = data.direction;
-if(typeof data5 !== "string"){
-const err21 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data6)){
+const err21 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3898,8 +3632,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!(((data5 === "inbound") || (data5 === "outbound")) || (data5 === "internal"))){
-const err22 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema110.properties.direction.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err22 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3909,11 +3644,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.summary !== undefined){
-let data6 = data.summary;
-if(typeof data6 === "string"){
-if(func1(data6) > 10000){
-const err23 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data.occurredAt !== undefined){
+let data7 = data.occurredAt;
+if(typeof data7 === "string"){
+if(!(formats0.validate(data7))){
+const err23 = {instancePath:instancePath+"/occurredAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3922,8 +3657,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(func1(data6) < 1){
-const err24 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err24 = {instancePath:instancePath+"/occurredAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3932,61 +3668,15 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern20.test(data6)){
-const err25 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
-}
-errors++;
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.occurredAt !== undefined){
-let data7 = data.occurredAt;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err27 = {instancePath:instancePath+"/occurredAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-else {
-const err28 = {instancePath:instancePath+"/occurredAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-}
-else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
 }
 errors++;
 }
@@ -3996,7 +3686,7 @@ return errors === 0;
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_events_list = validate43;
-const schema116 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only events at or after this instant (for a first page; then follow nextCursor)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.list.json"};
+const schema116 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only events at or after this instant (for a first page; then follow nextCursor)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.list.json"};
 const schema117 = {"type":"string","enum":["task.created","task.updated","task.completed","project.stage_advanced","intake.finalized","review.released","membership.invited","membership.revoked","approval.approved","approval.rejected"],"description":"New event types may be added within /v1."};
 const func0 = require("ajv/dist/runtime/equal").default;
 
@@ -4106,8 +3796,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err7 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data2)){
+const err7 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4116,8 +3806,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err8 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err8 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4127,8 +3818,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.since !== undefined){
+let data3 = data.since;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err9 = {instancePath:instancePath+"/since",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4138,11 +3832,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.since !== undefined){
-let data3 = data.since;
-if(typeof data3 === "string"){
-if(!(formats0.validate(data3))){
-const err10 = {instancePath:instancePath+"/since",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err10 = {instancePath:instancePath+"/since",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4152,8 +3843,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/since",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cursor !== undefined){
+let data4 = data.cursor;
+if(typeof data4 === "string"){
+if(func1(data4) > 512){
+const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4162,12 +3856,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.cursor !== undefined){
-let data4 = data.cursor;
-if(typeof data4 === "string"){
-if(func1(data4) > 512){
-const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(func1(data4) < 1){
+const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4176,8 +3866,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4187,8 +3878,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-else {
-const err14 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pageSize !== undefined){
+let data5 = data.pageSize;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4197,11 +3890,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data5 = data.pageSize;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data5 == "number"){
+if(data5 > 200 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4210,9 +3901,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 200 || isNaN(data5)){
-const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(data5 < 1 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4221,26 +3911,16 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data5 < 1 || isNaN(data5)){
-const err17 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
 }
 errors++;
 }
@@ -4250,7 +3930,7 @@ return errors === 0;
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_events_stream = validate44;
-const schema122 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"after":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Start after this event id; the Last-Event-ID header does the same and wins."}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.stream.json"};
+const schema122 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"after":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Start after this event id; the Last-Event-ID header does the same and wins."}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.stream.json"};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/events.stream.json" */;
@@ -4358,8 +4038,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err7 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data2)){
+const err7 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4368,8 +4048,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err8 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err8 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4379,8 +4060,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.after !== undefined){
+let data3 = data.after;
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err9 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4389,12 +4073,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.after !== undefined){
-let data3 = data.after;
-if(typeof data3 === "string"){
-if(func1(data3) > 64){
-const err10 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data3)){
+const err10 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4403,8 +4083,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err11 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err11 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4413,36 +4094,15 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err12 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
-}
-errors++;
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }
@@ -4452,7 +4112,7 @@ return errors === 0;
 validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_execution_jobs_get = validate45;
-const schema126 = {"type":"object","properties":{"job_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["job_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.jobs.get.json"};
+const schema126 = {"type":"object","properties":{"job_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An execution job's id (job_…)."}},"required":["job_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.jobs.get.json"};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/execution.jobs.get.json" */;
@@ -4501,8 +4161,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/job_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/job_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4511,8 +4171,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/job_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/job_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4522,25 +4183,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/job_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -4550,7 +4200,7 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_execution_requests_propose = validate46;
-const schema128 = {"type":"object","properties":{"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"instructions":{"type":"string","minLength":1,"maxLength":20000,"pattern":"\\S"},"parameters":{"type":"object","maxProperties":50},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["kind","title","instructions"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.requests.propose.json"};
+const schema128 = {"type":"object","properties":{"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"instructions":{"type":"string","minLength":1,"maxLength":20000,"pattern":"\\S"},"parameters":{"type":"object","maxProperties":50},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["kind","title","instructions"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.requests.propose.json"};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/execution.requests.propose.json" */;
@@ -4757,8 +4407,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data4)){
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4767,8 +4417,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err18 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err18 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4778,25 +4429,14 @@ vErrors.push(err18);
 errors++;
 }
 }
+}
 else {
-const err19 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
 }
 errors++;
 }
@@ -4806,7 +4446,7 @@ return errors === 0;
 validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_extraction_get = validate47;
-const schema130 = {"type":"object","properties":{"extraction_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["extraction_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/extraction.get.json"};
+const schema130 = {"type":"object","properties":{"extraction_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An extraction's id (ext_…)."}},"required":["extraction_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/extraction.get.json"};
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/extraction.get.json" */;
@@ -4855,8 +4495,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/extraction_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/extraction_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4865,8 +4505,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/extraction_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/extraction_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4876,25 +4517,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/extraction_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -4904,7 +4534,7 @@ return errors === 0;
 validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_download_url = validate48;
-const schema132 = {"type":"object","properties":{"file_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["file_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.download_url.json"};
+const schema132 = {"type":"object","properties":{"file_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."}},"required":["file_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.download_url.json"};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/files.download_url.json" */;
@@ -4953,8 +4583,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/file_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/file_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4963,8 +4593,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/file_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/file_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4974,25 +4605,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/file_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -5002,7 +4622,7 @@ return errors === 0;
 validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_register = validate49;
-const schema134 = {"type":"object","properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"intakeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S","description":"Defaults to the name given for the upload."}},"required":["uploadId"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.register.json"};
+const schema134 = {"type":"object","properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An upload's id (upl_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"intakeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S","description":"Defaults to the name given for the upload."}},"required":["uploadId"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.register.json"};
 const schema139 = {"type":"string","enum":["intake_document","deliverable","attachment","other"]};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5052,8 +4672,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/uploadId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/uploadId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5062,8 +4682,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/uploadId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/uploadId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5073,8 +4694,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/uploadId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.clientId !== undefined){
+let data1 = data.clientId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err5 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5083,12 +4707,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.clientId !== undefined){
-let data1 = data.clientId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err6 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err6 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5097,8 +4717,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err7 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err7 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5107,8 +4728,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err8 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.projectId !== undefined){
+let data2 = data.projectId;
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5117,9 +4742,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data2)){
+const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5129,11 +4753,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.projectId !== undefined){
-let data2 = data.projectId;
-if(typeof data2 === "string"){
-if(func1(data2) > 64){
-const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5142,8 +4763,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err11 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.intakeId !== undefined){
+let data3 = data.intakeId;
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err11 = {instancePath:instancePath+"/intakeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5152,8 +4777,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err12 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(!pattern4.test(data3)){
+const err12 = {instancePath:instancePath+"/intakeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5164,7 +4789,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/intakeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5174,11 +4799,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.intakeId !== undefined){
-let data3 = data.intakeId;
-if(typeof data3 === "string"){
-if(func1(data3) > 64){
-const err14 = {instancePath:instancePath+"/intakeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.purpose !== undefined){
+let data4 = data.purpose;
+if(typeof data4 !== "string"){
+const err14 = {instancePath:instancePath+"/purpose",schemaPath:"https://svc.invalid/schemas.json#/$defs/FilePurpose/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5187,8 +4811,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err15 = {instancePath:instancePath+"/intakeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!((((data4 === "intake_document") || (data4 === "deliverable")) || (data4 === "attachment")) || (data4 === "other"))){
+const err15 = {instancePath:instancePath+"/purpose",schemaPath:"https://svc.invalid/schemas.json#/$defs/FilePurpose/enum",keyword:"enum",params:{allowedValues: schema139.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5197,8 +4821,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err16 = {instancePath:instancePath+"/intakeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.name !== undefined){
+let data5 = data.name;
+if(typeof data5 === "string"){
+if(func1(data5) > 255){
+const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5207,9 +4835,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/intakeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data5) < 1){
+const err17 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5218,11 +4845,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.purpose !== undefined){
-let data4 = data.purpose;
-if(typeof data4 !== "string"){
-const err18 = {instancePath:instancePath+"/purpose",schemaPath:"https://svc.invalid/schemas.json#/$defs/FilePurpose/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern20.test(data5)){
+const err18 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5231,8 +4855,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!((((data4 === "intake_document") || (data4 === "deliverable")) || (data4 === "attachment")) || (data4 === "other"))){
-const err19 = {instancePath:instancePath+"/purpose",schemaPath:"https://svc.invalid/schemas.json#/$defs/FilePurpose/enum",keyword:"enum",params:{allowedValues: schema139.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err19 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5242,59 +4867,14 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.name !== undefined){
-let data5 = data.name;
-if(typeof data5 === "string"){
-if(func1(data5) > 255){
-const err20 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
-}
-errors++;
-}
-if(func1(data5) < 1){
-const err21 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(!pattern20.test(data5)){
-const err22 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
 }
 errors++;
 }
@@ -5304,7 +4884,7 @@ return errors === 0;
 validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_upload_url = validate50;
-const schema140 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S"},"contentType":{"type":"string","minLength":3,"maxLength":255},"sizeBytes":{"type":"integer","minimum":1,"maximum":104857600},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["name","contentType","sizeBytes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.upload_url.json"};
+const schema140 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S"},"contentType":{"type":"string","minLength":3,"maxLength":255},"sizeBytes":{"type":"integer","minimum":1,"maximum":104857600},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["name","contentType","sizeBytes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.upload_url.json"};
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/files.upload_url.json" */;
@@ -5488,8 +5068,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data3)){
+const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5498,8 +5078,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5509,25 +5090,14 @@ vErrors.push(err16);
 errors++;
 }
 }
+}
 else {
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
-}
-errors++;
-}
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
 }
 errors++;
 }
@@ -5537,7 +5107,7 @@ return errors === 0;
 validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_create = validate51;
-const schema142 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"template":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"values":{"type":"object","description":"Initial values by field key; each must fit its field's type.","maxProperties":200,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"}}},"required":["clientId","template","title"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.create.json"};
+const schema142 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"template":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"values":{"type":"object","description":"Initial values by field key; each must fit its field's type.","maxProperties":200,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"}}},"required":["clientId","template","title"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.create.json"};
 const schema145 = {"description":"A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id).","anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]};
 const pattern59 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 
@@ -5608,8 +5178,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err5 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err5 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5618,8 +5188,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err6 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err6 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5629,8 +5200,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-else {
-const err7 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.projectId !== undefined){
+let data1 = data.projectId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err7 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5639,12 +5213,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.projectId !== undefined){
-let data1 = data.projectId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5653,8 +5223,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5663,8 +5234,12 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.template !== undefined){
+let data2 = data.template;
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+const err10 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5673,9 +5248,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data2) < 1){
+const err11 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5684,12 +5258,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.template !== undefined){
-let data2 = data.template;
-if(typeof data2 === "string"){
-if(func1(data2) > 64){
-const err12 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern59.test(data2)){
+const err12 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5698,8 +5268,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err13 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err13 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5708,8 +5279,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern59.test(data2)){
-const err14 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
+}
+if(data.title !== undefined){
+let data3 = data.title;
+if(typeof data3 === "string"){
+if(func1(data3) > 200){
+const err14 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5718,9 +5293,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data3) < 1){
+const err15 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5729,12 +5303,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.title !== undefined){
-let data3 = data.title;
-if(typeof data3 === "string"){
-if(func1(data3) > 200){
-const err16 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(!pattern20.test(data3)){
+const err16 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5743,8 +5313,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err17 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err17 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5753,8 +5324,12 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern20.test(data3)){
-const err18 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+if(data.values !== undefined){
+let data4 = data.values;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length > 200){
+const err18 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/maxProperties",keyword:"maxProperties",params:{limit: 200},message:"must NOT have more than 200 properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5763,9 +5338,11 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data4){
+const _errs14 = errors;
+if(typeof key1 === "string"){
+if(!pattern59.test(key1)){
+const err19 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5775,41 +5352,14 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.values !== undefined){
-let data4 = data.values;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(Object.keys(data4).length > 200){
-const err20 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/maxProperties",keyword:"maxProperties",params:{limit: 200},message:"must NOT have more than 200 properties"};
+var valid3 = _errs14 === errors;
+if(!valid3){
+const err20 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
-}
-errors++;
-}
-for(const key1 in data4){
-const _errs14 = errors;
-if(typeof key1 === "string"){
-if(!pattern59.test(key1)){
-const err21 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",propertyName:key1};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-var valid3 = _errs14 === errors;
-if(!valid3){
-const err22 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
 }
 errors++;
 }
@@ -5820,7 +5370,33 @@ const _errs18 = errors;
 let valid6 = false;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-const err23 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err21 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+var _valid0 = _errs19 === errors;
+valid6 = valid6 || _valid0;
+const _errs21 = errors;
+if(!(typeof data5 == "number")){
+const err22 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid0 = _errs21 === errors;
+valid6 = valid6 || _valid0;
+const _errs23 = errors;
+if(typeof data5 !== "boolean"){
+const err23 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5829,11 +5405,11 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid0 = _errs19 === errors;
+var _valid0 = _errs23 === errors;
 valid6 = valid6 || _valid0;
-const _errs21 = errors;
-if(!(typeof data5 == "number")){
-const err24 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const _errs25 = errors;
+if(data5 !== null){
+const err24 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -5842,41 +5418,15 @@ vErrors.push(err24);
 }
 errors++;
 }
-var _valid0 = _errs21 === errors;
+var _valid0 = _errs25 === errors;
 valid6 = valid6 || _valid0;
-const _errs23 = errors;
-if(typeof data5 !== "boolean"){
-const err25 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!valid6){
+const err25 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
-}
-errors++;
-}
-var _valid0 = _errs23 === errors;
-valid6 = valid6 || _valid0;
-const _errs25 = errors;
-if(data5 !== null){
-const err26 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-var _valid0 = _errs25 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const err27 = {instancePath:instancePath+"/values/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
 }
 errors++;
 }
@@ -5894,24 +5444,24 @@ vErrors = null;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err26 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err26];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err26);
 }
 errors++;
 }
 }
 }
 else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err27];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -5921,7 +5471,7 @@ return errors === 0;
 validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_draft_set_field = validate52;
-const schema146 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"source":{"type":"string","enum":["manual","extraction","import"],"default":"manual"}},"required":["intake_id","field_key","value"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.draft.set_field.json"};
+const schema146 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"source":{"type":"string","enum":["manual","extraction","import"],"default":"manual"}},"required":["intake_id","field_key","value"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.draft.set_field.json"};
 const schema148 = {"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$","description":"A field's key within its record, lower snake_case."};
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5983,693 +5533,6 @@ let data0 = data.intake_id;
 if(typeof data0 === "string"){
 if(func1(data0) > 64){
 const err4 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err5 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err6 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.field_key !== undefined){
-let data1 = data.field_key;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err8 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(func1(data1) < 1){
-const err9 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!pattern59.test(data1)){
-const err10 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.value !== undefined){
-let data2 = data.value;
-const _errs10 = errors;
-let valid4 = false;
-const _errs11 = errors;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/value",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-valid4 = valid4 || _valid0;
-const _errs13 = errors;
-if(!(typeof data2 == "number")){
-const err13 = {instancePath:instancePath+"/value",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-valid4 = valid4 || _valid0;
-const _errs15 = errors;
-if(typeof data2 !== "boolean"){
-const err14 = {instancePath:instancePath+"/value",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-var _valid0 = _errs15 === errors;
-valid4 = valid4 || _valid0;
-const _errs17 = errors;
-if(data2 !== null){
-const err15 = {instancePath:instancePath+"/value",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-var _valid0 = _errs17 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const err16 = {instancePath:instancePath+"/value",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-else {
-errors = _errs10;
-if(vErrors !== null){
-if(_errs10){
-vErrors.length = _errs10;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.source !== undefined){
-let data3 = data.source;
-if(typeof data3 !== "string"){
-const err17 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(!(((data3 === "manual") || (data3 === "extraction")) || (data3 === "import"))){
-const err18 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema146.properties.source.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-validate52.errors = vErrors;
-return errors === 0;
-}
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_intake_finalize = validate53;
-const schema150 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.finalize.json"};
-
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/intake.finalize.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate53.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.intake_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intake_id"},message:"must have required property '"+"intake_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "intake_id")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.intake_id !== undefined){
-let data0 = data.intake_id;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err2 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-validate53.errors = vErrors;
-return errors === 0;
-}
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_intake_get = validate54;
-const schema152 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.get.json"};
-
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/intake.get.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate54.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.intake_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intake_id"},message:"must have required property '"+"intake_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "intake_id")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.intake_id !== undefined){
-let data0 = data.intake_id;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err2 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-validate54.errors = vErrors;
-return errors === 0;
-}
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_intake_list = validate55;
-const schema154 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.list.json"};
-const schema157 = {"type":"string","enum":["draft","finalized"]};
-
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/intake.list.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate55.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-if(!(((((key0 === "clientId") || (key0 === "projectId")) || (key0 === "status")) || (key0 === "cursor")) || (key0 === "pageSize"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.clientId !== undefined){
-let data0 = data.clientId;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err1 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.projectId !== undefined){
-let data1 = data.projectId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err5 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(func1(data1) < 1){
-const err6 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(!pattern4.test(data1)){
-const err7 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data2 = data.status;
-if(typeof data2 !== "string"){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!((data2 === "draft") || (data2 === "finalized"))){
-const err10 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema157.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.cursor !== undefined){
-let data3 = data.cursor;
-if(typeof data3 === "string"){
-if(func1(data3) > 512){
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(func1(data3) < 1){
-const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.pageSize !== undefined){
-let data4 = data.pageSize;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(typeof data4 == "number"){
-if(data4 > 200 || isNaN(data4)){
-const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data4 < 1 || isNaN(data4)){
-const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-validate55.errors = vErrors;
-return errors === 0;
-}
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_intake_reopen_field = validate56;
-const schema160 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"reason":{"type":"string","maxLength":2000,"description":"Shown to the approver."}},"required":["intake_id","field_key"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.reopen_field.json"};
-
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/intake.reopen_field.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate56.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.intake_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intake_id"},message:"must have required property '"+"intake_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.field_key === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "field_key"},message:"must have required property '"+"field_key"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((key0 === "intake_id") || (key0 === "field_key")) || (key0 === "reason"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.intake_id !== undefined){
-let data0 = data.intake_id;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err3 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6745,11 +5608,446 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.reason !== undefined){
-let data2 = data.reason;
-if(typeof data2 === "string"){
-if(func1(data2) > 2000){
-const err11 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data.value !== undefined){
+let data2 = data.value;
+const _errs10 = errors;
+let valid4 = false;
+const _errs11 = errors;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/value",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid0 = _errs11 === errors;
+valid4 = valid4 || _valid0;
+const _errs13 = errors;
+if(!(typeof data2 == "number")){
+const err12 = {instancePath:instancePath+"/value",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var _valid0 = _errs13 === errors;
+valid4 = valid4 || _valid0;
+const _errs15 = errors;
+if(typeof data2 !== "boolean"){
+const err13 = {instancePath:instancePath+"/value",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid0 = _errs15 === errors;
+valid4 = valid4 || _valid0;
+const _errs17 = errors;
+if(data2 !== null){
+const err14 = {instancePath:instancePath+"/value",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid0 = _errs17 === errors;
+valid4 = valid4 || _valid0;
+if(!valid4){
+const err15 = {instancePath:instancePath+"/value",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.source !== undefined){
+let data3 = data.source;
+if(typeof data3 !== "string"){
+const err16 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!(((data3 === "manual") || (data3 === "extraction")) || (data3 === "import"))){
+const err17 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema146.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_intake_finalize = validate53;
+const schema150 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.finalize.json"};
+
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/intake.finalize.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate53.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.intake_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intake_id"},message:"must have required property '"+"intake_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "intake_id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.intake_id !== undefined){
+let data0 = data.intake_id;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_intake_get = validate54;
+const schema152 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.get.json"};
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/intake.get.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate54.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.intake_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intake_id"},message:"must have required property '"+"intake_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "intake_id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.intake_id !== undefined){
+let data0 = data.intake_id;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate54.errors = vErrors;
+return errors === 0;
+}
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_intake_list = validate55;
+const schema154 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.list.json"};
+const schema157 = {"type":"string","enum":["draft","finalized"]};
+
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/intake.list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate55.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((((key0 === "clientId") || (key0 === "projectId")) || (key0 === "status")) || (key0 === "cursor")) || (key0 === "pageSize"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.clientId !== undefined){
+let data0 = data.clientId;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err1 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.projectId !== undefined){
+let data1 = data.projectId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err4 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern4.test(data1)){
+const err5 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data2 = data.status;
+if(typeof data2 !== "string"){
+const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!((data2 === "draft") || (data2 === "finalized"))){
+const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema157.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.cursor !== undefined){
+let data3 = data.cursor;
+if(typeof data3 === "string"){
+if(func1(data3) > 512){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(func1(data3) < 1){
+const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -6759,8 +6057,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pageSize !== undefined){
+let data4 = data.pageSize;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -6769,15 +6069,205 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data4 == "number"){
+if(data4 > 200 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+if(data4 < 1 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+validate55.errors = vErrors;
+return errors === 0;
+}
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_intake_reopen_field = validate56;
+const schema160 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"reason":{"type":"string","maxLength":2000,"description":"Shown to the approver."}},"required":["intake_id","field_key"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.reopen_field.json"};
+
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/intake.reopen_field.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate56.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.intake_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intake_id"},message:"must have required property '"+"intake_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.field_key === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "field_key"},message:"must have required property '"+"field_key"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "intake_id") || (key0 === "field_key")) || (key0 === "reason"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.intake_id !== undefined){
+let data0 = data.intake_id;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err3 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/intake_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.field_key !== undefined){
+let data1 = data.field_key;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err6 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern59.test(data1)){
+const err8 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.reason !== undefined){
+let data2 = data.reason;
+if(typeof data2 === "string"){
+if(func1(data2) > 2000){
+const err10 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -6787,7 +6277,7 @@ return errors === 0;
 validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_create = validate57;
-const schema163 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode","default":"live"},"scopes":{"type":"array","items":{"type":"string","pattern":"^[a-z_]+:[a-z_]+$"},"minItems":1,"uniqueItems":true},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":100,"uniqueItems":true,"description":"Bind the key to these clients; omit or empty for unbound."},"ipAllowlist":{"type":"array","items":{"type":"string","maxLength":43},"maxItems":50,"uniqueItems":true,"description":"CIDR ranges (IPv4 or IPv6)."}},"required":["name","scopes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.create.json"};
+const schema163 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode","default":"live"},"scopes":{"type":"array","items":{"type":"string","pattern":"^[a-z_]+:[a-z_]+$"},"minItems":1,"uniqueItems":true},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"maxItems":100,"uniqueItems":true,"description":"Bind the key to these clients; omit or empty for unbound."},"ipAllowlist":{"type":"array","items":{"type":"string","maxLength":43},"maxItems":50,"uniqueItems":true,"description":"CIDR ranges (IPv4 or IPv6)."}},"required":["name","scopes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.create.json"};
 const schema164 = {"type":"string","enum":["live","test"]};
 const pattern71 = new RegExp("^[a-z_]+:[a-z_]+$", "u");
 
@@ -7005,8 +6495,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(func1(data5) < 1){
-const err16 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data5)){
+const err16 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -7015,24 +6505,14 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern4.test(data5)){
-const err17 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err17 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
-}
-errors++;
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/clientIds/" + i2,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
 }
 errors++;
 }
@@ -7044,12 +6524,12 @@ outer0:
 for(;i3--;){
 for(j1 = i3; j1--;){
 if(func0(data4[i3], data4[j1])){
-const err19 = {instancePath:instancePath+"/clientIds",schemaPath:"#/properties/clientIds/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+const err18 = {instancePath:instancePath+"/clientIds",schemaPath:"#/properties/clientIds/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err18];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err18);
 }
 errors++;
 break outer0;
@@ -7059,12 +6539,12 @@ break outer0;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/clientIds",schemaPath:"#/properties/clientIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err19 = {instancePath:instancePath+"/clientIds",schemaPath:"#/properties/clientIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err19];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err19);
 }
 errors++;
 }
@@ -7073,12 +6553,12 @@ if(data.ipAllowlist !== undefined){
 let data6 = data.ipAllowlist;
 if(Array.isArray(data6)){
 if(data6.length > 50){
-const err21 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+const err20 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err20];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err20);
 }
 errors++;
 }
@@ -7087,23 +6567,23 @@ for(let i4=0; i4<len2; i4++){
 let data7 = data6[i4];
 if(typeof data7 === "string"){
 if(func1(data7) > 43){
-const err22 = {instancePath:instancePath+"/ipAllowlist/" + i4,schemaPath:"#/properties/ipAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"};
+const err21 = {instancePath:instancePath+"/ipAllowlist/" + i4,schemaPath:"#/properties/ipAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err21];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err21);
 }
 errors++;
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/ipAllowlist/" + i4,schemaPath:"#/properties/ipAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err22 = {instancePath:instancePath+"/ipAllowlist/" + i4,schemaPath:"#/properties/ipAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err22];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err22);
 }
 errors++;
 }
@@ -7119,12 +6599,12 @@ continue;
 }
 if(typeof indices1[item1] == "number"){
 j2 = indices1[item1];
-const err24 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
+const err23 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err23];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err23);
 }
 errors++;
 break;
@@ -7134,24 +6614,24 @@ indices1[item1] = i5;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err24 = {instancePath:instancePath+"/ipAllowlist",schemaPath:"#/properties/ipAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err24];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err24);
 }
 errors++;
 }
 }
 }
 else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err25];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err25);
 }
 errors++;
 }
@@ -7309,7 +6789,7 @@ return errors === 0;
 validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_revoke = validate59;
-const schema170 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.revoke.json"};
+const schema170 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.revoke.json"};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.revoke.json" */;
@@ -7358,8 +6838,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/key_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/key_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7368,8 +6848,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/key_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/key_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7379,25 +6860,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/key_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -7407,7 +6877,7 @@ return errors === 0;
 validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_rotate = validate60;
-const schema172 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.rotate.json"};
+const schema172 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.rotate.json"};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.rotate.json" */;
@@ -7456,8 +6926,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/key_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/key_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7466,8 +6936,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/key_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/key_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7477,25 +6948,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/key_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -7505,7 +6965,7 @@ return errors === 0;
 validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_memberships_invite = validate61;
-const schema174 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"email":{"type":"string","format":"email","maxLength":320},"name":{"type":"string","maxLength":200},"role":{"type":"string","minLength":1,"maxLength":64,"description":"A role label; a permission label (a scope name such as tasks:read) allows that scope."}},"required":["client_id","email","role"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.invite.json"};
+const schema174 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"email":{"type":"string","format":"email","maxLength":320},"name":{"type":"string","maxLength":200},"role":{"type":"string","minLength":1,"maxLength":64,"description":"A role label; a permission label (a scope name such as tasks:read) allows that scope."}},"required":["client_id","email","role"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.invite.json"};
 const formats8 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7575,8 +7035,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err5 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err5 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7585,8 +7045,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err6 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err6 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7596,8 +7057,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-else {
-const err7 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.email !== undefined){
+let data1 = data.email;
+if(typeof data1 === "string"){
+if(func1(data1) > 320){
+const err7 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7606,12 +7070,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.email !== undefined){
-let data1 = data.email;
-if(typeof data1 === "string"){
-if(func1(data1) > 320){
-const err8 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
+if(!(formats8.test(data1))){
+const err8 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7620,8 +7080,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(formats8.test(data1))){
-const err9 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+}
+else {
+const err9 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7631,8 +7092,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 === "string"){
+if(func1(data2) > 200){
+const err10 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7642,11 +7106,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.name !== undefined){
-let data2 = data.name;
-if(typeof data2 === "string"){
-if(func1(data2) > 200){
-const err11 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+else {
+const err11 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7656,8 +7117,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.role !== undefined){
+let data3 = data.role;
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err12 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7666,12 +7130,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.role !== undefined){
-let data3 = data.role;
-if(typeof data3 === "string"){
-if(func1(data3) > 64){
-const err13 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(func1(data3) < 1){
+const err13 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7680,8 +7140,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err14 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err14 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -7691,25 +7152,14 @@ vErrors.push(err14);
 errors++;
 }
 }
+}
 else {
-const err15 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
 }
 errors++;
 }
@@ -7719,7 +7169,7 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_memberships_revoke = validate62;
-const schema176 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"membership_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["client_id","membership_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.revoke.json"};
+const schema176 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"membership_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A membership's id (mem_…)."}},"required":["client_id","membership_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.revoke.json"};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/memberships.revoke.json" */;
@@ -7778,8 +7228,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7788,8 +7238,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7799,8 +7250,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/client_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.membership_id !== undefined){
+let data1 = data.membership_id;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err6 = {instancePath:instancePath+"/membership_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7809,12 +7263,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.membership_id !== undefined){
-let data1 = data.membership_id;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err7 = {instancePath:instancePath+"/membership_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err7 = {instancePath:instancePath+"/membership_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7823,8 +7273,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err8 = {instancePath:instancePath+"/membership_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err8 = {instancePath:instancePath+"/membership_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7833,36 +7284,15 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err9 = {instancePath:instancePath+"/membership_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/membership_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
 }
 errors++;
 }
@@ -8038,7 +7468,7 @@ return errors === 0;
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_notifications_read = validate65;
-const schema183 = {"type":"object","properties":{"notificationIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"minItems":1,"maxItems":100,"uniqueItems":true}},"required":["notificationIds"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.read.json"};
+const schema183 = {"type":"object","properties":{"notificationIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A notification's id (ntf_…)."},"minItems":1,"maxItems":100,"uniqueItems":true}},"required":["notificationIds"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.read.json"};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/notifications.read.json" */;
@@ -8111,8 +7541,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err5 = {instancePath:instancePath+"/notificationIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data1)){
+const err5 = {instancePath:instancePath+"/notificationIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8121,24 +7551,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err6 = {instancePath:instancePath+"/notificationIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err6 = {instancePath:instancePath+"/notificationIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
-}
-errors++;
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/notificationIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
 }
 errors++;
 }
@@ -8150,12 +7570,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data0[i1], data0[j0])){
-const err8 = {instancePath:instancePath+"/notificationIds",schemaPath:"#/properties/notificationIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err7 = {instancePath:instancePath+"/notificationIds",schemaPath:"#/properties/notificationIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err7];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err7);
 }
 errors++;
 break outer0;
@@ -8165,24 +7585,24 @@ break outer0;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/notificationIds",schemaPath:"#/properties/notificationIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/notificationIds",schemaPath:"#/properties/notificationIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err8];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err8);
 }
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err9];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -8317,7 +7737,7 @@ return errors === 0;
 validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_oauth_grants_revoke = validate67;
-const schema188 = {"type":"object","properties":{"grant_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["grant_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.revoke.json"};
+const schema188 = {"type":"object","properties":{"grant_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An OAuth grant's id (grt_…)."}},"required":["grant_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.revoke.json"};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/oauth_grants.revoke.json" */;
@@ -8366,8 +7786,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/grant_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/grant_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8376,8 +7796,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/grant_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/grant_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8387,25 +7808,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/grant_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -8415,7 +7825,7 @@ return errors === 0;
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_operations_cancel = validate68;
-const schema190 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.cancel.json"};
+const schema190 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.cancel.json"};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/operations.cancel.json" */;
@@ -8464,8 +7874,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/operation_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/operation_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8474,8 +7884,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/operation_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/operation_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8485,25 +7896,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/operation_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -8513,7 +7913,7 @@ return errors === 0;
 validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_operations_get = validate69;
-const schema192 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.get.json"};
+const schema192 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.get.json"};
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/operations.get.json" */;
@@ -8562,8 +7962,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/operation_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/operation_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8572,8 +7972,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/operation_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/operation_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8583,25 +7984,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/operation_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -8771,7 +8161,7 @@ return errors === 0;
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_events_list = validate71;
-const schema198 = {"type":"object","properties":{"runId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"level":{"type":"string","enum":["debug","info","warning","error"],"description":"This level and above."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.events.list.json"};
+const schema198 = {"type":"object","properties":{"runId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"level":{"type":"string","enum":["debug","info","warning","error"],"description":"This level and above."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.events.list.json"};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.events.list.json" */;
@@ -8810,8 +8200,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/runId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/runId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8820,8 +8210,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/runId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err3 = {instancePath:instancePath+"/runId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8831,8 +8222,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/runId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.clientId !== undefined){
+let data1 = data.clientId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8841,12 +8235,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.clientId !== undefined){
-let data1 = data.clientId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err5 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err5 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8855,8 +8245,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err6 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err6 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8865,8 +8256,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err7 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.level !== undefined){
+let data2 = data.level;
+if(typeof data2 !== "string"){
+const err7 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8875,9 +8269,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((data2 === "debug") || (data2 === "info")) || (data2 === "warning")) || (data2 === "error"))){
+const err8 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema198.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8887,10 +8280,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.level !== undefined){
-let data2 = data.level;
-if(typeof data2 !== "string"){
-const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cursor !== undefined){
+let data3 = data.cursor;
+if(typeof data3 === "string"){
+if(func1(data3) > 512){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8899,8 +8293,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!((((data2 === "debug") || (data2 === "info")) || (data2 === "warning")) || (data2 === "error"))){
-const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema198.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(func1(data3) < 1){
+const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8910,11 +8304,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data3 = data.cursor;
-if(typeof data3 === "string"){
-if(func1(data3) > 512){
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+else {
+const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8923,8 +8314,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.pageSize !== undefined){
+let data4 = data.pageSize;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8933,9 +8327,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data4 == "number"){
+if(data4 > 200 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8944,11 +8338,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data4 = data.pageSize;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data4 < 1 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8957,37 +8348,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 200 || isNaN(data4)){
-const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
-}
-errors++;
-}
-if(data4 < 1 || isNaN(data4)){
-const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
 }
 errors++;
 }
@@ -8997,7 +8367,7 @@ return errors === 0;
 validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_run_rerun_partial = validate72;
-const schema203 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"fromStep":{"type":"string","minLength":1,"maxLength":64,"description":"The first step to repeat; earlier steps keep the parent run's outputs."}},"required":["run_id","fromStep"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.rerun_partial.json"};
+const schema203 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"fromStep":{"type":"string","minLength":1,"maxLength":64,"description":"The first step to repeat; earlier steps keep the parent run's outputs."}},"required":["run_id","fromStep"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.rerun_partial.json"};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.run.rerun_partial.json" */;
@@ -9056,8 +8426,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/run_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/run_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9066,8 +8436,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/run_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/run_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9077,8 +8448,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/run_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.fromStep !== undefined){
+let data1 = data.fromStep;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err6 = {instancePath:instancePath+"/fromStep",schemaPath:"#/properties/fromStep/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9087,12 +8461,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.fromStep !== undefined){
-let data1 = data.fromStep;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err7 = {instancePath:instancePath+"/fromStep",schemaPath:"#/properties/fromStep/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/fromStep",schemaPath:"#/properties/fromStep/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9101,8 +8471,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err8 = {instancePath:instancePath+"/fromStep",schemaPath:"#/properties/fromStep/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err8 = {instancePath:instancePath+"/fromStep",schemaPath:"#/properties/fromStep/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9112,25 +8483,14 @@ vErrors.push(err8);
 errors++;
 }
 }
+}
 else {
-const err9 = {instancePath:instancePath+"/fromStep",schemaPath:"#/properties/fromStep/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
 }
 errors++;
 }
@@ -9234,8 +8594,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err7 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data1)){
+const err7 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9244,8 +8604,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err8 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err8 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9255,8 +8616,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.parameters !== undefined){
+let data2 = data.parameters;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(Object.keys(data2).length > 50){
+const err9 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9266,11 +8630,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.parameters !== undefined){
-let data2 = data.parameters;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(Object.keys(data2).length > 50){
-const err10 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"};
+else {
+const err10 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9280,25 +8641,14 @@ vErrors.push(err10);
 errors++;
 }
 }
+}
 else {
-const err11 = {instancePath:instancePath+"/parameters",schemaPath:"#/properties/parameters/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
 }
 errors++;
 }
@@ -9308,7 +8658,7 @@ return errors === 0;
 validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_runs_get = validate74;
-const schema207 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["run_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.get.json"};
+const schema207 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."}},"required":["run_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.get.json"};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.runs.get.json" */;
@@ -9357,8 +8707,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/run_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/run_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9367,8 +8717,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/run_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/run_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9378,25 +8729,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/run_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -9406,7 +8746,7 @@ return errors === 0;
 validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_runs_list = validate75;
-const schema209 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"pipeline":{"type":"string","maxLength":64},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.list.json"};
+const schema209 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"pipeline":{"type":"string","maxLength":64},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.list.json"};
 const schema211 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9446,8 +8786,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9456,8 +8796,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9467,8 +8808,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pipeline !== undefined){
+let data1 = data.pipeline;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err4 = {instancePath:instancePath+"/pipeline",schemaPath:"#/properties/pipeline/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9478,11 +8822,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.pipeline !== undefined){
-let data1 = data.pipeline;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err5 = {instancePath:instancePath+"/pipeline",schemaPath:"#/properties/pipeline/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err5 = {instancePath:instancePath+"/pipeline",schemaPath:"#/properties/pipeline/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9492,8 +8833,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/pipeline",schemaPath:"#/properties/pipeline/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data2 = data.status;
+if(typeof data2 !== "string"){
+const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9502,11 +8845,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data2 = data.status;
-if(typeof data2 !== "string"){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "succeeded")) || (data2 === "failed")) || (data2 === "cancelled"))){
+const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema211.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9515,8 +8855,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "succeeded")) || (data2 === "failed")) || (data2 === "cancelled"))){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema211.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.cursor !== undefined){
+let data3 = data.cursor;
+if(typeof data3 === "string"){
+if(func1(data3) > 512){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9525,12 +8869,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.cursor !== undefined){
-let data3 = data.cursor;
-if(typeof data3 === "string"){
-if(func1(data3) > 512){
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(func1(data3) < 1){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9539,8 +8879,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9550,8 +8891,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pageSize !== undefined){
+let data4 = data.pageSize;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9560,11 +8903,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data4 = data.pageSize;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data4 == "number"){
+if(data4 > 200 || isNaN(data4)){
+const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9573,9 +8914,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 200 || isNaN(data4)){
-const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(data4 < 1 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9584,26 +8924,16 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data4 < 1 || isNaN(data4)){
-const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
 }
 errors++;
 }
@@ -9613,7 +8943,7 @@ return errors === 0;
 validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_create = validate76;
-const schema214 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"startDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["clientId","name"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.create.json"};
+const schema214 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"startDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["clientId","name"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.create.json"};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.create.json" */;
@@ -9672,8 +9002,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9682,8 +9012,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9693,8 +9024,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+let data1 = data.name;
+if(typeof data1 === "string"){
+if(func1(data1) > 200){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9703,12 +9037,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.name !== undefined){
-let data1 = data.name;
-if(typeof data1 === "string"){
-if(func1(data1) > 200){
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9717,8 +9047,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern20.test(data1)){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9727,8 +9057,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern20.test(data1)){
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+else {
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9738,8 +9069,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func1(data2) > 10000){
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9749,11 +9083,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data2 = data.description;
-if(typeof data2 === "string"){
-if(func1(data2) > 10000){
-const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9763,8 +9094,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.startDate !== undefined){
+let data3 = data.startDate;
+if(typeof data3 === "string"){
+if(!(formats2.validate(data3))){
+const err12 = {instancePath:instancePath+"/startDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9774,11 +9108,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.startDate !== undefined){
-let data3 = data.startDate;
-if(typeof data3 === "string"){
-if(!(formats2.validate(data3))){
-const err13 = {instancePath:instancePath+"/startDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+else {
+const err13 = {instancePath:instancePath+"/startDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9788,8 +9119,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-else {
-const err14 = {instancePath:instancePath+"/startDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.targetDate !== undefined){
+let data4 = data.targetDate;
+if(typeof data4 === "string"){
+if(!(formats2.validate(data4))){
+const err14 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9799,11 +9133,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.targetDate !== undefined){
-let data4 = data.targetDate;
-if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
-const err15 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+else {
+const err15 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9813,25 +9144,14 @@ vErrors.push(err15);
 errors++;
 }
 }
+}
 else {
-const err16 = {instancePath:instancePath+"/targetDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
 }
 errors++;
 }
@@ -9841,7 +9161,7 @@ return errors === 0;
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_get = validate77;
-const schema218 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.get.json"};
+const schema218 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.get.json"};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.get.json" */;
@@ -9890,8 +9210,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9900,8 +9220,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9911,25 +9232,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -9939,7 +9249,7 @@ return errors === 0;
 validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_list = validate78;
-const schema220 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"stage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.list.json"};
+const schema220 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"stage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.list.json"};
 const schema222 = {"type":"string","enum":["discovery","onboarding","build","review","launch","live"]};
 const schema223 = {"type":"string","enum":["active","on_hold","archived"]};
 
@@ -9980,8 +9290,202 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.stage !== undefined){
+let data1 = data.stage;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/stage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!((((((data1 === "discovery") || (data1 === "onboarding")) || (data1 === "build")) || (data1 === "review")) || (data1 === "launch")) || (data1 === "live"))){
+const err5 = {instancePath:instancePath+"/stage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/enum",keyword:"enum",params:{allowedValues: schema222.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data2 = data.status;
+if(typeof data2 !== "string"){
+const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!(((data2 === "active") || (data2 === "on_hold")) || (data2 === "archived"))){
+const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/enum",keyword:"enum",params:{allowedValues: schema223.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.cursor !== undefined){
+let data3 = data.cursor;
+if(typeof data3 === "string"){
+if(func1(data3) > 512){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(func1(data3) < 1){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.pageSize !== undefined){
+let data4 = data.pageSize;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(typeof data4 == "number"){
+if(data4 > 200 || isNaN(data4)){
+const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data4 < 1 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_projects_stage_advance = validate79;
+const schema226 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"expectedStage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage","description":"The stage the caller believes the project is in now."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.stage.advance.json"};
+
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/projects.stage.advance.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate79.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project_id"},message:"must have required property '"+"project_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project_id") || (key0 === "expectedStage"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project_id !== undefined){
+let data0 = data.project_id;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9991,7 +9495,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+const err3 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10002,7 +9506,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10012,10 +9516,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.stage !== undefined){
-let data1 = data.stage;
+if(data.expectedStage !== undefined){
+let data1 = data.expectedStage;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/stage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/expectedStage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10025,7 +9529,450 @@ vErrors.push(err5);
 errors++;
 }
 if(!((((((data1 === "discovery") || (data1 === "onboarding")) || (data1 === "build")) || (data1 === "review")) || (data1 === "launch")) || (data1 === "live"))){
-const err6 = {instancePath:instancePath+"/stage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/enum",keyword:"enum",params:{allowedValues: schema222.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/expectedStage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/enum",keyword:"enum",params:{allowedValues: schema222.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate79.errors = vErrors;
+return errors === 0;
+}
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_projects_update = validate80;
+const schema229 = {"type":"object","minProperties":2,"properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"startDate":{"type":["string","null"],"format":"date"},"targetDate":{"type":["string","null"],"format":"date"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.update.json"};
+
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/projects.update.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate80.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 2){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 2},message:"must NOT have fewer than 2 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.project_id === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project_id"},message:"must have required property '"+"project_id"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "project_id") || (key0 === "name")) || (key0 === "description")) || (key0 === "status")) || (key0 === "startDate")) || (key0 === "targetDate"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project_id !== undefined){
+let data0 = data.project_id;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err3 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data1 = data.name;
+if(typeof data1 === "string"){
+if(func1(data1) > 200){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern20.test(data1)){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func1(data2) > 10000){
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data3 = data.status;
+if(typeof data3 !== "string"){
+const err12 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!(((data3 === "active") || (data3 === "on_hold")) || (data3 === "archived"))){
+const err13 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/enum",keyword:"enum",params:{allowedValues: schema223.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.startDate !== undefined){
+let data4 = data.startDate;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err14 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: schema229.properties.startDate.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(typeof data4 === "string"){
+if(!(formats2.validate(data4))){
+const err15 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.targetDate !== undefined){
+let data5 = data.targetDate;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err16 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/type",keyword:"type",params:{type: schema229.properties.targetDate.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(typeof data5 === "string"){
+if(!(formats2.validate(data5))){
+const err17 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+validate80.errors = vErrors;
+return errors === 0;
+}
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_reviews_get = validate81;
+const schema232 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.get.json"};
+
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/reviews.get.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate81.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.review_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "review_id"},message:"must have required property '"+"review_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "review_id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.review_id !== undefined){
+let data0 = data.review_id;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate81.errors = vErrors;
+return errors === 0;
+}
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.validate_reviews_list = validate82;
+const schema234 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ReviewStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.list.json"};
+const schema237 = {"type":"string","enum":["draft","ready","released"]};
+
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://svc.invalid/inputs/reviews.list.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate82.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((((key0 === "clientId") || (key0 === "projectId")) || (key0 === "status")) || (key0 === "cursor")) || (key0 === "pageSize"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.clientId !== undefined){
+let data0 = data.clientId;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err1 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.projectId !== undefined){
+let data1 = data.projectId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err4 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern4.test(data1)){
+const err5 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10038,7 +9985,7 @@ errors++;
 if(data.status !== undefined){
 let data2 = data.status;
 if(typeof data2 !== "string"){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -10047,8 +9994,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!(((data2 === "active") || (data2 === "on_hold")) || (data2 === "archived"))){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/enum",keyword:"enum",params:{allowedValues: schema223.enum},message:"must be equal to one of the allowed values"};
+if(!(((data2 === "draft") || (data2 === "ready")) || (data2 === "released"))){
+const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema237.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10139,710 +10086,13 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate78.errors = vErrors;
-return errors === 0;
-}
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_projects_stage_advance = validate79;
-const schema226 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"expectedStage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage","description":"The stage the caller believes the project is in now."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.stage.advance.json"};
-
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/projects.stage.advance.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate79.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.project_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project_id"},message:"must have required property '"+"project_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((key0 === "project_id") || (key0 === "expectedStage"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.project_id !== undefined){
-let data0 = data.project_id;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err2 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.expectedStage !== undefined){
-let data1 = data.expectedStage;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/expectedStage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(!((((((data1 === "discovery") || (data1 === "onboarding")) || (data1 === "build")) || (data1 === "review")) || (data1 === "launch")) || (data1 === "live"))){
-const err7 = {instancePath:instancePath+"/expectedStage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/enum",keyword:"enum",params:{allowedValues: schema222.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate79.errors = vErrors;
-return errors === 0;
-}
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_projects_update = validate80;
-const schema229 = {"type":"object","minProperties":2,"properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"startDate":{"type":["string","null"],"format":"date"},"targetDate":{"type":["string","null"],"format":"date"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.update.json"};
-
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/projects.update.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate80.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 2){
-const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 2},message:"must NOT have fewer than 2 properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.project_id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project_id"},message:"must have required property '"+"project_id"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((((((key0 === "project_id") || (key0 === "name")) || (key0 === "description")) || (key0 === "status")) || (key0 === "startDate")) || (key0 === "targetDate"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.project_id !== undefined){
-let data0 = data.project_id;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err3 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/project_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.name !== undefined){
-let data1 = data.name;
-if(typeof data1 === "string"){
-if(func1(data1) > 200){
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func1(data1) < 1){
-const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!pattern20.test(data1)){
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-let data2 = data.description;
-if(typeof data2 === "string"){
-if(func1(data2) > 10000){
-const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data3 = data.status;
-if(typeof data3 !== "string"){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-if(!(((data3 === "active") || (data3 === "on_hold")) || (data3 === "archived"))){
-const err14 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/enum",keyword:"enum",params:{allowedValues: schema223.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.startDate !== undefined){
-let data4 = data.startDate;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err15 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: schema229.properties.startDate.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
-const err16 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-if(data.targetDate !== undefined){
-let data5 = data.targetDate;
-if((typeof data5 !== "string") && (data5 !== null)){
-const err17 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/type",keyword:"type",params:{type: schema229.properties.targetDate.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(typeof data5 === "string"){
-if(!(formats2.validate(data5))){
-const err18 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-validate80.errors = vErrors;
-return errors === 0;
-}
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_reviews_get = validate81;
-const schema232 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.get.json"};
-
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/reviews.get.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate81.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.review_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "review_id"},message:"must have required property '"+"review_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "review_id")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.review_id !== undefined){
-let data0 = data.review_id;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err2 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-validate81.errors = vErrors;
-return errors === 0;
-}
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.validate_reviews_list = validate82;
-const schema234 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ReviewStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.list.json"};
-const schema237 = {"type":"string","enum":["draft","ready","released"]};
-
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://svc.invalid/inputs/reviews.list.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate82.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-if(!(((((key0 === "clientId") || (key0 === "projectId")) || (key0 === "status")) || (key0 === "cursor")) || (key0 === "pageSize"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.clientId !== undefined){
-let data0 = data.clientId;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err1 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.projectId !== undefined){
-let data1 = data.projectId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err5 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(func1(data1) < 1){
-const err6 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(!pattern4.test(data1)){
-const err7 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data2 = data.status;
-if(typeof data2 !== "string"){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!(((data2 === "draft") || (data2 === "ready")) || (data2 === "released"))){
-const err10 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema237.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.cursor !== undefined){
-let data3 = data.cursor;
-if(typeof data3 === "string"){
-if(func1(data3) > 512){
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(func1(data3) < 1){
-const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.pageSize !== undefined){
-let data4 = data.pageSize;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(typeof data4 == "number"){
-if(data4 > 200 || isNaN(data4)){
-const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data4 < 1 || isNaN(data4)){
-const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
 validate82.errors = vErrors;
 return errors === 0;
 }
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_reviews_release = validate83;
-const schema240 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"note":{"type":"string","maxLength":2000,"description":"Shown to the approver and to the client with the release."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.release.json"};
+const schema240 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."},"note":{"type":"string","maxLength":2000,"description":"Shown to the approver and to the client with the release."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.release.json"};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/reviews.release.json" */;
@@ -10891,8 +10141,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10901,8 +10151,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10912,8 +10163,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/review_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.note !== undefined){
+let data1 = data.note;
+if(typeof data1 === "string"){
+if(func1(data1) > 2000){
+const err5 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10923,11 +10177,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.note !== undefined){
-let data1 = data.note;
-if(typeof data1 === "string"){
-if(func1(data1) > 2000){
-const err6 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+else {
+const err6 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10937,25 +10188,14 @@ vErrors.push(err6);
 errors++;
 }
 }
+}
 else {
-const err7 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -10965,7 +10205,7 @@ return errors === 0;
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_search_query = validate84;
-const schema242 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"uniqueItems":true,"minItems":1},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["query"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/search.query.json"};
+const schema242 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"uniqueItems":true,"minItems":1},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["query"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/search.query.json"};
 const schema243 = {"type":"string","enum":["client","project","task","intake_record","review","lead","account","contact","opportunity","campaign","file"]};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11129,8 +10369,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data3)){
+const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11139,8 +10379,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11150,8 +10391,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-else {
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cursor !== undefined){
+let data4 = data.cursor;
+if(typeof data4 === "string"){
+if(func1(data4) > 512){
+const err14 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11160,12 +10404,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.cursor !== undefined){
-let data4 = data.cursor;
-if(typeof data4 === "string"){
-if(func1(data4) > 512){
-const err15 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(func1(data4) < 1){
+const err15 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11174,8 +10414,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err16 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err16 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11185,8 +10426,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pageSize !== undefined){
+let data5 = data.pageSize;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err17 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11195,11 +10438,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data5 = data.pageSize;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err18 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data5 == "number"){
+if(data5 > 200 || isNaN(data5)){
+const err18 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11208,9 +10449,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 200 || isNaN(data5)){
-const err19 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(data5 < 1 || isNaN(data5)){
+const err19 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11219,26 +10459,16 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data5 < 1 || isNaN(data5)){
-const err20 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
 }
 errors++;
 }
@@ -11249,7 +10479,7 @@ validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_batch_create = validate85;
 const schema247 = {"type":"object","properties":{"tasks":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskDraft"}}},"required":["tasks"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.batch_create.json"};
-const schema248 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}}};
+const schema248 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}}};
 const schema251 = {"type":"string","enum":["low","normal","high","urgent"]};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11274,7 +10504,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func61.call(schema248.properties, key0))){
+if(!(func43.call(schema248.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -11368,8 +10598,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data2)){
+const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -11378,8 +10608,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -11389,8 +10620,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.clientId !== undefined){
+let data3 = data.clientId;
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err11 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11399,12 +10633,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.clientId !== undefined){
-let data3 = data.clientId;
-if(typeof data3 === "string"){
-if(func1(data3) > 64){
-const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data3)){
+const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11413,8 +10643,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11423,8 +10654,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.status !== undefined){
+let data4 = data.status;
+if(typeof data4 !== "string"){
+const err14 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11433,9 +10667,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
+const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema248.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11445,10 +10678,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data4 = data.status;
-if(typeof data4 !== "string"){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.priority !== undefined){
+let data5 = data.priority;
+if(typeof data5 !== "string"){
+const err16 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11457,8 +10690,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
-const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema248.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
+const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11468,10 +10701,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.priority !== undefined){
-let data5 = data.priority;
-if(typeof data5 !== "string"){
-const err18 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ownerId !== undefined){
+let data6 = data.ownerId;
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err18 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11480,8 +10714,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
-const err19 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
+if(!pattern4.test(data6)){
+const err19 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11491,11 +10725,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.ownerId !== undefined){
-let data6 = data.ownerId;
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -11504,8 +10735,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(func1(data6) < 1){
-const err21 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.assigneeIds !== undefined){
+let data7 = data.assigneeIds;
+if(Array.isArray(data7)){
+if(data7.length > 20){
+const err21 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -11514,8 +10749,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern4.test(data6)){
-const err22 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+if(typeof data8 === "string"){
+if(func1(data8) > 64){
+const err22 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -11524,9 +10763,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data8)){
+const err23 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -11536,61 +10774,13 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.assigneeIds !== undefined){
-let data7 = data.assigneeIds;
-if(Array.isArray(data7)){
-if(data7.length > 20){
-const err24 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+else {
+const err24 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
-}
-errors++;
-}
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-if(typeof data8 === "string"){
-if(func1(data8) > 64){
-const err25 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if(func1(data8) < 1){
-const err26 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(!pattern4.test(data8)){
-const err27 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-else {
-const err28 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
 }
 errors++;
 }
@@ -11602,12 +10792,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data7[i1], data7[j0])){
-const err29 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err25 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err25];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err25);
 }
 errors++;
 break outer0;
@@ -11617,12 +10807,12 @@ break outer0;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err26 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err26];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -11631,35 +10821,35 @@ if(data.dueDate !== undefined){
 let data9 = data.dueDate;
 if(typeof data9 === "string"){
 if(!(formats2.validate(data9))){
-const err31 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+const err27 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err27];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err27);
 }
 errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err28 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err28];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err28);
 }
 errors++;
 }
 }
 }
 else {
-const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err29];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -11762,7 +10952,7 @@ return errors === 0;
 validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_comment = validate88;
-const schema255 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"body":{"type":"string","minLength":1,"maxLength":10000,"pattern":"\\S"}},"required":["task_id","body"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comment.json"};
+const schema255 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"body":{"type":"string","minLength":1,"maxLength":10000,"pattern":"\\S"}},"required":["task_id","body"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comment.json"};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.comment.json" */;
@@ -11821,8 +11011,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11831,8 +11021,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11842,8 +11033,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.body !== undefined){
+let data1 = data.body;
+if(typeof data1 === "string"){
+if(func1(data1) > 10000){
+const err6 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11852,12 +11046,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.body !== undefined){
-let data1 = data.body;
-if(typeof data1 === "string"){
-if(func1(data1) > 10000){
-const err7 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -11866,8 +11056,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err8 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern20.test(data1)){
+const err8 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -11876,8 +11066,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern20.test(data1)){
-const err9 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+else {
+const err9 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -11887,25 +11078,14 @@ vErrors.push(err9);
 errors++;
 }
 }
+}
 else {
-const err10 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
 }
 errors++;
 }
@@ -11915,7 +11095,7 @@ return errors === 0;
 validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_comments_list = validate89;
-const schema257 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comments.list.json"};
+const schema257 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comments.list.json"};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.comments.list.json" */;
@@ -11964,8 +11144,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11974,8 +11154,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11985,8 +11166,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+if(typeof data1 === "string"){
+if(func1(data1) > 512){
+const err5 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11995,12 +11179,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-if(typeof data1 === "string"){
-if(func1(data1) > 512){
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(func1(data1) < 1){
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12009,8 +11189,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err7 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -12020,8 +11201,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-else {
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pageSize !== undefined){
+let data2 = data.pageSize;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err8 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -12030,11 +11213,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data2 = data.pageSize;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err9 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data2 == "number"){
+if(data2 > 200 || isNaN(data2)){
+const err9 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -12043,9 +11224,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 > 200 || isNaN(data2)){
-const err10 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(data2 < 1 || isNaN(data2)){
+const err10 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12054,26 +11234,16 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
 }
 errors++;
 }
@@ -12083,7 +11253,7 @@ return errors === 0;
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_complete = validate90;
-const schema261 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.complete.json"};
+const schema261 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.complete.json"};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.complete.json" */;
@@ -12132,8 +11302,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -12142,8 +11312,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12153,25 +11324,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -12181,7 +11341,7 @@ return errors === 0;
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_create = validate91;
-const schema263 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["title"],"$id":"https://svc.invalid/inputs/tasks.create.json"};
+const schema263 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["title"],"$id":"https://svc.invalid/inputs/tasks.create.json"};
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.create.json" */;
@@ -12206,7 +11366,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func61.call(schema263.properties, key0))){
+if(!(func43.call(schema263.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -12300,8 +11460,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data2)){
+const err9 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -12310,8 +11470,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err10 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12321,8 +11482,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.clientId !== undefined){
+let data3 = data.clientId;
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err11 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12331,12 +11495,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.clientId !== undefined){
-let data3 = data.clientId;
-if(typeof data3 === "string"){
-if(func1(data3) > 64){
-const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data3)){
+const err12 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -12345,8 +11505,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12355,8 +11516,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.status !== undefined){
+let data4 = data.status;
+if(typeof data4 !== "string"){
+const err14 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12365,9 +11529,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
+const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema263.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12377,10 +11540,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data4 = data.status;
-if(typeof data4 !== "string"){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.priority !== undefined){
+let data5 = data.priority;
+if(typeof data5 !== "string"){
+const err16 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12389,8 +11552,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
-const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema263.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
+const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12400,10 +11563,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.priority !== undefined){
-let data5 = data.priority;
-if(typeof data5 !== "string"){
-const err18 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ownerId !== undefined){
+let data6 = data.ownerId;
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err18 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12412,8 +11576,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
-const err19 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
+if(!pattern4.test(data6)){
+const err19 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12423,11 +11587,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.ownerId !== undefined){
-let data6 = data.ownerId;
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12436,8 +11597,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(func1(data6) < 1){
-const err21 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.assigneeIds !== undefined){
+let data7 = data.assigneeIds;
+if(Array.isArray(data7)){
+if(data7.length > 20){
+const err21 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12446,8 +11611,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern4.test(data6)){
-const err22 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+if(typeof data8 === "string"){
+if(func1(data8) > 64){
+const err22 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -12456,9 +11625,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/ownerId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data8)){
+const err23 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -12468,61 +11636,13 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.assigneeIds !== undefined){
-let data7 = data.assigneeIds;
-if(Array.isArray(data7)){
-if(data7.length > 20){
-const err24 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+else {
+const err24 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
-}
-errors++;
-}
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-if(typeof data8 === "string"){
-if(func1(data8) > 64){
-const err25 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if(func1(data8) < 1){
-const err26 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(!pattern4.test(data8)){
-const err27 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-else {
-const err28 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
 }
 errors++;
 }
@@ -12534,12 +11654,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data7[i1], data7[j0])){
-const err29 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err25 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err25];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err25);
 }
 errors++;
 break outer0;
@@ -12549,12 +11669,12 @@ break outer0;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err26 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err26];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -12563,35 +11683,35 @@ if(data.dueDate !== undefined){
 let data9 = data.dueDate;
 if(typeof data9 === "string"){
 if(!(formats2.validate(data9))){
-const err31 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+const err27 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err27];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err27);
 }
 errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err28 = {instancePath:instancePath+"/dueDate",schemaPath:"https://svc.invalid/schemas.json#/$defs/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err28];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err28);
 }
 errors++;
 }
 }
 }
 else {
-const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err29];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -12601,7 +11721,7 @@ return errors === 0;
 validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_get = validate92;
-const schema270 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.get.json"};
+const schema270 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.get.json"};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.get.json" */;
@@ -12650,8 +11770,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -12660,8 +11780,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12671,25 +11792,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -12699,7 +11809,7 @@ return errors === 0;
 validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_list = validate93;
-const schema272 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"assigneeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Matches the owner and co-assignees."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.list.json"};
+const schema272 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"assigneeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Matches the owner and co-assignees."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.list.json"};
 const schema276 = {"type":"string","enum":["open","in_progress","blocked","done"]};
 
 function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -12739,8 +11849,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -12749,8 +11859,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -12760,8 +11871,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.projectId !== undefined){
+let data1 = data.projectId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err4 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12770,12 +11884,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.projectId !== undefined){
-let data1 = data.projectId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err5 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err5 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -12784,8 +11894,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err6 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err6 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12794,8 +11905,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err7 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.assigneeId !== undefined){
+let data2 = data.assigneeId;
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+const err7 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -12804,9 +11919,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data2)){
+const err8 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -12816,11 +11930,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.assigneeId !== undefined){
-let data2 = data.assigneeId;
-if(typeof data2 === "string"){
-if(func1(data2) > 64){
-const err9 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err9 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -12829,8 +11940,11 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err10 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.status !== undefined){
+let data3 = data.status;
+if(typeof data3 !== "string"){
+const err10 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12839,8 +11953,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err11 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(!((((data3 === "open") || (data3 === "in_progress")) || (data3 === "blocked")) || (data3 === "done"))){
+const err11 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema276.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12850,8 +11964,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/assigneeId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cursor !== undefined){
+let data4 = data.cursor;
+if(typeof data4 === "string"){
+if(func1(data4) > 512){
+const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -12860,11 +11977,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data3 = data.status;
-if(typeof data3 !== "string"){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func1(data4) < 1){
+const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12873,8 +11987,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!((((data3 === "open") || (data3 === "in_progress")) || (data3 === "blocked")) || (data3 === "done"))){
-const err14 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema276.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err14 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12884,11 +11999,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data4 = data.cursor;
-if(typeof data4 === "string"){
-if(func1(data4) > 512){
-const err15 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(data.pageSize !== undefined){
+let data5 = data.pageSize;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12897,8 +12011,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err16 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data5 == "number"){
+if(data5 > 200 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12907,9 +12022,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5 < 1 || isNaN(data5)){
+const err17 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12919,49 +12033,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.pageSize !== undefined){
-let data5 = data.pageSize;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err18 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
-}
-errors++;
-}
-if(typeof data5 == "number"){
-if(data5 > 200 || isNaN(data5)){
-const err19 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(data5 < 1 || isNaN(data5)){
-const err20 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
 }
 errors++;
 }
@@ -12971,7 +12051,7 @@ return errors === 0;
 validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_update = validate94;
-const schema279 = {"type":"object","minProperties":2,"properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"type":"string","enum":["open","in_progress","blocked"],"description":"done is reached through tasks.complete."},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"],"minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","description":"A user id (as Id), or null for no owner."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"maxItems":20,"uniqueItems":true},"dueDate":{"type":["string","null"],"format":"date"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.update.json"};
+const schema279 = {"type":"object","minProperties":2,"properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"type":"string","enum":["open","in_progress","blocked"],"description":"done is reached through tasks.complete."},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"],"minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","description":"A user's id (usr_…), or null for no owner."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"type":["string","null"],"format":"date"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.update.json"};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.update.json" */;
@@ -13030,8 +12110,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -13040,8 +12120,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -13051,8 +12132,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/task_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.title !== undefined){
+let data1 = data.title;
+if(typeof data1 === "string"){
+if(func1(data1) > 200){
+const err6 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -13061,12 +12145,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.title !== undefined){
-let data1 = data.title;
-if(typeof data1 === "string"){
-if(func1(data1) > 200){
-const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -13075,8 +12155,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err8 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern20.test(data1)){
+const err8 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13085,8 +12165,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern20.test(data1)){
-const err9 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+else {
+const err9 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13096,8 +12177,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func1(data2) > 10000){
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13107,11 +12191,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data2 = data.description;
-if(typeof data2 === "string"){
-if(func1(data2) > 10000){
-const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13121,8 +12202,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data3 = data.status;
+if(typeof data3 !== "string"){
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13131,11 +12214,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data3 = data.status;
-if(typeof data3 !== "string"){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data3 === "open") || (data3 === "in_progress")) || (data3 === "blocked"))){
+const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema279.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -13144,8 +12224,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(((data3 === "open") || (data3 === "in_progress")) || (data3 === "blocked"))){
-const err14 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema279.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.priority !== undefined){
+let data4 = data.priority;
+if(typeof data4 !== "string"){
+const err14 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -13154,11 +12237,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.priority !== undefined){
-let data4 = data.priority;
-if(typeof data4 !== "string"){
-const err15 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((data4 === "low") || (data4 === "normal")) || (data4 === "high")) || (data4 === "urgent"))){
+const err15 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -13167,8 +12247,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!((((data4 === "low") || (data4 === "normal")) || (data4 === "high")) || (data4 === "urgent"))){
-const err16 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.ownerId !== undefined){
+let data5 = data.ownerId;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err16 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema279.properties.ownerId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -13177,11 +12260,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.ownerId !== undefined){
-let data5 = data.ownerId;
-if((typeof data5 !== "string") && (data5 !== null)){
-const err17 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema279.properties.ownerId.type},message:"must be string,null"};
+if(typeof data5 === "string"){
+if(func1(data5) > 64){
+const err17 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -13190,9 +12271,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(typeof data5 === "string"){
-if(func1(data5) > 64){
-const err18 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(func1(data5) < 1){
+const err18 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -13201,23 +12281,13 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(func1(data5) < 1){
-const err19 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data5)){
+const err19 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
-}
-errors++;
-}
-if(!pattern4.test(data5)){
-const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
 }
 errors++;
 }
@@ -13227,12 +12297,12 @@ if(data.assigneeIds !== undefined){
 let data6 = data.assigneeIds;
 if(Array.isArray(data6)){
 if(data6.length > 20){
-const err21 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+const err20 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err20];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err20);
 }
 errors++;
 }
@@ -13241,7 +12311,17 @@ for(let i0=0; i0<len0; i0++){
 let data7 = data6[i0];
 if(typeof data7 === "string"){
 if(func1(data7) > 64){
-const err22 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+const err21 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(!pattern4.test(data7)){
+const err22 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -13250,34 +12330,14 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(func1(data7) < 1){
-const err23 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err23 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
-}
-errors++;
-}
-if(!pattern4.test(data7)){
-const err24 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/assigneeIds/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
 }
 errors++;
 }
@@ -13289,12 +12349,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data6[i1], data6[j0])){
-const err26 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err24 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err24];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err24);
 }
 errors++;
 break outer0;
@@ -13304,7 +12364,31 @@ break outer0;
 }
 }
 else {
-const err27 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err25 = {instancePath:instancePath+"/assigneeIds",schemaPath:"#/properties/assigneeIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.dueDate !== undefined){
+let data8 = data.dueDate;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err26 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema279.properties.dueDate.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(typeof data8 === "string"){
+if(!(formats2.validate(data8))){
+const err27 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -13314,39 +12398,15 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.dueDate !== undefined){
-let data8 = data.dueDate;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err28 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema279.properties.dueDate.type},message:"must be string,null"};
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
-}
-errors++;
-}
-if(typeof data8 === "string"){
-if(!(formats2.validate(data8))){
-const err29 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
 }
 errors++;
 }
@@ -13356,7 +12416,7 @@ return errors === 0;
 validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_timeline_list = validate95;
-const schema283 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"taskId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only entries at or after this instant."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/timeline.list.json"};
+const schema283 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"taskId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only entries at or after this instant."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/timeline.list.json"};
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/timeline.list.json" */;
@@ -13395,8 +12455,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -13405,8 +12465,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -13416,8 +12477,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.projectId !== undefined){
+let data1 = data.projectId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err4 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -13426,12 +12490,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.projectId !== undefined){
-let data1 = data.projectId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err5 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err5 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -13440,8 +12500,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err6 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err6 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -13450,8 +12511,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err7 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.taskId !== undefined){
+let data2 = data.taskId;
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+const err7 = {instancePath:instancePath+"/taskId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -13460,9 +12525,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/projectId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data2)){
+const err8 = {instancePath:instancePath+"/taskId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13472,11 +12536,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.taskId !== undefined){
-let data2 = data.taskId;
-if(typeof data2 === "string"){
-if(func1(data2) > 64){
-const err9 = {instancePath:instancePath+"/taskId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err9 = {instancePath:instancePath+"/taskId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13485,8 +12546,12 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err10 = {instancePath:instancePath+"/taskId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.since !== undefined){
+let data3 = data.since;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err10 = {instancePath:instancePath+"/since",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13495,8 +12560,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
-const err11 = {instancePath:instancePath+"/taskId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err11 = {instancePath:instancePath+"/since",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13506,8 +12572,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/taskId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cursor !== undefined){
+let data4 = data.cursor;
+if(typeof data4 === "string"){
+if(func1(data4) > 512){
+const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13516,12 +12585,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.since !== undefined){
-let data3 = data.since;
-if(typeof data3 === "string"){
-if(!(formats0.validate(data3))){
-const err13 = {instancePath:instancePath+"/since",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(func1(data4) < 1){
+const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -13532,7 +12597,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/since",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err14 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -13542,11 +12607,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data4 = data.cursor;
-if(typeof data4 === "string"){
-if(func1(data4) > 512){
-const err15 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(data.pageSize !== undefined){
+let data5 = data.pageSize;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -13555,8 +12619,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err16 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data5 == "number"){
+if(data5 > 200 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -13565,9 +12630,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5 < 1 || isNaN(data5)){
+const err17 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -13577,49 +12641,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.pageSize !== undefined){
-let data5 = data.pageSize;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err18 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
-}
-errors++;
-}
-if(typeof data5 == "number"){
-if(data5 > 200 || isNaN(data5)){
-const err19 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(data5 < 1 || isNaN(data5)){
-const err20 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
 }
 errors++;
 }
@@ -13629,7 +12659,7 @@ return errors === 0;
 validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_deliveries_list = validate96;
-const schema290 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.deliveries.list.json"};
+const schema290 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.deliveries.list.json"};
 const schema292 = {"type":"string","enum":["pending","succeeded","failed"]};
 
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -13679,8 +12709,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -13689,8 +12719,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -13700,8 +12731,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data1 = data.status;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -13710,11 +12743,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data1 = data.status;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data1 === "pending") || (data1 === "succeeded")) || (data1 === "failed"))){
+const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema292.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -13723,8 +12753,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!(((data1 === "pending") || (data1 === "succeeded")) || (data1 === "failed"))){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema292.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 === "string"){
+if(func1(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -13733,12 +12767,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 === "string"){
-if(func1(data2) > 512){
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(func1(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13747,8 +12777,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13758,8 +12789,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pageSize !== undefined){
+let data3 = data.pageSize;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err10 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13768,11 +12801,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data3 = data.pageSize;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data3 == "number"){
+if(data3 > 200 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13781,9 +12812,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 200 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(data3 < 1 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13792,26 +12822,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data3 < 1 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }
@@ -13821,7 +12841,7 @@ return errors === 0;
 validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_delivery_replay = validate97;
-const schema295 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"delivery_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["endpoint_id","delivery_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.delivery.replay.json"};
+const schema295 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"delivery_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook delivery's id (whd_…)."}},"required":["endpoint_id","delivery_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.delivery.replay.json"};
 
 function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.delivery.replay.json" */;
@@ -13880,8 +12900,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -13890,8 +12910,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -13901,8 +12922,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.delivery_id !== undefined){
+let data1 = data.delivery_id;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err6 = {instancePath:instancePath+"/delivery_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -13911,12 +12935,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.delivery_id !== undefined){
-let data1 = data.delivery_id;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err7 = {instancePath:instancePath+"/delivery_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern4.test(data1)){
+const err7 = {instancePath:instancePath+"/delivery_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -13925,8 +12945,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data1) < 1){
-const err8 = {instancePath:instancePath+"/delivery_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err8 = {instancePath:instancePath+"/delivery_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13935,36 +12956,15 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err9 = {instancePath:instancePath+"/delivery_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/delivery_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
 }
 errors++;
 }
@@ -14174,8 +13174,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data4)){
+const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -14184,8 +13184,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -14195,25 +13196,14 @@ vErrors.push(err16);
 errors++;
 }
 }
+}
 else {
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
-}
-errors++;
-}
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
 }
 errors++;
 }
@@ -14223,7 +13213,7 @@ return errors === 0;
 validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_delete = validate99;
-const schema301 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.delete.json"};
+const schema301 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.delete.json"};
 
 function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.delete.json" */;
@@ -14272,8 +13262,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -14282,8 +13272,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -14293,25 +13284,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -14321,7 +13301,7 @@ return errors === 0;
 validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_rotate_secret = validate100;
-const schema303 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.rotate_secret.json"};
+const schema303 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.rotate_secret.json"};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.rotate_secret.json" */;
@@ -14370,8 +13350,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -14380,8 +13360,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -14391,25 +13372,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -14419,7 +13389,7 @@ return errors === 0;
 validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_test = validate101;
-const schema305 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"eventType":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType","description":"The type of the sample event; defaults to the endpoint's first type."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.test.json"};
+const schema305 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"eventType":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType","description":"The type of the sample event; defaults to the endpoint's first type."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.test.json"};
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.test.json" */;
@@ -14468,8 +13438,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -14478,8 +13448,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -14489,8 +13460,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.eventType !== undefined){
+let data1 = data.eventType;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/eventType",schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -14499,11 +13472,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.eventType !== undefined){
-let data1 = data.eventType;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/eventType",schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((((((data1 === "task.created") || (data1 === "task.updated")) || (data1 === "task.completed")) || (data1 === "project.stage_advanced")) || (data1 === "intake.finalized")) || (data1 === "review.released")) || (data1 === "membership.invited")) || (data1 === "membership.revoked")) || (data1 === "approval.approved")) || (data1 === "approval.rejected"))){
+const err6 = {instancePath:instancePath+"/eventType",schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema117.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -14512,25 +13482,15 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!((((((((((data1 === "task.created") || (data1 === "task.updated")) || (data1 === "task.completed")) || (data1 === "project.stage_advanced")) || (data1 === "intake.finalized")) || (data1 === "review.released")) || (data1 === "membership.invited")) || (data1 === "membership.revoked")) || (data1 === "approval.approved")) || (data1 === "approval.rejected"))){
-const err7 = {instancePath:instancePath+"/eventType",schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema117.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -14540,7 +13500,7 @@ return errors === 0;
 validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_update = validate102;
-const schema308 = {"type":"object","minProperties":2,"properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https://"},"description":{"type":"string","maxLength":500},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.update.json"};
+const schema308 = {"type":"object","minProperties":2,"properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https://"},"description":{"type":"string","maxLength":500},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.update.json"};
 const schema311 = {"type":"string","enum":["enabled","disabled"]};
 
 function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -14600,8 +13560,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -14610,8 +13570,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -14621,8 +13582,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.url !== undefined){
+let data1 = data.url;
+if(typeof data1 === "string"){
+if(func1(data1) > 2048){
+const err6 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -14631,12 +13595,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.url !== undefined){
-let data1 = data.url;
-if(typeof data1 === "string"){
-if(func1(data1) > 2048){
-const err7 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(!pattern130.test(data1)){
+const err7 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -14645,8 +13605,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern130.test(data1)){
-const err8 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
+if(!(formats26(data1))){
+const err8 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -14655,8 +13615,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(formats26(data1))){
-const err9 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+else {
+const err9 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -14666,8 +13627,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func1(data2) > 500){
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -14677,11 +13641,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data2 = data.description;
-if(typeof data2 === "string"){
-if(func1(data2) > 500){
-const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -14691,8 +13652,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.eventTypes !== undefined){
+let data3 = data.eventTypes;
+if(Array.isArray(data3)){
+if(data3.length < 1){
+const err12 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -14701,12 +13665,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.eventTypes !== undefined){
-let data3 = data.eventTypes;
-if(Array.isArray(data3)){
-if(data3.length < 1){
-const err13 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(typeof data4 !== "string"){
+const err13 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -14715,26 +13678,13 @@ vErrors.push(err13);
 }
 errors++;
 }
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(typeof data4 !== "string"){
-const err14 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((((((data4 === "task.created") || (data4 === "task.updated")) || (data4 === "task.completed")) || (data4 === "project.stage_advanced")) || (data4 === "intake.finalized")) || (data4 === "review.released")) || (data4 === "membership.invited")) || (data4 === "membership.revoked")) || (data4 === "approval.approved")) || (data4 === "approval.rejected"))){
+const err14 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema117.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
-}
-errors++;
-}
-if(!((((((((((data4 === "task.created") || (data4 === "task.updated")) || (data4 === "task.completed")) || (data4 === "project.stage_advanced")) || (data4 === "intake.finalized")) || (data4 === "review.released")) || (data4 === "membership.invited")) || (data4 === "membership.revoked")) || (data4 === "approval.approved")) || (data4 === "approval.rejected"))){
-const err15 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema117.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
 }
 errors++;
 }
@@ -14746,12 +13696,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data3[i1], data3[j0])){
-const err16 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err15 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err15];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err15);
 }
 errors++;
 break outer0;
@@ -14761,7 +13711,20 @@ break outer0;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err16 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data5 = data.status;
+if(typeof data5 !== "string"){
+const err17 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -14770,11 +13733,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data5 = data.status;
-if(typeof data5 !== "string"){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data5 === "enabled") || (data5 === "disabled"))){
+const err18 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema311.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -14783,25 +13743,15 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!((data5 === "enabled") || (data5 === "disabled"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema311.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
 }
 errors++;
 }
@@ -14811,7 +13761,7 @@ return errors === 0;
 validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoints_get = validate103;
-const schema312 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.get.json"};
+const schema312 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.get.json"};
 
 function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoints.get.json" */;
@@ -14860,8 +13810,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -14870,8 +13820,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err4 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -14881,25 +13832,14 @@ vErrors.push(err4);
 errors++;
 }
 }
+}
 else {
-const err5 = {instancePath:instancePath+"/endpoint_id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -14909,7 +13849,7 @@ return errors === 0;
 validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoints_list = validate104;
-const schema314 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.list.json"};
+const schema314 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.list.json"};
 
 function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoints.list.json" */;
@@ -14948,8 +13888,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -14958,8 +13898,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err3 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -14969,8 +13910,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data1 = data.status;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -14979,11 +13922,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data1 = data.status;
-if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data1 === "enabled") || (data1 === "disabled"))){
+const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema311.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -14992,8 +13932,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!((data1 === "enabled") || (data1 === "disabled"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema311.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 === "string"){
+if(func1(data2) > 512){
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -15002,12 +13946,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 === "string"){
-if(func1(data2) > 512){
-const err7 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(func1(data2) < 1){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -15016,8 +13956,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -15027,8 +13968,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pageSize !== undefined){
+let data3 = data.pageSize;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err9 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -15037,11 +13980,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.pageSize !== undefined){
-let data3 = data.pageSize;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err10 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data3 == "number"){
+if(data3 > 200 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -15050,9 +13991,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 200 || isNaN(data3)){
-const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(data3 < 1 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -15061,26 +14001,16 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data3 < 1 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
 }
 errors++;
 }

@@ -1,6 +1,7 @@
 // Step 2: every rule of the contract format. All errors of a run are collected, never just the first.
 import path from 'node:path';
 import { checkDeprecations } from './governance/deprecation.ts';
+import { checkKeys } from './keys.ts';
 import type { LoadedContract } from './load.ts';
 import {
   asArray,
@@ -245,6 +246,7 @@ function checkOperation(
       if (missing.length)
         c.report(source, [...at, 'mcp'], 'tool-without-annotations', `Command tool ${label} does not say ${missing.join(' and ')}. Add ${missing.map((k) => `${k}: true|false`).join(' and ')} to mcp.`);
     }
+    if (kind === 'command') checkAnnotations(source, op, method, at, label, c);
     if ('openWorld' in mcp && typeof mcp.openWorld !== 'boolean')
       c.report(source, [...at, 'mcp', 'openWorld'], 'invalid-value', `mcp.openWorld of ${label} is not a boolean. Write openWorld: true or false.`);
   } else if (typeof mcp.reason !== 'string' || !mcp.reason.trim()) {
@@ -252,8 +254,24 @@ function checkOperation(
   }
 }
 
+/**
+ * Annotations follow rules the contract states: a command that overwrites stored values (PATCH, PUT),
+ * removes them (DELETE) or reaches a state with no way back (`final: true`) is destructive; a Tier 2/3
+ * command files a new approval on every call, so it is not idempotent.
+ */
+function checkAnnotations(source: SourceFile, op: Obj, method: string, at: JsonPath, label: string, c: Checker): void {
+  const mcp = asObj(op.mcp);
+  if ('final' in op && typeof op.final !== 'boolean')
+    c.report(source, [...at, 'final'], 'invalid-value', `final of ${label} is not a boolean. Write final: true (the command reaches a state with no way back) or remove it.`);
+  const why = method === 'PATCH' || method === 'PUT' ? `it overwrites stored values (${method})` : method === 'DELETE' ? 'it removes stored values (DELETE)' : op.final === true ? 'it reaches a state with no way back (final: true)' : null;
+  if (why && mcp.destructive === false)
+    c.report(source, [...at, 'mcp', 'destructive'], 'annotation-contradiction', `${label} says destructive: false, but ${why}. Write destructive: true.`);
+  if ((op.tier === 2 || op.tier === 3) && mcp.idempotent === true)
+    c.report(source, [...at, 'mcp', 'idempotent'], 'annotation-contradiction', `${label} says idempotent: true, but as a Tier ${op.tier} command every call without a reused idempotency key files a new approval. Write idempotent: false.`);
+}
+
 export function checkContract(contract: LoadedContract): Diagnostic[] {
-  return [...checkContractRules(contract), ...checkDeprecations(contract)];
+  return [...checkKeys(contract), ...checkContractRules(contract), ...checkDeprecations(contract)];
 }
 
 function checkContractRules(contract: LoadedContract): Diagnostic[] {

@@ -5,7 +5,7 @@ import { COMPONENT_PREFIX } from './schema.ts';
 export const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
   description: 'An RFC 9457 problem document (application/problem+json).',
-  required: ['type', 'title', 'status', 'code', 'retryable'],
+  required: ['type', 'title', 'status', 'detail', 'code', 'instance', 'requestId', 'retryable'],
   properties: {
     type: { type: 'string', format: 'uri', description: '{base_url}/problems/<code>' },
     title: { type: 'string' },
@@ -27,18 +27,19 @@ export const PROBLEM_SCHEMA: JsonSchema = {
   },
 };
 
-export const PLANNED_OUTCOME: JsonSchema = {
-  type: 'object',
-  description: 'Prefer: dry-run (MCP dryRun): the plan of the write; nothing was written.',
-  required: ['outcome', 'plan'],
-  properties: {
-    outcome: { const: 'planned' },
-    plan: {
-      type: 'object',
-      description: 'The effects the write would have, the events it would emit and whether approval would be needed.',
+export function plannedOutcome(hasPlan: boolean): JsonSchema {
+  return {
+    type: 'object',
+    description: 'Prefer: dry-run (MCP dryRun): the plan of the write; nothing was written.',
+    required: ['outcome', 'plan'],
+    properties: {
+      outcome: { const: 'planned' },
+      plan: hasPlan
+        ? { $ref: `${COMPONENT_PREFIX}Plan` }
+        : { type: 'object', description: 'The effects the write would have, the events it would emit and whether approval would be needed.' },
     },
-  },
-};
+  };
+}
 
 export function proposedOutcome(hasApproval: boolean): JsonSchema {
   return {

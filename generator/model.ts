@@ -10,7 +10,7 @@ import type {
   ServiceDef,
 } from '../runtime/contract-types.ts';
 import { checkContract } from './check.ts';
-import { pageSchema, PLANNED_OUTCOME, PROBLEM_SCHEMA, proposedOutcome } from './envelopes.ts';
+import { pageSchema, plannedOutcome, PROBLEM_SCHEMA, proposedOutcome } from './envelopes.ts';
 import type { LoadedContract } from './load.ts';
 import { buildMcpTool } from './mcp.ts';
 import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParams, strings, type Obj } from './raw.ts';
@@ -26,7 +26,10 @@ export interface ModelOperation {
   declaredErrors: string[];
   /** Component names of the operation's own schemas. */
   inputName: string;
-  /** `<Pascal>Output` for reads, `<Pascal>Result` for commands. */
+  /**
+   * `<Pascal>Output`: a read's output, a command's result. Never `<Pascal>Result`, which client
+   * generators (orval) create themselves for each operation.
+   */
   outputName: string;
   /** Paged reads: the item schema (component form). */
   pageItem: JsonSchema | null;
@@ -42,7 +45,7 @@ export interface FamilyModel {
 
 export interface Model {
   service: ServiceDef;
-  info: { title: string; version: string; description: string; releaseDate: string | null };
+  info: { title: string; version: string; description: string; releaseDate: string | null; decision: string | null };
   operations: ModelOperation[];
   families: FamilyModel[];
   /** Every component schema: the contract's, Problem, the outcome envelopes and the per-operation ones. */
@@ -54,7 +57,7 @@ export interface Model {
   principals: { name: string; description: string; decision: string | null }[];
   limits: Record<string, number>;
   limitsDecision: string | null;
-  changelog: { version: string; date: string; added: string[]; deprecated: string[]; removed: string[] }[];
+  changelog: { version: string; date: string; added: string[]; deprecated: string[]; removed: string[]; corrected: string[] }[];
 }
 
 const IMPLIED_ALL = ['unauthorized', 'invalid_token', 'not_configured', 'rate_limited', 'internal_error', 'payload_too_large'];
@@ -142,7 +145,7 @@ export function buildModel(contract: LoadedContract): Model {
     schemas[name] = schema;
   };
   if (!contractSchemas.has('Problem')) schemas.Problem = PROBLEM_SCHEMA;
-  addGenerated('PlannedOutcome', PLANNED_OUTCOME);
+  addGenerated('PlannedOutcome', plannedOutcome(contractSchemas.has('Plan')));
   addGenerated('ProposedOutcome', proposedOutcome(contractSchemas.has('Approval')));
 
   const scopes = asArray(svc.scopes).map((s) => ({ name: String(asObj(s).name), description: text(asObj(s).description), decision: decisionOf(s) }));
@@ -209,7 +212,7 @@ export function buildModel(contract: LoadedContract): Model {
       let outputName: string;
       let pageItem: JsonSchema | null = null;
       if (kind === 'command') {
-        outputName = `${name}Result`;
+        outputName = `${name}Output`;
         addGenerated(outputName, toComponentForm(op.result));
       } else {
         outputName = `${name}Output`;
@@ -267,7 +270,7 @@ export function buildModel(contract: LoadedContract): Model {
         mcpReason: isTool ? null : text(mcp.reason),
       };
       if (isTool)
-        def.mcp = buildMcpTool(def, description, deref.deref(ref(inputName)), deref.deref(ref(outputName)), {
+        def.mcp = buildMcpTool(def, description, deref.deref(ref(inputName)), deref.deref(ref(outputName)), 'Plan' in schemas ? deref.deref(ref('Plan')) : null, {
           destructive: kind === 'command' ? mcp.destructive === true : false,
           idempotent: kind === 'command' ? mcp.idempotent === true : true,
           openWorld: mcp.openWorld === true,
@@ -299,6 +302,7 @@ export function buildModel(contract: LoadedContract): Model {
       version,
       description: text(info.description),
       releaseDate: typeof info.releaseDate === 'string' ? info.releaseDate : null,
+      decision: decisionOf(info),
     },
     operations,
     families,
@@ -315,7 +319,7 @@ export function buildModel(contract: LoadedContract): Model {
     limitsDecision: decisionOf(svc.limits),
     changelog: asArray(svc.changelog).map((c) => {
       const o = asObj(c);
-      return { version: String(o.version), date: String(o.date), added: strings(o.added), deprecated: strings(o.deprecated), removed: strings(o.removed) };
+      return { version: String(o.version), date: String(o.date), added: strings(o.added), deprecated: strings(o.deprecated), removed: strings(o.removed), corrected: strings(o.corrected) };
     }),
   };
 }

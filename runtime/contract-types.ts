@@ -22,10 +22,10 @@ export interface McpToolDef {
    */
   outputSchema: JsonSchema;
   annotations: {
-    title: string;
     readOnlyHint: boolean;
-    destructiveHint: boolean;
-    idempotentHint: boolean;
+    /** Commands only: the MCP spec gives them meaning only when readOnlyHint is false. */
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
     openWorldHint: boolean;
   };
 }

@@ -28,7 +28,7 @@ export interface ProblemDocument {
 const FALLBACK: Record<string, [number, string, RetryClass, number | null]> = {
   validation_failed: [422, 'The input is not valid', 'after_fix', null],
   malformed_json: [400, 'The request body is not valid JSON', 'after_fix', null],
-  idempotency_key_required: [400, 'An Idempotency-Key header is required', 'after_fix', null],
+  idempotency_key_required: [400, 'An idempotency key is required', 'after_fix', null],
   idempotency_key_reused: [422, 'The Idempotency-Key was already used with a different request', 'after_fix', null],
   idempotency_key_in_progress: [409, 'A request with this Idempotency-Key is still in progress', 'after_delay', null],
   unauthorized: [401, 'A credential is required', 'after_fix', null],

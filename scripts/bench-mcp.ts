@@ -13,6 +13,8 @@ import { loadStats, runLoad, type LoadStats, type Sample } from './bench-load.ts
 export type BenchStats = LoadStats;
 
 export interface BenchMcpResult {
+  /** Bytes of the tools/list answer (JSON-RPC body) for this key, and how many tools it lists. */
+  toolsList: { bytes: number; tools: number };
   rest: BenchStats;
   mcp: BenchStats;
   /** mcp.rps / rest.rps */
@@ -119,9 +121,17 @@ export async function benchMcp(options: BenchMcpOptions = {}): Promise<BenchMcpR
         restSamples.push(await runLoad(perRound, concurrency, rest));
       }
     }
+    const listed = await fetch(`${baseUrl}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders,
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/list', params: {} }),
+    });
+    if (listed.status !== 200) throw refused('POST /mcp tools/list', listed.status);
+    const listedText = await listed.text();
+    const toolsList = { bytes: Buffer.byteLength(listedText), tools: ((JSON.parse(listedText) as { result: { tools: unknown[] } }).result.tools ?? []).length };
     const restStats = loadStats(restSamples);
     const mcpStats = loadStats(mcpSamples);
-    const result: BenchMcpResult = { rest: restStats, mcp: mcpStats, ratio: mcpStats.rps / restStats.rps };
+    const result: BenchMcpResult = { rest: restStats, mcp: mcpStats, ratio: mcpStats.rps / restStats.rps, toolsList };
     if (options.print !== false) {
       const row = (name: string, s: BenchStats) =>
         `${name.padEnd(34)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50Ms.toFixed(2).padStart(7)} ms   p99 ${s.p99Ms.toFixed(2).padStart(7)} ms`;
@@ -129,6 +139,7 @@ export async function benchMcp(options: BenchMcpOptions = {}): Promise<BenchMcpR
       console.log(row('REST GET /v1/meta', restStats));
       console.log(row('MCP tools/call svc.meta.get', mcpStats));
       console.log(`ratio MCP/REST throughput: ${result.ratio.toFixed(2)}`);
+      console.log(`MCP tools/list: ${toolsList.tools} tools in ${(toolsList.bytes / 1024).toFixed(1)} KB (target: at most 60 KB)`);
     }
     return result;
   } finally {

@@ -5,11 +5,11 @@ import type { components } from '../types.ts';
 /** Tier 2 and Tier 3 proposals, and the people's decisions on them. */
 export interface ApprovalsHandlers {
   /** Approve a proposal (POST /v1/approvals/{approval_id}:approve) */
-  'approvals.approve': Handler<components['schemas']['ApprovalsApproveInput'], components['schemas']['ApprovalsApproveResult']>;
+  'approvals.approve': Handler<components['schemas']['ApprovalsApproveInput'], components['schemas']['ApprovalsApproveOutput']>;
   /** Get an approval (GET /v1/approvals/{approval_id}) */
   'approvals.get': Handler<components['schemas']['ApprovalsGetInput'], components['schemas']['ApprovalsGetOutput']>;
   /** List approvals (GET /v1/approvals) */
   'approvals.list': Handler<components['schemas']['ApprovalsListInput'], components['schemas']['ApprovalsListOutput']>;
   /** Reject a proposal (POST /v1/approvals/{approval_id}:reject) */
-  'approvals.reject': Handler<components['schemas']['ApprovalsRejectInput'], components['schemas']['ApprovalsRejectResult']>;
+  'approvals.reject': Handler<components['schemas']['ApprovalsRejectInput'], components['schemas']['ApprovalsRejectOutput']>;
 }

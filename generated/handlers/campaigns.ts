@@ -7,5 +7,5 @@ export interface CampaignsHandlers {
   /** List campaigns (GET /v1/campaigns) */
   'campaigns.list': Handler<components['schemas']['CampaignsListInput'], components['schemas']['CampaignsListOutput']>;
   /** Propose sending a campaign (POST /v1/campaigns/{campaign_id}:send) */
-  'campaigns.propose_send': Handler<components['schemas']['CampaignsProposeSendInput'], components['schemas']['CampaignsProposeSendResult']>;
+  'campaigns.propose_send': Handler<components['schemas']['CampaignsProposeSendInput'], components['schemas']['CampaignsProposeSendOutput']>;
 }

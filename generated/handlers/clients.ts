@@ -15,7 +15,7 @@ export interface ClientsHandlers {
   /** List a client's memberships (GET /v1/clients/{client_id}/memberships) */
   'clients.memberships.list': Handler<components['schemas']['ClientsMembershipsListInput'], components['schemas']['ClientsMembershipsListOutput']>;
   /** Publish a client's hub (POST /v1/clients/{client_id}/hub:publish) */
-  'clients.publish_hub': Handler<components['schemas']['ClientsPublishHubInput'], components['schemas']['ClientsPublishHubResult']>;
+  'clients.publish_hub': Handler<components['schemas']['ClientsPublishHubInput'], components['schemas']['ClientsPublishHubOutput']>;
   /** Summarise a client's open work (GET /v1/clients/{client_id}/summary) */
   'clients.summary': Handler<components['schemas']['ClientsSummaryInput'], components['schemas']['ClientsSummaryOutput']>;
 }

@@ -11,13 +11,13 @@ export interface CrmHandlers {
   /** Search contacts (POST /v1/contacts:search) */
   'crm.contacts.search': Handler<components['schemas']['CrmContactsSearchInput'], components['schemas']['CrmContactsSearchOutput']>;
   /** Create a lead (POST /v1/leads) */
-  'crm.lead.create': Handler<components['schemas']['CrmLeadCreateInput'], components['schemas']['CrmLeadCreateResult']>;
+  'crm.lead.create': Handler<components['schemas']['CrmLeadCreateInput'], components['schemas']['CrmLeadCreateOutput']>;
   /** List leads (GET /v1/leads) */
   'crm.leads.list': Handler<components['schemas']['CrmLeadsListInput'], components['schemas']['CrmLeadsListOutput']>;
   /** List opportunities (GET /v1/opportunities) */
   'crm.opportunities.list': Handler<components['schemas']['CrmOpportunitiesListInput'], components['schemas']['CrmOpportunitiesListOutput']>;
   /** Convert an opportunity into a client project (POST /v1/opportunities/{opportunity_id}:convert) */
-  'crm.opportunity.convert': Handler<components['schemas']['CrmOpportunityConvertInput'], components['schemas']['CrmOpportunityConvertResult']>;
+  'crm.opportunity.convert': Handler<components['schemas']['CrmOpportunityConvertInput'], components['schemas']['CrmOpportunityConvertOutput']>;
   /** Log a touchpoint (POST /v1/touchpoints) */
-  'crm.touchpoint.log': Handler<components['schemas']['CrmTouchpointLogInput'], components['schemas']['CrmTouchpointLogResult']>;
+  'crm.touchpoint.log': Handler<components['schemas']['CrmTouchpointLogInput'], components['schemas']['CrmTouchpointLogOutput']>;
 }

@@ -7,5 +7,5 @@ export interface ExecutionHandlers {
   /** Get an execution job (GET /v1/execution-jobs/{job_id}) */
   'execution.jobs.get': Handler<components['schemas']['ExecutionJobsGetInput'], components['schemas']['ExecutionJobsGetOutput']>;
   /** Propose an execution request (POST /v1/execution-requests) */
-  'execution.requests.propose': Handler<components['schemas']['ExecutionRequestsProposeInput'], components['schemas']['ExecutionRequestsProposeResult']>;
+  'execution.requests.propose': Handler<components['schemas']['ExecutionRequestsProposeInput'], components['schemas']['ExecutionRequestsProposeOutput']>;
 }

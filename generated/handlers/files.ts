@@ -7,7 +7,7 @@ export interface FilesHandlers {
   /** Get a signed download URL for a file (GET /v1/files/{file_id}/download-url) */
   'files.download_url': Handler<components['schemas']['FilesDownloadUrlInput'], components['schemas']['FilesDownloadUrlOutput']>;
   /** Register an uploaded file (POST /v1/files) */
-  'files.register': Handler<components['schemas']['FilesRegisterInput'], components['schemas']['FilesRegisterResult']>;
+  'files.register': Handler<components['schemas']['FilesRegisterInput'], components['schemas']['FilesRegisterOutput']>;
   /** Get a signed upload URL (POST /v1/files:upload-url) */
-  'files.upload_url': Handler<components['schemas']['FilesUploadUrlInput'], components['schemas']['FilesUploadUrlResult']>;
+  'files.upload_url': Handler<components['schemas']['FilesUploadUrlInput'], components['schemas']['FilesUploadUrlOutput']>;
 }

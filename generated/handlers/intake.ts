@@ -5,15 +5,15 @@ import type { components } from '../types.ts';
 /** Structured onboarding data a client supplies, set field by field and finalized. */
 export interface IntakeHandlers {
   /** Create an intake record from a template (POST /v1/intake-records) */
-  'intake.create': Handler<components['schemas']['IntakeCreateInput'], components['schemas']['IntakeCreateResult']>;
+  'intake.create': Handler<components['schemas']['IntakeCreateInput'], components['schemas']['IntakeCreateOutput']>;
   /** Set a field of a draft intake record (PUT /v1/intake-records/{intake_id}/fields/{field_key}) */
-  'intake.draft.set_field': Handler<components['schemas']['IntakeDraftSetFieldInput'], components['schemas']['IntakeDraftSetFieldResult']>;
+  'intake.draft.set_field': Handler<components['schemas']['IntakeDraftSetFieldInput'], components['schemas']['IntakeDraftSetFieldOutput']>;
   /** Finalize an intake record (POST /v1/intake-records/{intake_id}:finalize) */
-  'intake.finalize': Handler<components['schemas']['IntakeFinalizeInput'], components['schemas']['IntakeFinalizeResult']>;
+  'intake.finalize': Handler<components['schemas']['IntakeFinalizeInput'], components['schemas']['IntakeFinalizeOutput']>;
   /** Get an intake record with its fields (GET /v1/intake-records/{intake_id}) */
   'intake.get': Handler<components['schemas']['IntakeGetInput'], components['schemas']['IntakeGetOutput']>;
   /** List intake records (GET /v1/intake-records) */
   'intake.list': Handler<components['schemas']['IntakeListInput'], components['schemas']['IntakeListOutput']>;
   /** Reopen a finalized field for change (POST /v1/intake-records/{intake_id}/fields/{field_key}:reopen) */
-  'intake.reopen_field': Handler<components['schemas']['IntakeReopenFieldInput'], components['schemas']['IntakeReopenFieldResult']>;
+  'intake.reopen_field': Handler<components['schemas']['IntakeReopenFieldInput'], components['schemas']['IntakeReopenFieldOutput']>;
 }

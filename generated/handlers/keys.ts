@@ -5,11 +5,11 @@ import type { components } from '../types.ts';
 /** API keys that operators create for agents and scripts. */
 export interface KeysHandlers {
   /** Create an API key (POST /v1/api-keys) */
-  'keys.create': Handler<components['schemas']['KeysCreateInput'], components['schemas']['KeysCreateResult']>;
+  'keys.create': Handler<components['schemas']['KeysCreateInput'], components['schemas']['KeysCreateOutput']>;
   /** List the caller's API keys (GET /v1/api-keys) */
   'keys.list': Handler<components['schemas']['KeysListInput'], components['schemas']['KeysListOutput']>;
   /** Revoke an API key (POST /v1/api-keys/{key_id}:revoke) */
-  'keys.revoke': Handler<components['schemas']['KeysRevokeInput'], components['schemas']['KeysRevokeResult']>;
+  'keys.revoke': Handler<components['schemas']['KeysRevokeInput'], components['schemas']['KeysRevokeOutput']>;
   /** Rotate an API key's secret (POST /v1/api-keys/{key_id}:rotate) */
-  'keys.rotate': Handler<components['schemas']['KeysRotateInput'], components['schemas']['KeysRotateResult']>;
+  'keys.rotate': Handler<components['schemas']['KeysRotateInput'], components['schemas']['KeysRotateOutput']>;
 }

@@ -5,7 +5,7 @@ import type { components } from '../types.ts';
 /** Inviting people to act for a client, and revoking that access. */
 export interface MembershipsHandlers {
   /** Invite someone to a client (POST /v1/clients/{client_id}/memberships) */
-  'memberships.invite': Handler<components['schemas']['MembershipsInviteInput'], components['schemas']['MembershipsInviteResult']>;
+  'memberships.invite': Handler<components['schemas']['MembershipsInviteInput'], components['schemas']['MembershipsInviteOutput']>;
   /** Revoke a membership (POST /v1/clients/{client_id}/memberships/{membership_id}:revoke) */
-  'memberships.revoke': Handler<components['schemas']['MembershipsRevokeInput'], components['schemas']['MembershipsRevokeResult']>;
+  'memberships.revoke': Handler<components['schemas']['MembershipsRevokeInput'], components['schemas']['MembershipsRevokeOutput']>;
 }

@@ -7,5 +7,5 @@ export interface NotificationsHandlers {
   /** List the caller's notifications (GET /v1/notifications) */
   'notifications.list': Handler<components['schemas']['NotificationsListInput'], components['schemas']['NotificationsListOutput']>;
   /** Mark notifications read (POST /v1/notifications:read) */
-  'notifications.read': Handler<components['schemas']['NotificationsReadInput'], components['schemas']['NotificationsReadResult']>;
+  'notifications.read': Handler<components['schemas']['NotificationsReadInput'], components['schemas']['NotificationsReadOutput']>;
 }

@@ -7,5 +7,5 @@ export interface OauthGrantsHandlers {
   /** List the caller's OAuth grants (GET /v1/oauth-grants) */
   'oauth_grants.list': Handler<components['schemas']['OauthGrantsListInput'], components['schemas']['OauthGrantsListOutput']>;
   /** Revoke an OAuth grant (POST /v1/oauth-grants/{grant_id}:revoke) */
-  'oauth_grants.revoke': Handler<components['schemas']['OauthGrantsRevokeInput'], components['schemas']['OauthGrantsRevokeResult']>;
+  'oauth_grants.revoke': Handler<components['schemas']['OauthGrantsRevokeInput'], components['schemas']['OauthGrantsRevokeOutput']>;
 }

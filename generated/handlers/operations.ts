@@ -5,7 +5,7 @@ import type { components } from '../types.ts';
 /** Long-running work (pipeline runs, extractions, sends, publications), polled until done. */
 export interface OperationsHandlers {
   /** Cancel an operation (POST /v1/operations/{operation_id}:cancel) */
-  'operations.cancel': Handler<components['schemas']['OperationsCancelInput'], components['schemas']['OperationsCancelResult']>;
+  'operations.cancel': Handler<components['schemas']['OperationsCancelInput'], components['schemas']['OperationsCancelOutput']>;
   /** Get an operation (GET /v1/operations/{operation_id}) */
   'operations.get': Handler<components['schemas']['OperationsGetInput'], components['schemas']['OperationsGetOutput']>;
   /** List the caller's operations (GET /v1/operations) */

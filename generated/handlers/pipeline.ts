@@ -7,9 +7,9 @@ export interface PipelineHandlers {
   /** List pipeline events (GET /v1/pipeline-events) */
   'pipeline.events.list': Handler<components['schemas']['PipelineEventsListInput'], components['schemas']['PipelineEventsListOutput']>;
   /** Re-run part of a finished run (POST /v1/pipeline-runs/{run_id}:rerun-partial) */
-  'pipeline.run.rerun_partial': Handler<components['schemas']['PipelineRunRerunPartialInput'], components['schemas']['PipelineRunRerunPartialResult']>;
+  'pipeline.run.rerun_partial': Handler<components['schemas']['PipelineRunRerunPartialInput'], components['schemas']['PipelineRunRerunPartialOutput']>;
   /** Start a pipeline run (POST /v1/pipeline-runs) */
-  'pipeline.run.start': Handler<components['schemas']['PipelineRunStartInput'], components['schemas']['PipelineRunStartResult']>;
+  'pipeline.run.start': Handler<components['schemas']['PipelineRunStartInput'], components['schemas']['PipelineRunStartOutput']>;
   /** Get a pipeline run with its steps (GET /v1/pipeline-runs/{run_id}) */
   'pipeline.runs.get': Handler<components['schemas']['PipelineRunsGetInput'], components['schemas']['PipelineRunsGetOutput']>;
   /** List pipeline runs (GET /v1/pipeline-runs) */

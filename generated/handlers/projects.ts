@@ -5,13 +5,13 @@ import type { components } from '../types.ts';
 /** Engagements for one client, moving through stages from discovery to live. */
 export interface ProjectsHandlers {
   /** Create a project (POST /v1/projects) */
-  'projects.create': Handler<components['schemas']['ProjectsCreateInput'], components['schemas']['ProjectsCreateResult']>;
+  'projects.create': Handler<components['schemas']['ProjectsCreateInput'], components['schemas']['ProjectsCreateOutput']>;
   /** Get a project (GET /v1/projects/{project_id}) */
   'projects.get': Handler<components['schemas']['ProjectsGetInput'], components['schemas']['ProjectsGetOutput']>;
   /** List projects (GET /v1/projects) */
   'projects.list': Handler<components['schemas']['ProjectsListInput'], components['schemas']['ProjectsListOutput']>;
   /** Advance a project to its next stage (POST /v1/projects/{project_id}/stage:advance) */
-  'projects.stage.advance': Handler<components['schemas']['ProjectsStageAdvanceInput'], components['schemas']['ProjectsStageAdvanceResult']>;
+  'projects.stage.advance': Handler<components['schemas']['ProjectsStageAdvanceInput'], components['schemas']['ProjectsStageAdvanceOutput']>;
   /** Update a project (PATCH /v1/projects/{project_id}) */
-  'projects.update': Handler<components['schemas']['ProjectsUpdateInput'], components['schemas']['ProjectsUpdateResult']>;
+  'projects.update': Handler<components['schemas']['ProjectsUpdateInput'], components['schemas']['ProjectsUpdateOutput']>;
 }

@@ -9,5 +9,5 @@ export interface ReviewsHandlers {
   /** List reviews (GET /v1/reviews) */
   'reviews.list': Handler<components['schemas']['ReviewsListInput'], components['schemas']['ReviewsListOutput']>;
   /** Release a review to its client (POST /v1/reviews/{review_id}:release) */
-  'reviews.release': Handler<components['schemas']['ReviewsReleaseInput'], components['schemas']['ReviewsReleaseResult']>;
+  'reviews.release': Handler<components['schemas']['ReviewsReleaseInput'], components['schemas']['ReviewsReleaseOutput']>;
 }

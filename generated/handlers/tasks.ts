@@ -5,19 +5,19 @@ import type { components } from '../types.ts';
 /** Work items, client-bound or internal (team-board), with co-assignees and comments. */
 export interface TasksHandlers {
   /** Create several tasks at once (POST /v1/tasks:batch) */
-  'tasks.batch_create': Handler<components['schemas']['TasksBatchCreateInput'], components['schemas']['TasksBatchCreateResult']>;
+  'tasks.batch_create': Handler<components['schemas']['TasksBatchCreateInput'], components['schemas']['TasksBatchCreateOutput']>;
   /** Comment on a task (POST /v1/tasks/{task_id}/comments) */
-  'tasks.comment': Handler<components['schemas']['TasksCommentInput'], components['schemas']['TasksCommentResult']>;
+  'tasks.comment': Handler<components['schemas']['TasksCommentInput'], components['schemas']['TasksCommentOutput']>;
   /** List a task's comments (GET /v1/tasks/{task_id}/comments) */
   'tasks.comments.list': Handler<components['schemas']['TasksCommentsListInput'], components['schemas']['TasksCommentsListOutput']>;
   /** Complete a task (POST /v1/tasks/{task_id}:complete) */
-  'tasks.complete': Handler<components['schemas']['TasksCompleteInput'], components['schemas']['TasksCompleteResult']>;
+  'tasks.complete': Handler<components['schemas']['TasksCompleteInput'], components['schemas']['TasksCompleteOutput']>;
   /** Create a task (POST /v1/tasks) */
-  'tasks.create': Handler<components['schemas']['TasksCreateInput'], components['schemas']['TasksCreateResult']>;
+  'tasks.create': Handler<components['schemas']['TasksCreateInput'], components['schemas']['TasksCreateOutput']>;
   /** Get a task (GET /v1/tasks/{task_id}) */
   'tasks.get': Handler<components['schemas']['TasksGetInput'], components['schemas']['TasksGetOutput']>;
   /** List tasks (GET /v1/tasks) */
   'tasks.list': Handler<components['schemas']['TasksListInput'], components['schemas']['TasksListOutput']>;
   /** Update a task (PATCH /v1/tasks/{task_id}) */
-  'tasks.update': Handler<components['schemas']['TasksUpdateInput'], components['schemas']['TasksUpdateResult']>;
+  'tasks.update': Handler<components['schemas']['TasksUpdateInput'], components['schemas']['TasksUpdateOutput']>;
 }

@@ -7,17 +7,17 @@ export interface WebhooksHandlers {
   /** List an endpoint's deliveries (GET /v1/webhook-endpoints/{endpoint_id}/deliveries) */
   'webhooks.deliveries.list': Handler<components['schemas']['WebhooksDeliveriesListInput'], components['schemas']['WebhooksDeliveriesListOutput']>;
   /** Replay a delivery (POST /v1/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}:replay) */
-  'webhooks.delivery.replay': Handler<components['schemas']['WebhooksDeliveryReplayInput'], components['schemas']['WebhooksDeliveryReplayResult']>;
+  'webhooks.delivery.replay': Handler<components['schemas']['WebhooksDeliveryReplayInput'], components['schemas']['WebhooksDeliveryReplayOutput']>;
   /** Register a webhook endpoint (POST /v1/webhook-endpoints) */
-  'webhooks.endpoint.create': Handler<components['schemas']['WebhooksEndpointCreateInput'], components['schemas']['WebhooksEndpointCreateResult']>;
+  'webhooks.endpoint.create': Handler<components['schemas']['WebhooksEndpointCreateInput'], components['schemas']['WebhooksEndpointCreateOutput']>;
   /** Delete a webhook endpoint (DELETE /v1/webhook-endpoints/{endpoint_id}) */
-  'webhooks.endpoint.delete': Handler<components['schemas']['WebhooksEndpointDeleteInput'], components['schemas']['WebhooksEndpointDeleteResult']>;
+  'webhooks.endpoint.delete': Handler<components['schemas']['WebhooksEndpointDeleteInput'], components['schemas']['WebhooksEndpointDeleteOutput']>;
   /** Rotate an endpoint's signing secret (POST /v1/webhook-endpoints/{endpoint_id}:rotate-secret) */
-  'webhooks.endpoint.rotate_secret': Handler<components['schemas']['WebhooksEndpointRotateSecretInput'], components['schemas']['WebhooksEndpointRotateSecretResult']>;
+  'webhooks.endpoint.rotate_secret': Handler<components['schemas']['WebhooksEndpointRotateSecretInput'], components['schemas']['WebhooksEndpointRotateSecretOutput']>;
   /** Send a test event to an endpoint (POST /v1/webhook-endpoints/{endpoint_id}:test) */
-  'webhooks.endpoint.test': Handler<components['schemas']['WebhooksEndpointTestInput'], components['schemas']['WebhooksEndpointTestResult']>;
+  'webhooks.endpoint.test': Handler<components['schemas']['WebhooksEndpointTestInput'], components['schemas']['WebhooksEndpointTestOutput']>;
   /** Update a webhook endpoint (PATCH /v1/webhook-endpoints/{endpoint_id}) */
-  'webhooks.endpoint.update': Handler<components['schemas']['WebhooksEndpointUpdateInput'], components['schemas']['WebhooksEndpointUpdateResult']>;
+  'webhooks.endpoint.update': Handler<components['schemas']['WebhooksEndpointUpdateInput'], components['schemas']['WebhooksEndpointUpdateOutput']>;
   /** Get a webhook endpoint (GET /v1/webhook-endpoints/{endpoint_id}) */
   'webhooks.endpoints.get': Handler<components['schemas']['WebhooksEndpointsGetInput'], components['schemas']['WebhooksEndpointsGetOutput']>;
   /** List webhook endpoints (GET /v1/webhook-endpoints) */

@@ -70,6 +70,7 @@ function responses(op: ModelOperation, model: Model): Doc {
       ...json(ref('Problem'), 'application/problem+json'),
     };
   }
+  out.default = { description: 'Any other problem (for example 501 not_implemented); the same problem document.', ...json(ref('Problem'), 'application/problem+json') };
   return out;
 }
 
@@ -108,7 +109,7 @@ function operationObject(op: ModelOperation, model: Model): Doc {
     'x-svc-problems': def.problems,
     'x-svc-input': ref(op.inputName),
   };
-  if (def.kind === 'command') out['x-svc-tier'] = def.tier;
+  out['x-svc-tier'] = def.tier;
   if (def.paged) out['x-svc-paged'] = true;
   if (op.decision) out['x-svc-decision'] = op.decision;
   if (def.mcp) out['x-svc-mcp'] = def.mcp;
@@ -153,6 +154,7 @@ export function buildOpenApi(model: Model): Doc {
       title: model.info.title,
       version: model.info.version,
       description: model.info.description,
+      ...(model.info.decision ? { 'x-svc-decision': model.info.decision } : {}),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: 'http://localhost:8787', description: 'svc serve on its default port; replace with your {base_url}.' }],

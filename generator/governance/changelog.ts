@@ -11,13 +11,15 @@ export interface ChangelogEntry {
   added: string[];
   deprecated: string[];
   removed: string[];
+  /** Corrections made in place before the version went live (svc release --correct). */
+  corrected: string[];
 }
 
 /** What the renderer needs: the Model (generator/model.ts) or a release snapshot both fit. */
 export interface ChangelogSource {
   info?: { title?: string };
   service?: { title?: string };
-  changelog: readonly { version: string; date?: string | null; added?: readonly string[]; deprecated?: readonly string[]; removed?: readonly string[] }[];
+  changelog: readonly { version: string; date?: string | null; added?: readonly string[]; deprecated?: readonly string[]; removed?: readonly string[]; corrected?: readonly string[] }[];
 }
 
 const hb = Handlebars.create();
@@ -41,6 +43,7 @@ export function renderChangelog(source: ChangelogSource): string {
       added: (c.added ?? []).map(oneLine),
       deprecated: (c.deprecated ?? []).map(oneLine),
       removed: (c.removed ?? []).map(oneLine),
+      corrected: (c.corrected ?? []).map(oneLine),
     }))
     .sort((a, b) => compareVersions(b.version, a.version));
   const title = source.info?.title ?? source.service?.title ?? 'the API';

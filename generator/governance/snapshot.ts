@@ -27,7 +27,7 @@ export interface Snapshot {
   snapshotFormat: number;
   contractVersion: string;
   service: ServiceDef;
-  changelog: { version: string; date: string; added: string[]; deprecated: string[]; removed: string[] }[];
+  changelog: { version: string; date: string; added: string[]; deprecated: string[]; removed: string[]; corrected: string[] }[];
   operations: Record<string, SnapshotOperation>;
   /** Component schemas as written in contract/schemas/ (bare $ref names). */
   schemas: Record<string, Obj>;
@@ -196,10 +196,12 @@ export const consoleIo: CliIo = { out: (l) => console.log(l), err: (l) => consol
 
 /**
  * `svc release [--contract <dir>] [--releases <dir>]`: writes <releases>/<version>.json. Refuses to
- * replace an existing snapshot of the same version that differs. Returns the exit code.
+ * replace an existing snapshot of the same version that differs, except with --correct: a version
+ * that has not gone live may be corrected in place when its changelog entry lists the corrections
+ * under `corrected`. Returns the exit code.
  */
 export async function runRelease(argv: string[], io: CliIo = consoleIo): Promise<number> {
-  const { values } = parseArgs(argv, ['contract', 'releases']);
+  const { values, bools } = parseArgs(argv, ['contract', 'releases']);
   const contractDir = values.contract ?? 'contract';
   const releasesDir = values.releases ?? path.join(contractDir, 'releases');
   let snapshot: Snapshot;
@@ -219,6 +221,16 @@ export async function runRelease(argv: string[], io: CliIo = consoleIo): Promise
   if (existsSync(file)) {
     if (readFileSync(file, 'utf8') === text) {
       io.out(`svc release: ${displayPath(file)} already records contract ${version}; nothing to do.`);
+      return 0;
+    }
+    const entry = snapshot.changelog.find((c) => c.version === version);
+    if (bools.has('correct')) {
+      if (!entry?.corrected.length) {
+        io.err(`svc release: --correct replaces ${displayPath(file)} only when the changelog entry of ${version} lists the corrections under corrected: (what changed before the version went live, and why).`);
+        return 1;
+      }
+      writeFileSync(file, text);
+      io.out(`svc release: corrected ${displayPath(file)} in place (${entry.corrected.length} correction(s) listed in the changelog of ${version}).`);
       return 0;
     }
     io.err(

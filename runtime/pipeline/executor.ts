@@ -8,7 +8,7 @@
 // Departure from the brief's literal order (tier before idempotency): the idempotency claim wraps
 // the proposal too, so a retried Tier 2 request with the same key replays the first 202 instead of
 // filing a second proposal. A dry run stores no idempotency record (it writes nothing), but the
-// key and If-Match rules are checked, so a plan says what the real request would answer.
+// If-Match rules are checked (a dry run needs no idempotency key: it writes nothing), so a plan says what the real request would answer.
 import type { OperationDef, ServiceDef } from '../contract-types.ts';
 import type { Config } from '../config.ts';
 import type { Database, Db } from '../db/client.ts';
@@ -186,10 +186,13 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
 
   async function command(op: OperationDef, input: Record<string, unknown>, call: Call): Promise<CallResult> {
     const key = op.idempotency === 'none' ? null : parseIdempotencyKey(call.controls.idempotencyKey);
-    if (op.idempotency === 'required' && key === null) {
+    // A dry run writes nothing, so it needs no key (a key it is given must still be well formed).
+    if (op.idempotency === 'required' && key === null && !call.controls.dryRun) {
       throw new ProblemError(
         'idempotency_key_required',
-        `${op.id} needs an Idempotency-Key: send a new UUID, and the same one when you retry this write.`,
+        call.transport === 'mcp'
+          ? `${op.id} needs idempotencyKey: send a new UUID as the idempotencyKey argument, and the same one when you retry this write.`
+          : `${op.id} needs an Idempotency-Key header: send a new UUID, and the same one when you retry this write.`,
       );
     }
     if (op.ifMatch === 'required' && !call.controls.ifMatch) {

@@ -167,7 +167,7 @@ describe('published documents', () => {
   it('a public page per problem code', async () => {
     const page = await raw('/problems/idempotency_key_required', { key: null });
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('Idempotency-Key');
+    expect(await page.text()).toContain('An idempotency key is required');
     expect((await raw('/problems/nope', { key: null })).status).toBe(404);
   });
 });

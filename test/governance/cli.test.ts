@@ -44,6 +44,28 @@ describe('svc release', () => {
     expect(readFileSync(file, 'utf8')).toBe(text);
   });
 
+  it('--correct replaces a snapshot only when the changelog lists the corrections', async () => {
+    const dir = copyContract();
+    expect(await runRelease(['--contract', dir], capture().io)).toBe(0);
+    const file = path.join(dir, 'releases', '1.0.0.json');
+    const before = readFileSync(file, 'utf8');
+    applyEdits(dir, addColor);
+    const refused = capture();
+    expect(await runRelease(['--contract', dir, '--correct'], refused.io)).toBe(1);
+    expect(refused.text()).toContain('only when the changelog entry of 1.0.0 lists the corrections under corrected:');
+    expect(readFileSync(file, 'utf8')).toBe(before);
+
+    applyEdits(dir, { 'svc.yaml': [['    removed: []\n', '    removed: []\n    corrected: [A note input takes a color.]\n']] });
+    const c = capture();
+    expect(await runRelease(['--contract', dir, '--correct'], c.io)).toBe(0);
+    expect(c.text()).toContain('1.0.0.json in place (1 correction(s) listed in the changelog of 1.0.0)');
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toBe(before);
+    expect(text).toContain('"color"');
+    const snap = JSON.parse(text);
+    expect(snap.changelog[0].corrected).toEqual(['A note input takes a color.']);
+  });
+
   it('needs a changelog entry for the version it records', async () => {
     const dir = copyContract();
     applyEdits(dir, { 'svc.yaml': [['  version: 1.0.0', '  version: 1.1.0']] });

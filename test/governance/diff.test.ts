@@ -89,7 +89,7 @@ const cases: Case[] = [
   },
   {
     name: 'an operation newly exposed as a tool',
-    edits: { [N]: [['mcp: { tool: false, reason: Archiving is a human decision. }', 'mcp: { tool: true, destructive: false, idempotent: true }']], [SVC]: [totals('tools', 12)] },
+    edits: { [N]: [['mcp: { tool: false, reason: Archiving is a human decision. }', 'mcp: { tool: true, destructive: false, idempotent: false }']], [SVC]: [totals('tools', 12)] },
     rule: 'mcp-tool-added',
     subject: 'notes.archive',
     at: head(N, 'mcp:', 3),

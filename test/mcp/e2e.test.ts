@@ -80,7 +80,7 @@ describe('MCP end to end', () => {
       }
       const byName = new Map(tools.map((t) => [t.name, t]));
       expect(byName.get('svc.tasks.create')!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
-      expect(byName.get('svc.tasks.update')!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: false });
+      expect(byName.get('svc.tasks.update')!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true, destructiveHint: true });
       expect(tools.some((t) => t.name.includes('_') && !t.name.includes('.'))).toBe(false);
     });
 

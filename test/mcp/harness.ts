@@ -73,7 +73,6 @@ function op(
     inputSchema: { type: 'object', properties, additionalProperties: false },
     outputSchema: envelopeSchema({ type: 'object' }),
     annotations: {
-      title: id,
       readOnlyHint: kind === 'read',
       destructiveHint: false,
       idempotentHint: kind === 'read',

@@ -73,7 +73,7 @@ describe('generated MCP tool table', () => {
       expect(def.annotations.readOnlyHint, def.name).toBe(op.kind === 'read');
       const props = (def.inputSchema.properties ?? {}) as Record<string, unknown>;
       if (op.kind === 'read') {
-        expect(def.annotations.destructiveHint, def.name).toBe(false);
+        expect(def.annotations.destructiveHint, def.name).toBeUndefined(); // meaningless on a read-only tool (MCP spec)
         expect(props.dryRun, def.name).toBeUndefined();
         expect(props.idempotencyKey, def.name).toBeUndefined();
       } else {
@@ -91,6 +91,7 @@ describe('generated MCP tool table', () => {
     const err = new ProblemError('validation_failed', '/title: must be string', { errors: [{ pointer: '/title', message: 'must be string' }] });
     const scope = new ProblemError('insufficient_scope', 'needs tasks:write', { extra: { requiredScope: 'tasks:write' } });
     for (const def of mcpTools) {
+      const op = operationsById[def.name.replace(/^svc\./, '')];
       const check = validator.getValidator(def.outputSchema as never);
       for (const e of [err, scope, new ProblemError('not_found', 'gone')]) {
         const res = errorResult(problemBody(e, '/mcp', 'req-1', 'http://x'));
@@ -101,7 +102,8 @@ describe('generated MCP tool table', () => {
       if (!def.annotations.readOnlyHint) {
         for (const body of [
           { outcome: 'planned', plan: { operationId: 'x', effects: [], events: [], approvalRequired: false, preview: null } },
-          { outcome: 'proposed', approval: { id: 'apr_1' } },
+          // only Tier 2/3 commands ever propose, and only their envelope admits it
+          ...(op.tier === 1 ? [] : [{ outcome: 'proposed', approval: { id: 'apr_1' } }]),
         ]) {
           const v = check(outcomeEnvelope({ status: 200, body, outcome: body.outcome as 'planned', headers: {} }));
           expect(v.valid, `${def.name}: ${v.errorMessage}`).toBe(true);

@@ -94,7 +94,7 @@ describe('MCP transport (scripted executor)', () => {
       error: {
         code: 'idempotency_key_required',
         status: 400,
-        title: 'An Idempotency-Key header is required',
+        title: 'An idempotency key is required',
         detail: 'send idempotencyKey',
         retryable: false,
         errors: [],
