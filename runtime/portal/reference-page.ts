@@ -13,7 +13,12 @@ import type { AppEnv } from '../pipeline/types.ts';
 const require = createRequire(import.meta.url);
 let bundle: string | undefined;
 function redocBundle(): string {
-  bundle ??= readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+  // Redoc's sidebar footer loads its logo from cdn.redoc.ly; the page must not reach outside this
+  // server, so that one image is replaced by an empty inline SVG.
+  bundle ??= readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8').replaceAll(
+    'https://cdn.redoc.ly/redoc/logo-mini.svg',
+    'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22/%3E',
+  );
   return bundle;
 }
 
