@@ -5,7 +5,8 @@
 //   GET /.well-known/oauth-protected-resource and …/mcp   public metadata (RFC 9728)
 //   GET /problems, /problems/<code>            public page per problem code
 //   GET /v1/reference/<family>.md              per-family reference; bearer credential, as /agent-guide.md
-//   GET /changelog                             public: generated/CHANGELOG.md
+//   GET /changelog                             public: generated/CHANGELOG.md (HTML when Accept prefers text/html)
+//   GET /v1/docs                               public interactive reference (runtime/portal/reference-page.ts)
 import type { Hono } from 'hono';
 import type { Config } from './config.ts';
 import type { ServiceDef } from './contract-types.ts';
@@ -14,6 +15,8 @@ import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
 import { ProblemError } from './problem-error.ts';
 import { problemCodes, problemDef, retryable } from './problems.ts';
 import { problemResponse } from './rest/problem.ts';
+import { htmlPage, markdownToHtml, prefersHtml } from './portal/markdown-page.ts';
+import { mountReference } from './portal/reference-page.ts';
 
 /** The identity provider's own sign-in scopes (spec, Authentication 10). */
 export const IDP_SCOPES = ['openid', 'email', 'profile', 'offline_access'] as const;
@@ -95,7 +98,13 @@ export function mountDocuments(app: Hono<AppEnv>, deps: DocumentsDeps): void {
   withCredential('/v1/openapi.json', () => new Response(openapi, { headers: { 'Content-Type': 'application/json' } }));
   withCredential('/v1/agent-guide.md', () => new Response(deps.agentGuide, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
   app.get('/llms.txt', () => new Response(deps.llmsTxt, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } }));
-  app.get('/changelog', () => new Response(deps.changelog, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
+  const changelogHtml = htmlPage(`${service.title} — changelog`, markdownToHtml(deps.changelog));
+  app.get('/changelog', (c) =>
+    prefersHtml(c.req.header('accept'))
+      ? c.html(changelogHtml, 200, { Vary: 'Accept' })
+      : new Response(deps.changelog, { headers: { 'Content-Type': 'text/markdown; charset=utf-8', Vary: 'Accept' } }),
+  );
+  mountReference(app);
   for (const [family, markdown] of Object.entries(deps.references))
     withCredential(`/v1/reference/${family}.md`, () => new Response(markdown, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
 
