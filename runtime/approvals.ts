@@ -274,12 +274,9 @@ export async function approveApproval(input: { approval_id: string; comment?: st
     })
     .where(eq(approvals.id, row.id))
     .returning();
-  await ctx.emit('approval.approved', { clientId: row.clientId, subjectId: row.id }, {
-    approvalId: row.id,
-    operationId: row.operationId,
-    status: updated!.status,
-  });
-  return approvalView(updated!, now);
+  const view = approvalView(updated!, now);
+  await ctx.emit('approval.approved', { clientId: row.clientId, subjectId: row.id }, { ...view });
+  return view;
 }
 
 export async function rejectApproval(input: { approval_id: string; comment?: string }, ctx: HandlerContext): Promise<ApprovalView> {
@@ -292,12 +289,9 @@ export async function rejectApproval(input: { approval_id: string; comment?: str
     .set({ decisions, status: 'rejected', decidedAt: now, version: sql`${approvals.version} + 1` })
     .where(eq(approvals.id, row.id))
     .returning();
-  await ctx.emit('approval.rejected', { clientId: row.clientId, subjectId: row.id }, {
-    approvalId: row.id,
-    operationId: row.operationId,
-    status: 'rejected',
-  });
-  return approvalView(updated!, now);
+  const view = approvalView(updated!, now);
+  await ctx.emit('approval.rejected', { clientId: row.clientId, subjectId: row.id }, { ...view });
+  return view;
 }
 
 // ---------------------------------------------------------------------------------------------
