@@ -126,14 +126,27 @@ export async function proposeApproval(db: Db, o: ProposeOptions): Promise<Approv
 // ---------------------------------------------------------------------------------------------
 // Visibility
 
-export function approvalVisibleTo(row: Pick<ApprovalRow, 'proposerId' | 'clientId'>, principal: Principal): boolean {
-  if (row.proposerId === principal.id) return true;
-  if (row.clientId === null) return principal.kind === 'operator';
-  return principal.clientScope.all || principal.clientScope.clientIds.includes(row.clientId);
+// An approval is visible to the credential that proposed it (not to its user's other credentials:
+// a key bound to Acme never sees its owner's Globex proposals) and to people (OAuth sign-ins) with
+// reach over the subject's client; an internal subject (no client) only to operators in person.
+
+function isPerson(principal: Principal): boolean {
+  return principal.loginMethod === 'oauth';
+}
+
+function reaches(principal: Principal, clientId: string | null): boolean {
+  if (clientId === null) return principal.kind === 'operator';
+  return principal.clientScope.all || principal.clientScope.clientIds.includes(clientId);
+}
+
+export function approvalVisibleTo(row: Pick<ApprovalRow, 'proposerCredentialId' | 'clientId'>, principal: Principal): boolean {
+  if (row.proposerCredentialId === principal.credentialId) return true;
+  return isPerson(principal) && reaches(principal, row.clientId);
 }
 
 function visibilityWhere(principal: Principal): SQL | undefined {
-  const mine = eq(approvals.proposerId, principal.id);
+  const mine = eq(approvals.proposerCredentialId, principal.credentialId);
+  if (!isPerson(principal)) return mine;
   if (principal.kind === 'operator' && principal.clientScope.all) return undefined;
   const ids = [...principal.clientScope.clientIds];
   const inReach = ids.length > 0 ? sql`${approvals.clientId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql`false`;
@@ -224,6 +237,9 @@ async function checkDecider(db: Db, row: ApprovalRow, principal: Principal, now:
   }
   if (row.proposerId === principal.id) {
     throw new ProblemError('forbidden', 'Nobody may decide a proposal of their own.');
+  }
+  if (!principal.scopes.has('approvals:decide') || !reaches(principal, row.clientId)) {
+    throw new ProblemError('forbidden', "Deciding needs approvals:decide and reach over the proposal's client.");
   }
   if (row.status === 'pending' && row.expiresAt.getTime() <= now.getTime()) {
     await db.update(approvals).set({ status: 'expired', version: sql`${approvals.version} + 1` }).where(eq(approvals.id, row.id));
