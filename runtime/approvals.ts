@@ -21,6 +21,7 @@ import { apiKeys, approvals, oauthClients, oauthGrants, users } from './db/schem
 import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal } from './auth/principal.ts';
 import type { HandlerContext, Principal } from './handler-types.ts';
 import { newId } from './ids.ts';
+import { resolveSubject } from './approval-subjects.ts';
 import { pageKeyColumn, startPage, type PageResult } from './paging.ts';
 import { ProblemError, notFound } from './problem-error.ts';
 import { problemBody, type ProblemDocument } from './problems.ts';
@@ -99,7 +100,7 @@ export interface ProposeOptions {
 /** Stores a proposal for a Tier 2/3 command (in the caller's transaction). */
 export async function proposeApproval(db: Db, o: ProposeOptions): Promise<ApprovalRow> {
   if (o.op.tier !== 2 && o.op.tier !== 3) throw new Error(`proposeApproval: ${o.op.id} is not Tier 2 or 3`);
-  const clientId = typeof o.input.clientId === 'string' ? o.input.clientId : null;
+  const clientId = (await resolveSubject(db, o.input))?.clientId ?? null;
   const [row] = await db
     .insert(approvals)
     .values({

@@ -104,6 +104,34 @@ describe('approval visibility over REST', () => {
   });
 });
 
+describe('the subject client comes from the database', () => {
+  it("a proposal on an Acme project (input names no client) belongs to Acme: its client admin and the Acme-scoped operator see it", async () => {
+    const res = await fetch(`${s.url}/v1/projects/${s.credentials.projectId}/stage:advance`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.credentials.operatorKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: '{}',
+    });
+    expect(res.status).toBe(202);
+    const id = (await res.json()).approval.id as string;
+    expect(await get(await token(s.credentials.clientAdminSub as string), id)).toBe(200);
+    expect(await get(await token(s.credentials.scopedOperatorSub as string), id)).toBe(200);
+    const [row] = await s.database.execute<{ client_id: string }>(`select client_id from approvals where id = '${id}'`);
+    expect(row!.client_id).toBe(s.credentials.clientId);
+  });
+
+  it('a proposal naming a project that does not exist is 404 and files nothing', async () => {
+    const before = await s.database.execute<{ n: string }>('select count(*)::text as n from approvals');
+    const res = await fetch(`${s.url}/v1/projects/prj_missing_zv3/stage:advance`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.credentials.operatorKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: '{}',
+    });
+    expect(res.status).toBe(404);
+    expect((await res.json()).code).toBe('not_found');
+    expect(await s.database.execute<{ n: string }>('select count(*)::text as n from approvals')).toEqual(before);
+  });
+});
+
 describe('approval visibility over MCP', () => {
   it('the bound key lists none; the scoped operator gets not_found on Globex; the client admin sees Acme', async () => {
     const bound = await connectMcp(s.url, s.credentials.serviceKey);
