@@ -100,7 +100,8 @@ export interface ProposeOptions {
 /** Stores a proposal for a Tier 2/3 command (in the caller's transaction). */
 export async function proposeApproval(db: Db, o: ProposeOptions): Promise<ApprovalRow> {
   if (o.op.tier !== 2 && o.op.tier !== 3) throw new Error(`proposeApproval: ${o.op.id} is not Tier 2 or 3`);
-  const clientId = (await resolveSubject(db, o.input))?.clientId ?? null;
+  const subject = await resolveSubject(db, o.input);
+  const clientId = subject?.clientId ?? null;
   const [row] = await db
     .insert(approvals)
     .values({
@@ -109,6 +110,8 @@ export async function proposeApproval(db: Db, o: ProposeOptions): Promise<Approv
       tier: o.op.tier,
       status: 'pending',
       clientId,
+      subjectType: subject?.type ?? null,
+      subjectId: subject?.id ?? null,
       proposerKind: o.principal.kind,
       proposerId: o.principal.id,
       proposerName: await nameOf(db, o.principal.id),

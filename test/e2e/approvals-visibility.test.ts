@@ -115,8 +115,10 @@ describe('the subject client comes from the database', () => {
     const id = (await res.json()).approval.id as string;
     expect(await get(await token(s.credentials.clientAdminSub as string), id)).toBe(200);
     expect(await get(await token(s.credentials.scopedOperatorSub as string), id)).toBe(200);
-    const [row] = await s.database.execute<{ client_id: string }>(`select client_id from approvals where id = '${id}'`);
-    expect(row!.client_id).toBe(s.credentials.clientId);
+    const [row] = await s.database.execute<{ client_id: string; subject_type: string; subject_id: string }>(
+      `select client_id, subject_type, subject_id from approvals where id = '${id}'`,
+    );
+    expect(row).toEqual({ client_id: s.credentials.clientId, subject_type: 'project', subject_id: s.credentials.projectId });
   });
 
   it('a proposal naming a project that does not exist is 404 and files nothing', async () => {
