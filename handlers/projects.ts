@@ -150,7 +150,7 @@ async function stageAdvance(input: { project_id: string; expectedStage?: Project
   await ctx.emit(
     'project.stage_advanced',
     { clientId: project.clientId, subjectId: project.id },
-    { project, fromStage: current.stage, toStage: to },
+    { ...project, previousStage: current.stage },
   );
   return project;
 }

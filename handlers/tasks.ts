@@ -176,7 +176,7 @@ async function insertTasks(ctx: HandlerContext, values: (typeof tasks.$inferInse
   const byId = new Map(rows.map((r) => [r.id, r]));
   const created = values.map((v) => toTask(byId.get(v.id)!));
   for (const task of created) {
-    await ctx.emit('task.created', { clientId: task.clientId, subjectId: task.id }, { task });
+    await ctx.emit('task.created', { clientId: task.clientId, subjectId: task.id }, task);
   }
   return created;
 }
@@ -229,10 +229,8 @@ async function update(input: TasksUpdateInput, ctx: HandlerContext): Promise<Tas
   if (errors.length > 0) throw validationFailed(errors);
 
   const changes: Partial<typeof tasks.$inferInsert> = {};
-  const changed: string[] = [];
   const set = <K extends keyof typeof tasks.$inferInsert>(key: K, value: (typeof tasks.$inferInsert)[K]) => {
     changes[key] = value;
-    changed.push(key);
   };
   if (input.title !== undefined) set('title', input.title);
   if (input.description !== undefined) set('description', input.description);
@@ -255,7 +253,7 @@ async function update(input: TasksUpdateInput, ctx: HandlerContext): Promise<Tas
     .returning();
   if (!row) throw preconditionFailed();
   const task = toTask(row);
-  await ctx.emit('task.updated', { clientId: task.clientId, subjectId: task.id }, { task, changed });
+  await ctx.emit('task.updated', { clientId: task.clientId, subjectId: task.id }, task);
   return task;
 }
 
@@ -273,7 +271,7 @@ async function complete(input: { task_id: string }, ctx: HandlerContext): Promis
     return toTask((await loadTask(ctx.db, current.id))!);
   }
   const task = toTask(row);
-  await ctx.emit('task.completed', { clientId: task.clientId, subjectId: task.id }, { task });
+  await ctx.emit('task.completed', { clientId: task.clientId, subjectId: task.id }, task);
   return task;
 }
 

@@ -21,6 +21,7 @@ import { apiKeys, approvals, oauthClients, oauthGrants, users } from './db/schem
 import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal } from './auth/principal.ts';
 import type { HandlerContext, Principal } from './handler-types.ts';
 import { newId } from './ids.ts';
+import { resolveSubject } from './approval-subjects.ts';
 import { pageKeyColumn, startPage, type PageResult } from './paging.ts';
 import { ProblemError, notFound } from './problem-error.ts';
 import { problemBody, type ProblemDocument } from './problems.ts';
@@ -99,7 +100,8 @@ export interface ProposeOptions {
 /** Stores a proposal for a Tier 2/3 command (in the caller's transaction). */
 export async function proposeApproval(db: Db, o: ProposeOptions): Promise<ApprovalRow> {
   if (o.op.tier !== 2 && o.op.tier !== 3) throw new Error(`proposeApproval: ${o.op.id} is not Tier 2 or 3`);
-  const clientId = typeof o.input.clientId === 'string' ? o.input.clientId : null;
+  const subject = await resolveSubject(db, o.input);
+  const clientId = subject?.clientId ?? null;
   const [row] = await db
     .insert(approvals)
     .values({
@@ -108,6 +110,8 @@ export async function proposeApproval(db: Db, o: ProposeOptions): Promise<Approv
       tier: o.op.tier,
       status: 'pending',
       clientId,
+      subjectType: subject?.type ?? null,
+      subjectId: subject?.id ?? null,
       proposerKind: o.principal.kind,
       proposerId: o.principal.id,
       proposerName: await nameOf(db, o.principal.id),
@@ -126,14 +130,27 @@ export async function proposeApproval(db: Db, o: ProposeOptions): Promise<Approv
 // ---------------------------------------------------------------------------------------------
 // Visibility
 
-export function approvalVisibleTo(row: Pick<ApprovalRow, 'proposerId' | 'clientId'>, principal: Principal): boolean {
-  if (row.proposerId === principal.id) return true;
-  if (row.clientId === null) return principal.kind === 'operator';
-  return principal.clientScope.all || principal.clientScope.clientIds.includes(row.clientId);
+// An approval is visible to the credential that proposed it (not to its user's other credentials:
+// a key bound to Acme never sees its owner's Globex proposals) and to people (OAuth sign-ins) with
+// reach over the subject's client; an internal subject (no client) only to operators in person.
+
+function isPerson(principal: Principal): boolean {
+  return principal.loginMethod === 'oauth';
+}
+
+function reaches(principal: Principal, clientId: string | null): boolean {
+  if (clientId === null) return principal.kind === 'operator';
+  return principal.clientScope.all || principal.clientScope.clientIds.includes(clientId);
+}
+
+export function approvalVisibleTo(row: Pick<ApprovalRow, 'proposerCredentialId' | 'clientId'>, principal: Principal): boolean {
+  if (row.proposerCredentialId === principal.credentialId) return true;
+  return isPerson(principal) && reaches(principal, row.clientId);
 }
 
 function visibilityWhere(principal: Principal): SQL | undefined {
-  const mine = eq(approvals.proposerId, principal.id);
+  const mine = eq(approvals.proposerCredentialId, principal.credentialId);
+  if (!isPerson(principal)) return mine;
   if (principal.kind === 'operator' && principal.clientScope.all) return undefined;
   const ids = [...principal.clientScope.clientIds];
   const inReach = ids.length > 0 ? sql`${approvals.clientId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql`false`;
@@ -225,6 +242,9 @@ async function checkDecider(db: Db, row: ApprovalRow, principal: Principal, now:
   if (row.proposerId === principal.id) {
     throw new ProblemError('forbidden', 'Nobody may decide a proposal of their own.');
   }
+  if (!principal.scopes.has('approvals:decide') || !reaches(principal, row.clientId)) {
+    throw new ProblemError('forbidden', "Deciding needs approvals:decide and reach over the proposal's client.");
+  }
   if (row.status === 'pending' && row.expiresAt.getTime() <= now.getTime()) {
     await db.update(approvals).set({ status: 'expired', version: sql`${approvals.version} + 1` }).where(eq(approvals.id, row.id));
     throw new ProblemError('invalid_transition', `The proposal expired at ${row.expiresAt.toISOString()}.`);
@@ -274,12 +294,9 @@ export async function approveApproval(input: { approval_id: string; comment?: st
     })
     .where(eq(approvals.id, row.id))
     .returning();
-  await ctx.emit('approval.approved', { clientId: row.clientId, subjectId: row.id }, {
-    approvalId: row.id,
-    operationId: row.operationId,
-    status: updated!.status,
-  });
-  return approvalView(updated!, now);
+  const view = approvalView(updated!, now);
+  await ctx.emit('approval.approved', { clientId: row.clientId, subjectId: row.id }, { ...view });
+  return view;
 }
 
 export async function rejectApproval(input: { approval_id: string; comment?: string }, ctx: HandlerContext): Promise<ApprovalView> {
@@ -292,12 +309,9 @@ export async function rejectApproval(input: { approval_id: string; comment?: str
     .set({ decisions, status: 'rejected', decidedAt: now, version: sql`${approvals.version} + 1` })
     .where(eq(approvals.id, row.id))
     .returning();
-  await ctx.emit('approval.rejected', { clientId: row.clientId, subjectId: row.id }, {
-    approvalId: row.id,
-    operationId: row.operationId,
-    status: 'rejected',
-  });
-  return approvalView(updated!, now);
+  const view = approvalView(updated!, now);
+  await ctx.emit('approval.rejected', { clientId: row.clientId, subjectId: row.id }, { ...view });
+  return view;
 }
 
 // ---------------------------------------------------------------------------------------------

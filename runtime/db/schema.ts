@@ -175,6 +175,9 @@ export const approvals = pgTable(
     status: text('status').notNull(), // pending | approved | rejected | expired | failed
     /** Client the proposed write concerns (visibility); null for internal. */
     clientId: text('client_id'),
+    /** What the proposed write would change (runtime/approval-subjects.ts); null when the input names none. */
+    subjectType: text('subject_type'),
+    subjectId: text('subject_id'),
     proposerKind: text('proposer_kind').notNull(),
     proposerId: text('proposer_id').notNull(),
     proposerName: text('proposer_name'),

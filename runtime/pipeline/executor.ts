@@ -61,7 +61,14 @@ export interface PipelineDeps {
 
 export interface PipelineExecutor extends Executor {
   /** The approved write of a proposal, as its proposer (used by approvals.approve). */
-  runProposed(db: Db, row: ApprovalRow, requestId: string): Promise<ApprovedWriteOutcome>;
+  runProposed(db: Db, row: ApprovalRow, requestId: string, plan?: ProposedRunMode): Promise<ApprovedWriteOutcome>;
+}
+
+/** How an approved write runs: for real, or inside a dry-run approve (rolled back, listed, audited `planned`). */
+export interface ProposedRunMode {
+  dryRun: boolean;
+  /** The events the approved write emits join the calling approve's plan. */
+  sink: EmittedEvent[];
 }
 
 class Rollback extends Error {
@@ -134,7 +141,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       emit: createEmitter({ db, actor: principal, eventTypes: service.eventTypes, now: () => at, sink }),
     };
     return attachApprovalRuntime(ctx, {
-      runProposed: (txDb, row) => executor.runProposed(txDb, row, requestId),
+      runProposed: (txDb, row) => executor.runProposed(txDb, row, requestId, { dryRun, sink }),
     });
   }
 
@@ -330,7 +337,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       }
     },
 
-    async runProposed(db, row, requestId) {
+    async runProposed(db, row, requestId, mode = { dryRun: false, sink: [] }) {
       const op = deps.operationsById[row.operationId];
       const started = performance.now();
       let proposer: Principal | null = null;
@@ -344,7 +351,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         const who = proposer;
         // A savepoint: a failing write is rolled back while the decision itself is kept.
         const result = await db.transaction(async (sp) =>
-          handler(input, context(sp as unknown as Db, op, who, requestId, false, null, [])),
+          handler(input, context(sp as unknown as Db, op, who, requestId, mode.dryRun, null, mode.sink)),
         );
         outcome = { ok: true, result };
       } catch (err) {
@@ -369,7 +376,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           loginMethod: row.proposerLoginMethod as Principal['loginMethod'],
         },
         status: outcome.ok ? (op?.successStatus ?? 200) : (outcome.problem?.status ?? 500),
-        outcome: outcome.ok ? 'ran' : 'error',
+        outcome: outcome.ok ? (mode.dryRun ? 'planned' : 'ran') : 'error',
         problemCode: outcome.ok ? null : (outcome.problem?.code ?? null),
         durationMs: performance.now() - started,
       });

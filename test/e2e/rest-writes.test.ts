@@ -211,6 +211,9 @@ describe('Tier 2 and approvals', () => {
     expect(decided.decisions[0]).toMatchObject({ decision: 'approve', comment: 'go', approver: { id: s.credentials.adminUserId } });
     expect(await rowCount(s.database, `projects where name = 'Proposed project zq3'`)).toBe(1);
     expect(await rowCount(s.database, `events where type = 'approval.approved' and subject_id = '${approval.id}'`)).toBe(1);
+    // Event data is the Approval as approvals.get returns it.
+    const [evt] = await s.database.execute<{ data: Record<string, unknown> }>(`select data from events where type = 'approval.approved' and subject_id = '${approval.id}'`);
+    expect(evt!.data).toMatchObject({ id: approval.id, status: 'approved', operationId: decided.operationId, pollUrl: decided.pollUrl });
 
     const polled = await api(s.url, s.credentials.operatorKey).GET('/v1/approvals/{approval_id}', { params: { path: { approval_id: approval.id } } });
     expect(polled.data).toMatchObject({ status: 'approved' });

@@ -81,7 +81,8 @@ describe('projects handlers', () => {
     }
     expect(seen).toEqual(['discovery', 'onboarding', 'build', 'review', 'launch', 'live']);
     expect(opAll.events.slice(before).map((e) => e.type)).toEqual(Array(5).fill('project.stage_advanced'));
-    expect(opAll.events.at(-1)!.data).toMatchObject({ fromStage: 'launch', toStage: 'live' });
+    // Event data is the Project as projects.get returns it, plus previousStage.
+    expect(opAll.events.at(-1)!.data).toEqual({ ...cur, previousStage: 'launch' });
     expect((await problem(opAll.call(h['projects.stage.advance'], { project_id: p.id }))).code).toBe('invalid_transition');
     const q = await opAll.call(h['projects.create'], { clientId: A, name: 'Expect' });
     expect((await problem(opAll.call(h['projects.stage.advance'], { project_id: q.id, expectedStage: 'build' }))).code).toBe('conflict');

@@ -190,6 +190,8 @@ describe('tasks handlers', () => {
       expect(u.assigneeIds).toEqual(['usr_co2']);
       expect(u.etag).toBe(`"${t.id}.v2"`);
       expect(opAll.events.at(-1)).toMatchObject({ type: 'task.updated', subject: { clientId: A, subjectId: t.id } });
+      // Event data is the Task as tasks.get returns it.
+      expect(opAll.events.at(-1)!.data).toEqual(await opAll.call(h['tasks.get'], { task_id: t.id }));
       const stale = await problem(opAll.call(h['tasks.update'], { task_id: t.id, title: 'again' }, { ifMatch: t.etag }));
       expect(stale.code).toBe('precondition_failed');
       expect((await problem(opAll.call(h['tasks.update'], { task_id: t.id, title: 'x' }, { ifMatch: `W/${u.etag}` }))).code).toBe(

@@ -311,8 +311,9 @@ describe('tiers and approvals', () => {
 
     expect((await req(`/v1/approvals/${approval.id}:approve`, { method: 'POST' })).status).toBe(403); // own proposal
     const keyed = await req(`/v1/approvals/${approval.id}:approve`, { method: 'POST', as: 'keyed' });
-    expect(keyed.status).toBe(403);
-    expect((await keyed.json()).code).toBe('forbidden');
+    // Another credential's API key neither sees nor decides the proposal.
+    expect(keyed.status).toBe(404);
+    expect((await keyed.json()).code).toBe('not_found');
 
     const ok = await req(`/v1/approvals/${approval.id}:approve`, { method: 'POST', as: 'bob', body: { comment: 'fine' } });
     expect(ok.status).toBe(200);
