@@ -596,6 +596,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "actions:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List the actions waiting on the caller",
     "tier": null
@@ -645,6 +646,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "approvals:decide",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Approve a proposal",
     "tier": 1
@@ -994,6 +996,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "approvals:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get an approval",
     "tier": null
@@ -1385,6 +1388,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "approvals:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List approvals",
     "tier": null
@@ -1434,6 +1438,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "approvals:decide",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Reject a proposal",
     "tier": 1
@@ -1700,6 +1705,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "campaigns:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List campaigns",
     "tier": null
@@ -1949,6 +1955,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "campaigns:propose",
     "stream": null,
+    "subject": {
+      "from": "campaign_id",
+      "resource": "campaign"
+    },
     "successStatus": 200,
     "summary": "Propose sending a campaign",
     "tier": 2
@@ -2122,6 +2132,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "clients:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a client",
     "tier": null
@@ -2304,6 +2315,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "clients:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a client's health score and the signals behind it",
     "tier": null
@@ -2488,6 +2500,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "clients:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Check whether a client is ready to launch",
     "tier": null
@@ -2696,6 +2709,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "clients:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List clients",
     "tier": null
@@ -2742,6 +2756,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "memberships:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List a client's memberships",
     "tier": null
@@ -2949,6 +2964,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "reviews:release",
     "stream": null,
+    "subject": {
+      "from": "client_id",
+      "resource": "client"
+    },
     "successStatus": 200,
     "summary": "Publish a client's hub",
     "tier": 2
@@ -3123,6 +3142,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "clients:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Summarise a client's open work",
     "tier": null
@@ -3351,6 +3371,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List accounts",
     "tier": null
@@ -3587,6 +3608,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List contacts",
     "tier": null
@@ -3838,6 +3860,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Search contacts",
     "tier": null
@@ -4148,6 +4171,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Create a lead",
     "tier": 1
@@ -4425,6 +4449,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List leads",
     "tier": null
@@ -4701,6 +4726,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List opportunities",
     "tier": null
@@ -5111,6 +5137,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:write",
     "stream": null,
+    "subject": {
+      "from": "opportunity_id",
+      "resource": "opportunity"
+    },
     "successStatus": 201,
     "summary": "Convert an opportunity into a client project",
     "tier": 2
@@ -5424,6 +5454,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Log a touchpoint",
     "tier": 1
@@ -5473,6 +5504,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "events:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List events",
     "tier": null
@@ -5518,6 +5550,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "events:read",
     "stream": "sse",
+    "subject": null,
     "successStatus": 200,
     "summary": "Follow the events feed as a Server-Sent Events stream",
     "tier": null
@@ -5557,6 +5590,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "execution:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get an execution job",
     "tier": null
@@ -5603,6 +5637,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "execution:propose",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Propose an execution request",
     "tier": 1
@@ -5889,6 +5924,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "extraction:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get an extraction and the values it found",
     "tier": null
@@ -5931,6 +5967,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "files:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a signed download URL for a file",
     "tier": null
@@ -5981,6 +6018,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "files:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Register an uploaded file",
     "tier": 1
@@ -6027,6 +6065,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "files:write",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a signed upload URL",
     "tier": 1
@@ -6410,6 +6449,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:write",
     "stream": null,
+    "subject": {
+      "from": "clientId",
+      "resource": "client"
+    },
     "successStatus": 201,
     "summary": "Create an intake record from a template",
     "tier": 2
@@ -6784,6 +6827,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:write",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Set a field of a draft intake record",
     "tier": 1
@@ -7121,6 +7165,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:write",
     "stream": null,
+    "subject": {
+      "from": "intake_id",
+      "resource": "intake"
+    },
     "successStatus": 200,
     "summary": "Finalize an intake record",
     "tier": 2
@@ -7434,6 +7482,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get an intake record with its fields",
     "tier": null
@@ -7798,6 +7847,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List intake records",
     "tier": null
@@ -8149,6 +8199,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:write",
     "stream": null,
+    "subject": {
+      "from": "intake_id",
+      "resource": "intake"
+    },
     "successStatus": 200,
     "summary": "Reopen a finalized field for change",
     "tier": 2
@@ -8195,6 +8249,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "keys:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Create an API key",
     "tier": 2
@@ -8239,6 +8294,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "keys:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List the caller's API keys",
     "tier": null
@@ -8282,6 +8338,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "keys:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Revoke an API key",
     "tier": 1
@@ -8326,6 +8383,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "keys:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Rotate an API key's secret",
     "tier": 2
@@ -8377,6 +8435,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "memberships:manage",
     "stream": null,
+    "subject": {
+      "from": "client_id",
+      "resource": "client"
+    },
     "successStatus": 201,
     "summary": "Invite someone to a client",
     "tier": 2
@@ -8426,6 +8488,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "memberships:manage",
     "stream": null,
+    "subject": {
+      "from": "client_id",
+      "resource": "client"
+    },
     "successStatus": 200,
     "summary": "Revoke a membership",
     "tier": 2
@@ -8686,6 +8752,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": null,
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Describe the service and the caller's effective scopes",
     "tier": null
@@ -8906,6 +8973,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "notifications:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List the caller's notifications",
     "tier": null
@@ -8948,6 +9016,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "notifications:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Mark notifications read",
     "tier": 1
@@ -8990,6 +9059,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": null,
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List the caller's OAuth grants",
     "tier": null
@@ -9033,6 +9103,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": null,
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Revoke an OAuth grant",
     "tier": 1
@@ -9327,6 +9398,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "operations:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Cancel an operation",
     "tier": 1
@@ -9599,6 +9671,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "operations:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get an operation",
     "tier": null
@@ -9917,6 +9990,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "operations:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List the caller's operations",
     "tier": null
@@ -10165,6 +10239,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "pipeline:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List pipeline events",
     "tier": null
@@ -10585,6 +10660,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "pipeline:run",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Re-run part of a finished run",
     "tier": 1
@@ -11006,6 +11082,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "pipeline:run",
     "stream": null,
+    "subject": {
+      "from": "clientId",
+      "resource": "client"
+    },
     "successStatus": 201,
     "summary": "Start a pipeline run",
     "tier": 2
@@ -11396,6 +11476,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "pipeline:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a pipeline run with its steps",
     "tier": null
@@ -11837,6 +11918,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "pipeline:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List pipeline runs",
     "tier": null
@@ -12083,6 +12165,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "projects:write",
     "stream": null,
+    "subject": {
+      "from": "clientId",
+      "resource": "client"
+    },
     "successStatus": 201,
     "summary": "Create a project",
     "tier": 2
@@ -12284,6 +12370,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "projects:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a project",
     "tier": null
@@ -12541,6 +12628,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "projects:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List projects",
     "tier": null
@@ -12779,6 +12867,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "projects:write",
     "stream": null,
+    "subject": {
+      "from": "project_id",
+      "resource": "project"
+    },
     "successStatus": 200,
     "summary": "Advance a project to its next stage",
     "tier": 2
@@ -13045,6 +13137,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "projects:write",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Update a project",
     "tier": 1
@@ -13327,6 +13420,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "reviews:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a review",
     "tier": null
@@ -13661,6 +13755,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "reviews:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List reviews",
     "tier": null
@@ -13972,6 +14067,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "reviews:release",
     "stream": null,
+    "subject": {
+      "from": "review_id",
+      "resource": "review"
+    },
     "successStatus": 200,
     "summary": "Release a review to its client",
     "tier": 2
@@ -14204,6 +14303,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "search:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Search across records",
     "tier": null
@@ -14539,6 +14639,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Create several tasks at once",
     "tier": 1
@@ -14750,6 +14851,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Comment on a task",
     "tier": 1
@@ -14967,6 +15069,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List a task's comments",
     "tier": null
@@ -15217,6 +15320,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:write",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Complete a task",
     "tier": 1
@@ -15535,6 +15639,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Create a task",
     "tier": 1
@@ -15762,6 +15867,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a task",
     "tier": null
@@ -16051,6 +16157,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List tasks",
     "tier": null
@@ -16373,6 +16480,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:write",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Update a task",
     "tier": 1
@@ -16654,6 +16762,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List timeline entries",
     "tier": null
@@ -16700,6 +16809,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List an endpoint's deliveries",
     "tier": null
@@ -16747,6 +16857,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Replay a delivery",
     "tier": 1
@@ -16793,6 +16904,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Register a webhook endpoint",
     "tier": 1
@@ -16835,6 +16947,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Delete a webhook endpoint",
     "tier": 1
@@ -16879,6 +16992,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Rotate an endpoint's signing secret",
     "tier": 1
@@ -16924,6 +17038,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Send a test event to an endpoint",
     "tier": 1
@@ -16974,6 +17089,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Update a webhook endpoint",
     "tier": 1
@@ -17014,6 +17130,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a webhook endpoint",
     "tier": null
@@ -17060,6 +17177,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List webhook endpoints",
     "tier": null
