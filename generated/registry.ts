@@ -17527,7 +17527,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "secret": {
         "description": "The full key. Shown only in this response; stored hashed.",
         "pattern": "^svc_sk_(live|test)_",
-        "type": "string"
+        "type": "string",
+        "x-svc-secret": true
       }
     },
     "required": [
@@ -18754,7 +18755,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "url": {
         "description": "Signed URL; a bearer secret, valid until expiresAt.",
         "format": "uri",
-        "type": "string"
+        "type": "string",
+        "x-svc-secret": true
       }
     },
     "required": [
@@ -22713,7 +22715,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "url": {
         "description": "Signed URL; a bearer secret, valid until expiresAt.",
         "format": "uri",
-        "type": "string"
+        "type": "string",
+        "x-svc-secret": true
       }
     },
     "required": [
@@ -22901,7 +22904,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "secret": {
         "description": "The signing secret (whsec_ + base64). Shown only in this response.",
         "pattern": "^whsec_",
-        "type": "string"
+        "type": "string",
+        "x-svc-secret": true
       },
       "status": {
         "$ref": "#/components/schemas/WebhookEndpointStatus"
@@ -23169,4 +23173,29 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   }
+};
+
+/**
+ * JSON pointers of the bearer secrets (x-svc-secret: true) in each operation's result or output,
+ * `*` standing for any array index. Operations without secrets are absent.
+ */
+export const secretPointers: Readonly<Record<string, readonly string[]>> = {
+  "files.download_url": [
+    "/url"
+  ],
+  "files.upload_url": [
+    "/url"
+  ],
+  "keys.create": [
+    "/secret"
+  ],
+  "keys.rotate": [
+    "/secret"
+  ],
+  "webhooks.endpoint.create": [
+    "/secret"
+  ],
+  "webhooks.endpoint.rotate_secret": [
+    "/secret"
+  ]
 };
