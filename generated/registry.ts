@@ -482,6 +482,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "actions:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List the actions waiting on the caller",
     "tier": null
@@ -531,6 +532,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "approvals:decide",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Approve a proposal",
     "tier": 1
@@ -631,6 +633,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "approvals:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get an approval",
     "tier": null
@@ -743,6 +746,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "approvals:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List approvals",
     "tier": null
@@ -792,6 +796,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "approvals:decide",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Reject a proposal",
     "tier": 1
@@ -906,6 +911,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "campaigns:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List campaigns",
     "tier": null
@@ -1042,6 +1048,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "campaigns:propose",
     "stream": null,
+    "subject": {
+      "from": "campaign_id",
+      "resource": "campaign"
+    },
     "successStatus": 200,
     "summary": "Propose sending a campaign",
     "tier": 2
@@ -1135,6 +1145,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "clients:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a client",
     "tier": null
@@ -1226,6 +1237,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "clients:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a client's health score and the signals behind it",
     "tier": null
@@ -1317,6 +1329,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "clients:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Check whether a client is ready to launch",
     "tier": null
@@ -1422,6 +1435,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "clients:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List clients",
     "tier": null
@@ -1468,6 +1482,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "memberships:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List a client's memberships",
     "tier": null
@@ -1595,6 +1610,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "reviews:release",
     "stream": null,
+    "subject": {
+      "from": "client_id",
+      "resource": "client"
+    },
     "successStatus": 200,
     "summary": "Publish a client's hub",
     "tier": 2
@@ -1689,6 +1708,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "clients:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Summarise a client's open work",
     "tier": null
@@ -1801,6 +1821,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List accounts",
     "tier": null
@@ -1911,6 +1932,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List contacts",
     "tier": null
@@ -2036,6 +2058,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Search contacts",
     "tier": null
@@ -2226,6 +2249,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Create a lead",
     "tier": 1
@@ -2348,6 +2372,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List leads",
     "tier": null
@@ -2470,6 +2495,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List opportunities",
     "tier": null
@@ -2605,6 +2631,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:write",
     "stream": null,
+    "subject": {
+      "from": "opportunity_id",
+      "resource": "opportunity"
+    },
     "successStatus": 201,
     "summary": "Convert an opportunity into a client project",
     "tier": 2
@@ -2784,6 +2814,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "crm:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Log a touchpoint",
     "tier": 1
@@ -2833,6 +2864,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "events:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List events",
     "tier": null
@@ -2878,6 +2910,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "events:read",
     "stream": "sse",
+    "subject": null,
     "successStatus": 200,
     "summary": "Follow the events feed as a Server-Sent Events stream",
     "tier": null
@@ -2917,6 +2950,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "execution:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get an execution job",
     "tier": null
@@ -2963,6 +2997,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "execution:propose",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Propose an execution request",
     "tier": 1
@@ -3058,6 +3093,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "extraction:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get an extraction and the values it found",
     "tier": null
@@ -3100,6 +3136,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "files:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a signed download URL for a file",
     "tier": null
@@ -3150,6 +3187,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "files:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Register an uploaded file",
     "tier": 1
@@ -3196,6 +3234,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "files:write",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a signed upload URL",
     "tier": 1
@@ -3371,6 +3410,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:write",
     "stream": null,
+    "subject": {
+      "from": "clientId",
+      "resource": "client"
+    },
     "successStatus": 201,
     "summary": "Create an intake record from a template",
     "tier": 2
@@ -3533,6 +3576,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:write",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Set a field of a draft intake record",
     "tier": 1
@@ -3662,6 +3706,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:write",
     "stream": null,
+    "subject": {
+      "from": "intake_id",
+      "resource": "intake"
+    },
     "successStatus": 200,
     "summary": "Finalize an intake record",
     "tier": 2
@@ -3758,6 +3806,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get an intake record with its fields",
     "tier": null
@@ -3877,6 +3926,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List intake records",
     "tier": null
@@ -4020,6 +4070,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "intake:write",
     "stream": null,
+    "subject": {
+      "from": "intake_id",
+      "resource": "intake"
+    },
     "successStatus": 200,
     "summary": "Reopen a finalized field for change",
     "tier": 2
@@ -4066,6 +4120,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "keys:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Create an API key",
     "tier": 2
@@ -4110,6 +4165,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "keys:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List the caller's API keys",
     "tier": null
@@ -4153,6 +4209,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "keys:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Revoke an API key",
     "tier": 1
@@ -4197,6 +4254,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "keys:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Rotate an API key's secret",
     "tier": 2
@@ -4248,6 +4306,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "memberships:manage",
     "stream": null,
+    "subject": {
+      "from": "client_id",
+      "resource": "client"
+    },
     "successStatus": 201,
     "summary": "Invite someone to a client",
     "tier": 2
@@ -4297,6 +4359,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "memberships:manage",
     "stream": null,
+    "subject": {
+      "from": "client_id",
+      "resource": "client"
+    },
     "successStatus": 200,
     "summary": "Revoke a membership",
     "tier": 2
@@ -4374,6 +4440,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": null,
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Describe the service and the caller's effective scopes",
     "tier": null
@@ -4472,6 +4539,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "notifications:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List the caller's notifications",
     "tier": null
@@ -4514,6 +4582,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "notifications:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Mark notifications read",
     "tier": 1
@@ -4556,6 +4625,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": null,
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List the caller's OAuth grants",
     "tier": null
@@ -4599,6 +4669,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": null,
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Revoke an OAuth grant",
     "tier": 1
@@ -4722,6 +4793,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "operations:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Cancel an operation",
     "tier": 1
@@ -4818,6 +4890,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "operations:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get an operation",
     "tier": null
@@ -4934,6 +5007,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "operations:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List the caller's operations",
     "tier": null
@@ -5056,6 +5130,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "pipeline:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List pipeline events",
     "tier": null
@@ -5192,6 +5267,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "pipeline:run",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Re-run part of a finished run",
     "tier": 1
@@ -5333,6 +5409,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "pipeline:run",
     "stream": null,
+    "subject": {
+      "from": "clientId",
+      "resource": "client"
+    },
     "successStatus": 201,
     "summary": "Start a pipeline run",
     "tier": 2
@@ -5433,6 +5513,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "pipeline:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a pipeline run with its steps",
     "tier": null
@@ -5553,6 +5634,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "pipeline:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List pipeline runs",
     "tier": null
@@ -5705,6 +5787,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "projects:write",
     "stream": null,
+    "subject": {
+      "from": "clientId",
+      "resource": "client"
+    },
     "successStatus": 201,
     "summary": "Create a project",
     "tier": 2
@@ -5802,6 +5888,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "projects:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a project",
     "tier": null
@@ -5927,6 +6014,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "projects:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List projects",
     "tier": null
@@ -6070,6 +6158,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "projects:write",
     "stream": null,
+    "subject": {
+      "from": "project_id",
+      "resource": "project"
+    },
     "successStatus": 200,
     "summary": "Advance a project to its next stage",
     "tier": 2
@@ -6237,6 +6329,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "projects:write",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Update a project",
     "tier": 1
@@ -6336,6 +6429,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "reviews:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a review",
     "tier": null
@@ -6456,6 +6550,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "reviews:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List reviews",
     "tier": null
@@ -6593,6 +6688,10 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "reviews:release",
     "stream": null,
+    "subject": {
+      "from": "review_id",
+      "resource": "review"
+    },
     "successStatus": 200,
     "summary": "Release a review to its client",
     "tier": 2
@@ -6723,6 +6822,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "search:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Search across records",
     "tier": null
@@ -6910,6 +7010,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Create several tasks at once",
     "tier": 1
@@ -7037,6 +7138,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Comment on a task",
     "tier": 1
@@ -7142,6 +7244,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List a task's comments",
     "tier": null
@@ -7270,6 +7373,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:write",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Complete a task",
     "tier": 1
@@ -7464,6 +7568,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:write",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Create a task",
     "tier": 1
@@ -7564,6 +7669,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a task",
     "tier": null
@@ -7693,6 +7799,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List tasks",
     "tier": null
@@ -7892,6 +7999,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:write",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Update a task",
     "tier": 1
@@ -8017,6 +8125,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "tasks:read",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List timeline entries",
     "tier": null
@@ -8063,6 +8172,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List an endpoint's deliveries",
     "tier": null
@@ -8110,6 +8220,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Replay a delivery",
     "tier": 1
@@ -8156,6 +8267,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 201,
     "summary": "Register a webhook endpoint",
     "tier": 1
@@ -8198,6 +8310,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Delete a webhook endpoint",
     "tier": 1
@@ -8242,6 +8355,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Rotate an endpoint's signing secret",
     "tier": 1
@@ -8287,6 +8401,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Send a test event to an endpoint",
     "tier": 1
@@ -8337,6 +8452,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Update a webhook endpoint",
     "tier": 1
@@ -8377,6 +8493,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "Get a webhook endpoint",
     "tier": null
@@ -8423,6 +8540,7 @@ export const operations: readonly OperationDef[] = [
     ],
     "scope": "webhooks:manage",
     "stream": null,
+    "subject": null,
     "successStatus": 200,
     "summary": "List webhook endpoints",
     "tier": null
@@ -8780,7 +8898,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "secret": {
         "description": "The full key. Shown only in this response; stored hashed.",
         "pattern": "^svc_sk_(live|test)_",
-        "type": "string"
+        "type": "string",
+        "x-svc-secret": true
       }
     },
     "required": [
@@ -10043,7 +10162,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "url": {
         "description": "Signed URL; a bearer secret, valid until expiresAt.",
         "format": "uri",
-        "type": "string"
+        "type": "string",
+        "x-svc-secret": true
       }
     },
     "required": [
@@ -14124,7 +14244,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "url": {
         "description": "Signed URL; a bearer secret, valid until expiresAt.",
         "format": "uri",
-        "type": "string"
+        "type": "string",
+        "x-svc-secret": true
       }
     },
     "required": [
@@ -14317,7 +14438,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "secret": {
         "description": "The signing secret (whsec_ + base64). Shown only in this response.",
         "pattern": "^whsec_",
-        "type": "string"
+        "type": "string",
+        "x-svc-secret": true
       },
       "status": {
         "$ref": "#/components/schemas/WebhookEndpointStatus"
@@ -14594,4 +14716,29 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
     ],
     "type": "object"
   }
+};
+
+/**
+ * JSON pointers of the bearer secrets (x-svc-secret: true) in each operation's result or output,
+ * `*` standing for any array index. Operations without secrets are absent.
+ */
+export const secretPointers: Readonly<Record<string, readonly string[]>> = {
+  "files.download_url": [
+    "/url"
+  ],
+  "files.upload_url": [
+    "/url"
+  ],
+  "keys.create": [
+    "/secret"
+  ],
+  "keys.rotate": [
+    "/secret"
+  ],
+  "webhooks.endpoint.create": [
+    "/secret"
+  ],
+  "webhooks.endpoint.rotate_secret": [
+    "/secret"
+  ]
 };

@@ -162,6 +162,7 @@ function checkOperation(
     c.report(source, [...at, 'tier'], 'read-with-tier', `Read ${label} has a tier. Remove tier: only commands are tiered.`, 'key');
   if (kind === 'command' && 'tier' in op && ![1, 2, 3].includes(op.tier as number))
     c.report(source, [...at, 'tier'], 'invalid-tier', `${label} has tier ${JSON.stringify(op.tier)}. Use tier 1, 2 or 3.`);
+  checkSubject(c, source, at, label, op);
 
   if (!('scope' in op))
     c.report(source, at, 'missing-field', `${label} has no scope. Add scope: <a scope from svc.yaml>, or scope: null for any credential.`);
@@ -355,3 +356,25 @@ function checkContractRules(contract: LoadedContract): Diagnostic[] {
   return c.out;
 }
 
+
+// A Tier 2/3 command says how its proposal's subject (and so its client) is found:
+// subject: { resource, from: <input member> } or subject: { none: <reason> }.
+function checkSubject(c: Checker, source: SourceFile, at: JsonPath, label: string, op: Obj): void {
+  const proposes = op.kind === 'command' && (op.tier === 2 || op.tier === 3);
+  if (!('subject' in op)) {
+    if (proposes)
+      c.report(source, at, 'command-without-subject', `${label} is Tier ${op.tier} but has no subject. Add subject: { resource: <type>, from: <input member> }, or subject: { none: <why it has no client> }.`);
+    return;
+  }
+  if (!proposes) {
+    c.report(source, [...at, 'subject'], 'subject-without-proposal', `${label} has a subject but is not a Tier 2/3 command. Remove subject: only proposals have one.`, 'key');
+    return;
+  }
+  const s = op.subject as Record<string, unknown> | null;
+  const members = new Set(Object.keys(((op.input as Record<string, unknown> | undefined)?.properties as Record<string, unknown> | undefined) ?? {}));
+  if (s && typeof s === 'object' && typeof s.none === 'string' && s.none.trim() && Object.keys(s).length === 1) return;
+  if (!s || typeof s !== 'object' || typeof s.resource !== 'string' || typeof s.from !== 'string' || Object.keys(s).length !== 2)
+    c.report(source, [...at, 'subject'], 'invalid-subject', `${label} has subject ${JSON.stringify(s)}. Write subject: { resource: <type>, from: <input member> } or subject: { none: <reason> }.`);
+  else if (!members.has(s.from))
+    c.report(source, [...at, 'subject', 'from'], 'invalid-subject', `${label} finds its subject from ${JSON.stringify(s.from)}, which is not an input member. Use one of: ${[...members].join(', ')}.`);
+}

@@ -247,6 +247,7 @@ export function buildModel(contract: LoadedContract): Model {
         family,
         kind,
         tier: kind === 'command' ? (op.tier as 1 | 2 | 3) : null,
+        subject: subjectOf(op),
         scope: typeof op.scope === 'string' ? op.scope : null,
         audience: strings(op.audience) as PrincipalKind[],
         summary: text(op.summary),
@@ -322,4 +323,11 @@ export function buildModel(contract: LoadedContract): Model {
       return { version: String(o.version), date: String(o.date), added: strings(o.added), deprecated: strings(o.deprecated), removed: strings(o.removed), corrected: strings(o.corrected) };
     }),
   };
+}
+
+/** A Tier 2/3 command's `subject: { resource, from }`; null for `subject: { none: reason }` and otherwise. */
+function subjectOf(op: Record<string, unknown>): OperationDef['subject'] {
+  const s = op.subject;
+  if (!isObj(s) || typeof s.resource !== 'string' || typeof s.from !== 'string') return null;
+  return { resource: s.resource, from: s.from };
 }

@@ -100,7 +100,7 @@ export interface ProposeOptions {
 /** Stores a proposal for a Tier 2/3 command (in the caller's transaction). */
 export async function proposeApproval(db: Db, o: ProposeOptions): Promise<ApprovalRow> {
   if (o.op.tier !== 2 && o.op.tier !== 3) throw new Error(`proposeApproval: ${o.op.id} is not Tier 2 or 3`);
-  const subject = await resolveSubject(db, o.input);
+  const subject = await resolveSubject(db, o.op, o.input);
   const clientId = subject?.clientId ?? null;
   const [row] = await db
     .insert(approvals)

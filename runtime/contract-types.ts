@@ -49,6 +49,11 @@ export interface OperationDef {
   kind: 'read' | 'command';
   /** Commands only; null for reads. */
   tier: 1 | 2 | 3 | null;
+  /**
+   * Tier 2/3 only: how the proposal's subject is found (the contract's `subject:`): the resource
+   * type and the input member naming its id. Null for Tier 1, reads, and `subject: { none }`.
+   */
+  subject: { resource: string; from: string } | null;
   /** Required scope, or null when any credential will do. */
   scope: string | null;
   audience: PrincipalKind[];

@@ -15,5 +15,38 @@ export const operationsById: Readonly<Record<string, OperationDef>> = Object.fre
 
 /** Component schemas (refs are #/components/schemas/<Name>), as in openapi.json. */
 export const schemas: Readonly<Record<string, JsonSchema>> = ${literal(model.schemas)};
+
+/**
+ * JSON pointers of the bearer secrets (x-svc-secret: true) in each operation's result or output,
+ * \`*\` standing for any array index. Operations without secrets are absent.
+ */
+export const secretPointers: Readonly<Record<string, readonly string[]>> = ${literal(secretPointersOf(model))};
 `;
+}
+
+function secretPointersOf(model: Model): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const o of model.operations) {
+    const found = [...new Set(secretsIn(model.schemas, model.schemas[o.outputName], '', new Set()))].sort();
+    if (found.length) out[o.def.id] = found;
+  }
+  return out;
+}
+
+function secretsIn(schemas: Record<string, unknown>, node: unknown, at: string, seen: Set<string>): string[] {
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return [];
+  const n = node as Record<string, unknown>;
+  if (n['x-svc-secret'] === true) return [at];
+  const found: string[] = [];
+  if (typeof n.$ref === 'string') {
+    const name = n.$ref.split('/').pop()!;
+    if (!seen.has(name)) found.push(...secretsIn(schemas, schemas[name], at, new Set([...seen, name])));
+  }
+  for (const key of ['allOf', 'anyOf', 'oneOf'])
+    if (Array.isArray(n[key])) for (const sub of n[key] as unknown[]) found.push(...secretsIn(schemas, sub, at, seen));
+  if (n.properties && typeof n.properties === 'object')
+    for (const [prop, sub] of Object.entries(n.properties as Record<string, unknown>))
+      found.push(...secretsIn(schemas, sub, `${at}/${prop.replace(/~/g, '~0').replace(/\//g, '~1')}`, seen));
+  if (n.items) found.push(...secretsIn(schemas, n.items, `${at}/*`, seen));
+  return found;
 }

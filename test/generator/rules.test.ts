@@ -104,6 +104,21 @@ describe('check rules', () => {
     ]);
   });
 
+  it('command-without-subject: a Tier 2 command says how its subject is found', () => {
+    const c = fresh();
+    c.mutate(T, CREATE, '    tier: 1\n', '    tier: 2\n');
+    const at = c.locate(T, CREATE, 'id: tasks.create');
+    expect(c.check()).toEqual([
+      `${at} error [command-without-subject] tasks.create is Tier 2 but has no subject. Add subject: { resource: <type>, from: <input member> }, or subject: { none: <why it has no client> }.`,
+    ]);
+  });
+
+  it('invalid-subject: the subject is found from an input member', () => {
+    const c = fresh();
+    c.mutate(T, CREATE, '    tier: 1\n', '    tier: 2\n    subject: { resource: project, from: nope }\n');
+    expect(c.check().join('\n')).toContain('[invalid-subject] tasks.create finds its subject from "nope", which is not an input member.');
+  });
+
   it('read-with-tier', () => {
     const c = fresh();
     const at = c.mutate(T, GET, '    kind: read\n', '    kind: read\n    tier: 1\n', 'tier: 1');

@@ -85,6 +85,7 @@ function op(
     family: id.split('.')[0],
     kind,
     tier: kind === 'command' ? 1 : null,
+    subject: null,
     scope,
     audience,
     summary: id,

@@ -15,6 +15,7 @@ function op(partial: Partial<OperationDef> & Pick<OperationDef, 'id' | 'method' 
   return {
     family: 'fx',
     tier: partial.kind === 'command' ? 1 : null,
+    subject: null,
     scope: 'fx:write',
     audience: ['operator', 'client_admin', 'service_account'],
     summary: partial.id,
