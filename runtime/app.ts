@@ -99,7 +99,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
       onEvent: () => undefined,
     });
   const limiter = new RateLimiter({
-    limit: options.rateLimit?.limit ?? service.limits.rateLimitPerMinute ?? 600,
+    limit: options.rateLimit?.limit ?? config.rateLimitPerMinute ?? service.limits.rateLimitPerMinute,
     windowSeconds: options.rateLimit?.windowSeconds ?? 60,
   });
   const auditor = new Auditor(database, { log });

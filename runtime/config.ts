@@ -20,6 +20,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Publish underscore aliases (svc_tasks_create) of MCP tool names for clients that reject dots. */
   mcpUnderscoreAliases: boolean;
+  /** Requests a credential may make a minute (SVC_RATE_LIMIT_PER_MINUTE); null: the contract's limits.rateLimitPerMinute. */
+  rateLimitPerMinute: number | null;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -31,6 +33,13 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   if (value === undefined || value === '') return fallback;
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new Error(`${name} must be one of ${allowed.join(', ')}; got "${value}"`);
+}
+
+function positiveInteger(name: string, value: string | undefined): number | null {
+  if (value === undefined || value === '') return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1; got "${value}"`);
+  return n;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
@@ -55,6 +64,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthJwksUrl: env.SVC_OAUTH_JWKS_URL || null,
     webhookAllowPrivate: flag(env.SVC_WEBHOOK_ALLOW_PRIVATE, false),
     mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
+    rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),
   };
   return { ...config, ...overrides };
 }

@@ -55,3 +55,33 @@ it('audits calls refused before the pipeline, REST and MCP alike', async () => {
   expect(rows.some((r) => r.problem_code === 'rate_limited' && r.transport === 'rest')).toBe(true);
   expect(rows.some((r) => r.problem_code === 'rate_limited' && r.transport === 'mcp')).toBe(true);
 });
+
+it('SVC_RATE_LIMIT_PER_MINUTE sets the per-credential limit (default: the contract limit); a bad value refuses to start', async () => {
+  const { loadConfig } = await import('../../runtime/config.ts');
+  expect(loadConfig({}).rateLimitPerMinute).toBeNull();
+  expect(loadConfig({ SVC_RATE_LIMIT_PER_MINUTE: '1200' }).rateLimitPerMinute).toBe(1200);
+  for (const bad of ['0', '-5', '1.5', 'many']) {
+    expect(() => loadConfig({ SVC_RATE_LIMIT_PER_MINUTE: bad })).toThrow(/SVC_RATE_LIMIT_PER_MINUTE must be a whole number/);
+  }
+  const { service } = await import('../../generated/registry.ts');
+  const byDefault = await fetch(`${s.url}/v1/meta`, { headers: { authorization: `Bearer ${s.credentials.serviceKey}` } });
+  expect(byDefault.headers.get('ratelimit-policy')).toBe('"default";q=3;w=60');
+
+  const configured = await startTestServer({ rateLimitPerMinute: 2 });
+  try {
+    const get = () => fetch(`${configured.url}/v1/meta`, { headers: { authorization: `Bearer ${configured.credentials.operatorKey}` } });
+    const first = await get();
+    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=2;w=60');
+    expect((await get()).status).toBe(200);
+    expect((await get()).status).toBe(429);
+  } finally {
+    await configured.close();
+  }
+  const plain = await startTestServer();
+  try {
+    const res = await fetch(`${plain.url}/v1/meta`, { headers: { authorization: `Bearer ${plain.credentials.operatorKey}` } });
+    expect(res.headers.get('ratelimit-policy')).toBe(`"default";q=${service.limits.rateLimitPerMinute};w=60`);
+  } finally {
+    await plain.close();
+  }
+});
