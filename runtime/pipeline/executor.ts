@@ -16,7 +16,7 @@ import type { Handler, HandlerContext, Principal } from '../handler-types.ts';
 import { Policy } from '../policy.ts';
 import { ProblemError } from '../problem-error.ts';
 import { isUnexpected, problemStatus, toProblemError } from '../problems.ts';
-import type { Auditor } from '../audit.ts';
+import type { AuditEntry, AuditOutcome, Auditor } from '../audit.ts';
 import {
   approvalView,
   attachApprovalRuntime,
@@ -108,6 +108,32 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
 
   /** Calls in flight by request id: the approved write's audit row names the approving call's transport. */
   const inflight = new Map<string, Call>();
+  /** When each call in flight started (its audit row's duration). */
+  const startedAt = new Map<string, number>();
+  /** Calls whose audit row was written in their own transaction (the finally block skips them). */
+  const auditedInTx = new Set<string>();
+
+  function callEntry(call: Call, status: number, outcome: AuditOutcome, problemCode: string | null): AuditEntry {
+    return {
+      requestId: call.requestId,
+      transport: call.transport,
+      operationId: call.op.id,
+      toolName: call.toolName,
+      method: call.method,
+      path: call.path,
+      principal: call.principal,
+      status,
+      outcome,
+      problemCode,
+      durationMs: performance.now() - (startedAt.get(call.requestId) ?? performance.now()),
+    };
+  }
+
+  /** A command's audit row, in the transaction of its effect (DESIGN.md: an acknowledged write always has one). */
+  async function auditInTx(tx: Db, call: Call, answer: CallResult): Promise<void> {
+    if (!deps.auditor) return;
+    await deps.auditor.recordIn(tx, callEntry(call, answer.status, answer.outcome, null));
+  }
 
   function handlerOf(op: OperationDef): AnyHandler {
     const handler = deps.handlers[op.id];
@@ -217,28 +243,30 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     const scope: IdempotencyScope | null = key
       ? { credentialId: call.principal.credentialId, operationId: op.id, key, fingerprint: fingerprint(op.id, input) }
       : null;
-    if (scope) {
-      const begun = await beginIdempotent(database.db, scope, retentionHours, now());
-      if (begun.kind === 'replay') return replay(op, begun.response);
-    }
+    if (!scope) return runCommand(op, input, call, null);
+    const begun = await beginIdempotent(database.db, scope, retentionHours, now());
+    if (begun.kind === 'replay') return replay(op, begun.response);
+    const { claim } = begun;
     try {
-      const answer = await runCommand(op, input, call, scope);
-      return answer;
+      return await runCommand(op, input, call, { scope, holder: claim.holder });
     } catch (err) {
-      if (scope) {
-        const status = problemStatus(err);
-        if (status >= 500 || isUnexpected(err)) await abandonIdempotent(database.db, scope).catch(() => undefined);
-        else {
-          const p = toProblemError(err);
-          await completeIdempotent(database.db, scope, {
-            status,
-            body: null,
-            headers: {},
-            problem: { code: p.code, detail: p.detail, errors: p.errors, extra: p.extra, headers: p.headers },
-          }).catch(() => undefined);
-        }
+      const status = problemStatus(err);
+      if (toProblemError(err).code === 'idempotency_key_in_progress') {
+        // The claim was taken over (this request outlived its lease): the new holder's write stands.
+      } else if (status >= 500 || isUnexpected(err)) {
+        await abandonIdempotent(database.db, scope, claim.holder).catch(() => undefined);
+      } else {
+        const p = toProblemError(err);
+        await completeIdempotent(database.db, scope, claim.holder, {
+          status,
+          body: null,
+          headers: {},
+          problem: { code: p.code, detail: p.detail, errors: p.errors, extra: p.extra, headers: p.headers },
+        }).catch(() => undefined);
       }
       throw err;
+    } finally {
+      claim.release();
     }
   }
 
@@ -258,15 +286,21 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     return { status: stored.status, body: opened, outcome, headers: { ...stored.headers, 'Idempotency-Replayed': 'true' } };
   }
 
-  async function runCommand(op: OperationDef, input: Record<string, unknown>, call: Call, scope: IdempotencyScope | null): Promise<CallResult> {
-    const store = scope
-      ? (tx: Db, answer: CallResult) => completeIdempotent(tx, scope, { status: answer.status, body: answer.body, headers: answer.headers })
+  async function runCommand(
+    op: OperationDef,
+    input: Record<string, unknown>,
+    call: Call,
+    held: { scope: IdempotencyScope; holder: string } | null,
+  ): Promise<CallResult> {
+    const store = held
+      ? (tx: Db, answer: CallResult) =>
+          completeIdempotent(tx, held.scope, held.holder, { status: answer.status, body: answer.body, headers: answer.headers })
       : null;
 
     if (op.tier === 2 || op.tier === 3) {
       // A proposal that would fail at once (not yours, invalid) is refused now: plan it first.
       await runHandler(op, input, call.principal, call.requestId, call.controls.ifMatch, true);
-      return database.transaction(async (tx) => {
+      const proposed = await database.transaction(async (tx) => {
         const row = await proposeApproval(tx, { op, input, principal: call.principal, expiryHours, now: now() });
         const view = approvalView(row, now());
         const answer: CallResult = {
@@ -276,8 +310,11 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           headers: { Location: view.pollUrl },
         };
         if (store) await store(tx, answer);
+        await auditInTx(tx, call, answer);
         return answer;
       });
+      auditedInTx.add(call.requestId);
+      return proposed;
     }
 
     let answer: CallResult | null = null;
@@ -288,7 +325,9 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       answer = { status: op.successStatus, body: { outcome: 'ran', result }, outcome: 'ran', headers };
       // The stored copy holds the secrets sealed; the caller gets them in clear, once.
       if (store) await store(tx, { ...answer, body: { outcome: 'ran', result: secrets.seal(op.id, result) } });
+      await auditInTx(tx, call, answer);
     });
+    auditedInTx.add(call.requestId);
     return answer!;
   }
 
@@ -313,6 +352,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     async execute(call) {
       const started = performance.now();
       inflight.set(call.requestId, call);
+      startedAt.set(call.requestId, started);
       let status = 500;
       let outcome: CallResult['outcome'] | 'error' = 'error';
       let problemCode: string | null = null;
@@ -330,20 +370,11 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         problemCode = p.code;
         throw p;
       } finally {
+        // A committed command was audited in its own transaction; everything else (reads, dry runs,
+        // refusals, failures) is audited here, in batches.
+        if (!auditedInTx.delete(call.requestId)) deps.auditor?.record(callEntry(call, status, outcome, problemCode));
         inflight.delete(call.requestId);
-        deps.auditor?.record({
-          requestId: call.requestId,
-          transport: call.transport,
-          operationId: call.op.id,
-          toolName: call.toolName,
-          method: call.method,
-          path: call.path,
-          principal: call.principal,
-          status,
-          outcome,
-          problemCode,
-          durationMs: performance.now() - started,
-        });
+        startedAt.delete(call.requestId);
       }
     },
 
@@ -379,7 +410,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       }
       // The approved write is a call of its own, made as the proposer: audit it as such.
       const via = inflight.get(requestId);
-      deps.auditor?.record({
+      const entry: AuditEntry = {
         requestId,
         transport: via?.transport ?? 'rest',
         operationId: row.operationId,
@@ -396,7 +427,10 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         outcome: outcome.ok ? (mode.dryRun ? 'planned' : 'ran') : 'error',
         problemCode: outcome.ok ? null : (outcome.problem?.code ?? null),
         durationMs: performance.now() - started,
-      });
+      };
+      // A real approved write commits (or not) with the approve's transaction: its row goes in it.
+      if (deps.auditor && !mode.dryRun) await deps.auditor.recordIn(db, entry);
+      else deps.auditor?.record(entry);
       return outcome;
     },
   };
