@@ -31,6 +31,8 @@ export const service: ServiceDef = {
     "priorMajorMinimumMonths": 6,
     "rateLimitPerMinute": 600,
     "requestBodyMaxBytes": 1048576,
+    "requestHeadersTimeoutSeconds": 10,
+    "requestTimeoutSeconds": 30,
     "webhookSecretOverlapHours": 24
   },
   "mcpProtocolVersions": [
@@ -183,6 +185,13 @@ export const service: ServiceDef = {
       "retryAfter": null,
       "status": 431,
       "title": "The request's header fields are too large"
+    },
+    "request_timeout": {
+      "code": "request_timeout",
+      "retry": "now",
+      "retryAfter": null,
+      "status": 408,
+      "title": "The request was not received in time"
     },
     "unauthorized": {
       "code": "unauthorized",

@@ -6,6 +6,7 @@ import { createApp, type CreateAppOptions, type SvcApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
+import { service as generatedService } from '../generated/registry.ts';
 
 /** What `svc seed --json` prints (runtime/seed.ts). */
 export interface SeedCredentials {
@@ -45,6 +46,21 @@ export interface StartServerOptions {
   /** Bind address; default 0.0.0.0 (127.0.0.1 for tests). */
   hostname?: string;
   app?: Omit<CreateAppOptions, 'database' | 'config'>;
+  /** How long a client may take to send its headers and its whole request; default the contract's limits (tests shorten them). */
+  timeouts?: Partial<RequestTimeouts>;
+}
+
+export interface RequestTimeouts {
+  headersMs: number;
+  requestMs: number;
+}
+
+/** The contract's limits.requestHeadersTimeoutSeconds and limits.requestTimeoutSeconds. */
+export function contractTimeouts(limits: { requestHeadersTimeoutSeconds?: number; requestTimeoutSeconds?: number }): RequestTimeouts {
+  const headers = limits.requestHeadersTimeoutSeconds;
+  const request = limits.requestTimeoutSeconds;
+  if (!headers || !request) throw new Error('the registry has no limits.requestHeadersTimeoutSeconds / requestTimeoutSeconds');
+  return { headersMs: headers * 1000, requestMs: request * 1000 };
 }
 
 export interface RunningServer {
@@ -67,12 +83,21 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let server: ServerType | null = null;
   let config: Config | null = null;
   try {
+    const timeouts = { ...contractTimeouts((options.app?.registry?.service ?? generatedService).limits), ...options.timeouts };
     const port = await new Promise<number>((resolve, reject) => {
       server = serve(
         {
           fetch: (request, env) => (svc ? svc.app.fetch(request, env) : new Response('starting', { status: 503 })),
           port: options.config.port,
           hostname: options.hostname ?? '0.0.0.0',
+          // Slow clients are cut (408 request_timeout, headers/client-error.ts): headers within
+          // headersMs, the whole request (body included) within requestMs. Node checks every
+          // connectionsCheckingInterval, so keep that well under the shorter one.
+          serverOptions: {
+            headersTimeout: timeouts.headersMs,
+            requestTimeout: timeouts.requestMs,
+            connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
+          },
         },
         (info: AddressInfo) => resolve(info.port),
       );

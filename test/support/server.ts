@@ -4,11 +4,13 @@
 import { loadConfig, type Config } from '../../runtime/config.ts';
 import type { Database } from '../../runtime/db/client.ts';
 import type { CreateAppOptions, SvcApp } from '../../runtime/app.ts';
-import { loadSeed, startServer, type SeedCredentials } from '../../runtime/server.ts';
+import { loadSeed, startServer, type SeedCredentials, type StartServerOptions } from '../../runtime/server.ts';
 import { freshDatabase } from './db.ts';
 
 export interface TestServerOptions extends Partial<Config> {
   app?: Omit<CreateAppOptions, 'database' | 'config' | 'log'>;
+  /** Shorter request timeouts than the contract's (slow-client tests). */
+  timeouts?: StartServerOptions['timeouts'];
 }
 
 export interface TestServer {
@@ -24,7 +26,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {
-  const { app, ...configOverrides } = overrides;
+  const { app, timeouts, ...configOverrides } = overrides;
   const database = await freshDatabase();
   const logs: string[] = [];
   try {
@@ -33,6 +35,7 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       config: base,
       database,
       hostname: '127.0.0.1',
+      timeouts,
       app: { ...app, log: (m) => logs.push(m) },
     });
     // Seeded after the server knows its base URL (the seed may record it, e.g. OAuth audiences).
