@@ -21,12 +21,18 @@ import { isUnexpected, problemBody, problemStatus, registerProblemCatalogue, toP
 import { mountRest, notFoundHandler, type RestRoute } from './rest/index.ts';
 import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
-import { operationsById as generatedOperations, secretPointers as generatedSecretPointers, service as generatedService } from '../generated/registry.ts';
+import {
+  operationsById as generatedOperations,
+  schemas as generatedSchemas,
+  secretPointers as generatedSecretPointers,
+  service as generatedService,
+} from '../generated/registry.ts';
 import { routes as generatedRoutes } from '../generated/routes.ts';
 import { mcpTools as generatedTools } from '../generated/mcp-tools.ts';
 import { validators as generatedValidators } from '../generated/validators.js';
 import { handlers as generatedHandlers } from '../handlers/index.ts';
 import { createSecretFields, type SecretPointers } from './secret-fields.ts';
+import { errorSummary, logLine, setLogRedactions, stderrLog } from './log.ts';
 
 export interface Registry {
   service: ServiceDef;
@@ -48,7 +54,7 @@ export interface CreateAppOptions {
   registry?: Partial<Registry>;
   /** Default limits.rateLimitPerMinute a minute. */
   rateLimit?: { limit?: number; windowSeconds?: number };
-  /** Unexpected errors and background failures; default console.error. Never receives a body or secret. */
+  /** Log lines (runtime/log.ts: one JSON object each, never a body, a bound value or a secret); default stderr. */
   log?: (message: string) => void;
   now?: () => Date;
   /** How an approval's proposer is rebuilt at approval time (default: from the database). */
@@ -84,12 +90,29 @@ export function generatedRegistry(): Registry {
   };
 }
 
+/** Property names the contract marks x-svc-secret or x-svc-personal, anywhere in its schemas (log redaction). */
+function markedFieldNames(schemas: Readonly<Record<string, unknown>>): Set<string> {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(walk);
+    const props = (node as { properties?: Record<string, Record<string, unknown>> }).properties;
+    if (props && typeof props === 'object') {
+      for (const [name, sub] of Object.entries(props)) if (sub?.['x-svc-secret'] === true || sub?.['x-svc-personal'] === true) names.add(name);
+    }
+    for (const v of Object.values(node)) walk(v);
+  };
+  walk(schemas);
+  return names;
+}
+
 export function createApp(options: CreateAppOptions): SvcApp {
   const { database, config } = options;
   const registry: Registry = { ...generatedRegistry(), ...options.registry };
   const { service } = registry;
-  const log = options.log ?? ((m: string) => console.error(m));
+  const log = options.log ?? stderrLog;
   registerProblemCatalogue(service.problems);
+  setLogRedactions(markedFieldNames(generatedSchemas));
 
   const ownAuthenticator = !options.authenticator;
   const authenticator =
@@ -215,14 +238,14 @@ export function createApp(options: CreateAppOptions): SvcApp {
   app.notFound(notFoundHandler(registry.routes, config.baseUrl, rewriteRequestPath));
   app.onError((err, c) => {
     if (isUnexpected(err)) {
-      log(`[${c.get('requestId')}] ${c.req.method} ${new URL(c.req.url).pathname}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      log(logLine('error', 'unexpected_error', { requestId: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname, error: errorSummary(err) }));
     }
     return problemResponse(c, err, config.baseUrl);
   });
 
   // Expired idempotency records are swept every 10 minutes (lookups already ignore them).
   const sweep = setInterval(() => {
-    purgeExpiredIdempotency(database.db).catch((err: Error) => log(`idempotency sweep failed: ${err.message}`));
+    purgeExpiredIdempotency(database.db).catch((err: Error) => log(logLine('error', 'idempotency_sweep_failed', { error: errorSummary(err) })));
   }, 10 * 60_000);
   sweep.unref();
 

@@ -11,6 +11,7 @@ import type { Database, Db } from './db/client.ts';
 import { auditLog } from './db/schema.ts';
 import type { Principal } from './handler-types.ts';
 import type { Transport } from './pipeline/types.ts';
+import { errorSummary, logLine, stderrLog } from './log.ts';
 
 export type AuditOutcome = 'ran' | 'planned' | 'proposed' | 'read' | 'error';
 
@@ -72,7 +73,7 @@ export class Auditor {
     this.database = database;
     this.batchSize = options.batchSize ?? 1000;
     this.delayMs = options.delayMs ?? 200;
-    this.log = options.log ?? ((m) => console.error(m));
+    this.log = options.log ?? stderrLog;
   }
 
   record(entry: AuditEntry): void {
@@ -114,7 +115,7 @@ export class Auditor {
             "operationId" text, "toolName" text, method text, path text, "principalKind" text, "principalId" text,
             "credentialId" text, "loginMethod" text, status integer, outcome text, "problemCode" text, "durationMs" integer)`);
       } catch (err) {
-        this.log(`audit: could not write ${batch.length} entries: ${(err as Error).message}`);
+        this.log(logLine('error', 'audit_write_failed', { entries: batch.length, error: errorSummary(err) }));
       }
     });
     return this.writing;

@@ -28,6 +28,7 @@ import { switchedOff } from '../pipeline/access.ts';
 import { parseStrictJson } from '../pipeline/json.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, JsonRpcError, invalidRequest, resolveCall, takeToolCalls, type TakenCall } from './jsonrpc.ts';
 import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLEM_MEDIA_TYPE, type ProblemDocument } from '../problems.ts';
+import { errorSummary, logLine, stderrLog } from '../log.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -62,7 +63,7 @@ export interface McpDeps {
   protocolVersions?: readonly string[];
   /** serverInfo.version; default the contract version 1.0.0. */
   serverVersion?: string;
-  /** Unexpected errors (never a body or a secret); default console.error. */
+  /** Log lines (runtime/log.ts logLine); default stderr. */
   log?: (message: string) => void;
   /** Largest JSON-RPC body accepted (413 payload_too_large beyond); default 1 MiB, as REST. */
   maxBodyBytes?: number;
@@ -218,10 +219,10 @@ export function errorResult(problem: ProblemDocument): CallToolResult {
   };
 }
 
-function toProblemError(err: unknown, log: (message: string) => void = (m) => console.error(m), requestId = 'unknown'): ProblemError {
+function toProblemError(err: unknown, log: (message: string) => void = stderrLog, requestId = 'unknown'): ProblemError {
   if (!isUnexpected(err)) return err as ProblemError;
   // Logged without arguments or bodies: only the error itself.
-  log(`[${requestId}] POST ${MCP_PATH}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  log(logLine('error', 'unexpected_error', { requestId, method: 'POST', path: MCP_PATH, error: errorSummary(err) }));
   return new ProblemError('internal_error', 'An unexpected error occurred. Quote the requestId when reporting it.');
 }
 
@@ -246,7 +247,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   const getClientIp = deps.getClientIp ?? defaultClientIp;
   const problemBody = deps.problemBody ?? defaultProblemBody;
   const maxBodyBytes = deps.maxBodyBytes ?? 1_048_576;
-  const log = deps.log ?? ((m: string) => console.error(m));
+  const log = deps.log ?? stderrLog;
   const getRequestId = deps.getRequestId ?? ((c: Context<any>) => (c as Context<AppEnv>).get('requestId') ?? 'unknown');
   if (!deps.authenticateRequest && !deps.authenticate) throw new Error('mountMcp needs authenticateRequest or authenticate');
   const authenticate = async (c: Context<any>): Promise<Principal> => {

@@ -41,6 +41,7 @@ import { checkAccess, checkEnabled } from './access.ts';
 import { refuseWildcardIfMatch } from '../etag.ts';
 import type { Call, CallResult, Executor, Plan } from './types.ts';
 import { validateInput, type ValidateFn } from './validate.ts';
+import { errorSummary, logLine, stderrLog } from '../log.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyHandler = Handler<any, any>;
@@ -58,7 +59,7 @@ export interface PipelineDeps {
   /** Rebuilds an approval's proposer at approval time; default: from the database (rebuildProposer). */
   rebuildProposer?: (db: Db, row: ApprovalRow) => Promise<Principal>;
   now?: () => Date;
-  /** Unexpected errors (with the request id, never a body). Default console.error. */
+  /** Log lines (runtime/log.ts logLine: JSON, never a body or a bound value). Default stderr. */
   log?: (message: string) => void;
 }
 
@@ -91,7 +92,7 @@ function etagOf(value: unknown): string | null {
 export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   const { database, config, service, secrets } = deps;
   const now = deps.now ?? (() => new Date());
-  const log = deps.log ?? ((m: string) => console.error(m));
+  const log = deps.log ?? stderrLog;
   const retentionHours = service.limits.idempotencyRetentionHours ?? 24;
   const expiryHours = service.limits.approvalExpiryHours ?? 168;
   const maxDepth = service.limits.maxJsonDepth;
@@ -363,7 +364,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         return result;
       } catch (err) {
         if (isUnexpected(err)) {
-          log(`[${call.requestId}] ${call.op.id}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          log(logLine('error', 'unexpected_error', { requestId: call.requestId, operationId: call.op.id, transport: call.transport, error: errorSummary(err) }));
         }
         const p = toProblemError(err);
         status = problemStatus(p);
@@ -404,7 +405,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         outcome = { ok: true, result };
       } catch (err) {
         if (isUnexpected(err)) {
-          log(`[${requestId}] approved ${row.operationId}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          log(logLine('error', 'approved_write_failed', { requestId, operationId: row.operationId, approvalId: row.id, error: errorSummary(err) }));
         }
         outcome = { ok: false, problem: storedProblem(toProblemError(err), requestId, config.baseUrl, row.id) };
       }
