@@ -21,6 +21,7 @@ export const service: ServiceDef = {
     "apiKeyLifetimeDays": 90,
     "approvalExpiryHours": 168,
     "batchCreateMaxItems": 100,
+    "failedAuthPerMinute": 100,
     "idempotencyRetentionHours": 24,
     "jwksFetchTimeoutSeconds": 5,
     "jwksRetryIntervalSeconds": 30,

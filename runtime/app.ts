@@ -129,6 +129,9 @@ export function createApp(options: CreateAppOptions): SvcApp {
     limit: options.rateLimit?.limit ?? config.rateLimitPerMinute ?? service.limits.rateLimitPerMinute,
     windowSeconds: options.rateLimit?.windowSeconds ?? 60,
   });
+  const failedAuthLimit = service.limits.failedAuthPerMinute;
+  if (!failedAuthLimit) throw new Error('the registry has no limits.failedAuthPerMinute');
+  const failedAuth = new RateLimiter({ limit: failedAuthLimit, windowSeconds: 60 });
   const auditor = new Auditor(database, { log });
   const executor = createExecutor({
     database,
@@ -149,9 +152,28 @@ export function createApp(options: CreateAppOptions): SvcApp {
     if (url.includes('?') && credentialInUrl(url)) {
       throw new ProblemError('unauthorized', 'A credential goes only in the Authorization: Bearer header, never in a URL.');
     }
+    // An address that keeps failing authentication is refused before any lookup (limits.failedAuthPerMinute).
+    const failKey = `authfail:${ip ?? 'unknown'}`;
+    const failures = failedAuth.peek(failKey);
     // A fresh object per request: the authenticator may hand out one cached principal, and the
     // rate decision is recorded against this request's principal (headers/index.ts).
-    const principal = { ...(await authenticator.authenticate(authorization, ip)) };
+    let authenticated: Principal | null;
+    try {
+      // A throttled address keeps its cached, known-good keys; anything else waits for the reset.
+      authenticated = failures.allowed ? await authenticator.authenticate(authorization, ip) : await authenticator.authenticateCached(authorization, ip);
+      if (!authenticated) {
+        throw new ProblemError(
+          'rate_limited',
+          `Too many requests from this address failed authentication (${failures.limit} a minute); retry after ${failures.resetSeconds} s.`,
+          { headers: { 'Retry-After': String(failures.resetSeconds) } },
+        );
+      }
+    } catch (err) {
+      const code = err instanceof ProblemError ? err.code : null;
+      if (code === 'unauthorized' || code === 'invalid_token') failedAuth.take(failKey);
+      throw err;
+    }
+    const principal = { ...authenticated };
     limitCredential(null, limiter, principal);
     return principal;
   }

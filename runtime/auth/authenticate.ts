@@ -18,7 +18,10 @@
 //   Lookups (key + owner + memberships) are cached 5 s of real time, so a role or membership change
 //   takes effect within 5 s; expiry and the allowlist are checked on every request, revokedAt on
 //   every cache miss. NOTIFY svc_key_revoked (payload: key id, see notifyKeyRevoked) drops that
-//   key's entry on every instance at once; a payload that is not a key id clears the whole cache. lastUsedAt is written at most once a minute per key, off the
+//   key's entry on every instance at once; a payload that is not a key id clears the whole cache.
+//   An unknown key's hash is remembered as a miss for the same 5 s (at most KEY_CACHE_MAX), so a
+//   repeated bad key costs no database round trip; every NOTIFY on that channel (a key created,
+//   rotated or revoked anywhere) forgets all misses, so a new key is never refused by a stale miss. lastUsedAt is written at most once a minute per key, off the
 //   request path (fire and forget; close() waits for pending writes).
 // - OAuth: jose jwtVerify with our KeySetCache (key-set.ts), issuer = config.oauthIssuer,
 //   asymmetric algorithms only, exp required, 30 s clock tolerance. Audience: `{baseUrl}/mcp` or
@@ -91,6 +94,12 @@ export interface AuthenticatorDeps {
 
 export interface Authenticator {
   authenticate(authorization: string | undefined, ip: string | null): Promise<Principal>;
+  /**
+   * Like authenticate, but only from what is cached, with no database round trip: null when the
+   * credential is not an API key whose lookup is cached (an address throttled for failed
+   * authentication keeps its known-good keys working while unknown ones cost nothing).
+   */
+  authenticateCached(authorization: string | undefined, ip: string | null): Promise<Principal | null>;
   /** Drop cached lookups (one key id, or everything). */
   forget(keyId?: string): void;
   /** Resolves once the LISTEN subscription is in place (no-op without a database bus). */
@@ -239,6 +248,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const ownsJwks = !deps.jwks && jwks !== null;
 
   const keyCache = new Map<string, KeyEntry>(); // by secret hash
+  /** Hashes no key has, with when that was read: a repeated unknown key costs no database round trip. */
+  const missCache = new Map<string, number>();
   const lastUsedWritten = new Map<string, number>();
   const pending = new Set<Promise<unknown>>();
   let closed = false;
@@ -252,6 +263,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   }
 
   function forget(keyId?: string): void {
+    // Any key event (created, rotated, revoked) may give a cached miss a key: forget every miss.
+    missCache.clear();
     if (keyId === undefined) {
       keyCache.clear();
       return;
@@ -301,7 +314,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     };
   }
 
-  async function authenticateKey(secret: string, ip: string | null): Promise<Principal> {
+  async function authenticateKey(secret: string, ip: string | null, cachedOnly = false): Promise<Principal | null> {
     if (secret.length > 200 || !/^svc_sk_(live|test)_[A-Za-z0-9_-]+$/.test(secret)) throw invalidToken('The API key is not valid.');
     const hash = hashSecret(secret);
     let entry = keyCache.get(hash);
@@ -309,9 +322,19 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       keyCache.delete(hash);
       entry = undefined;
     }
+    if (!entry && cachedOnly) return null;
     if (!entry) {
+      const missedAt = missCache.get(hash);
+      if (missedAt !== undefined && Date.now() - missedAt < KEY_CACHE_TTL_MS) throw invalidToken('The API key is not valid.');
       const loaded = await loadKey(hash);
-      if (!loaded) throw invalidToken('The API key is not valid.');
+      if (!loaded) {
+        if (!closed) {
+          if (missCache.size >= KEY_CACHE_MAX) missCache.clear();
+          missCache.set(hash, Date.now());
+        }
+        throw invalidToken('The API key is not valid.');
+      }
+      missCache.delete(hash);
       entry = loaded;
       if (!closed) {
         if (keyCache.size >= KEY_CACHE_MAX) sweep();
@@ -425,9 +448,13 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   return {
     async authenticate(authorization, ip) {
       const credential = bearerCredential(authorization);
-      if (looksLikeApiKey(credential)) return authenticateKey(credential, ip);
+      if (looksLikeApiKey(credential)) return (await authenticateKey(credential, ip))!;
       if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(credential)) return authenticateJwt(credential);
       throw invalidToken('The bearer credential is neither an API key nor an access token.');
+    },
+    async authenticateCached(authorization, ip) {
+      const credential = bearerCredential(authorization);
+      return looksLikeApiKey(credential) ? authenticateKey(credential, ip, true) : null;
     },
     forget,
     ready: () => listening,
@@ -437,6 +464,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     async close() {
       closed = true;
       keyCache.clear();
+      missCache.clear();
       await listening;
       if (unlisten) {
         const fn = unlisten;

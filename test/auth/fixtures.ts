@@ -68,10 +68,12 @@ export async function addKey(
     expiresAt?: Date;
     revokedAt?: Date | null;
     mode?: 'live' | 'test';
+    /** A chosen secret (default: a fresh one). */
+    secret?: string;
   },
 ): Promise<{ id: string; secret: string }> {
   const id = nextId('key');
-  const secret = generateApiKeySecret(k.mode ?? 'live');
+  const secret = k.secret ?? generateApiKeySecret(k.mode ?? 'live');
   const createdAt = k.createdAt ?? new Date();
   await database.db.insert(apiKeys).values({
     id,
