@@ -2,9 +2,11 @@
 //   1. svc generate / --check on the real contract and on 10x and 100x synthetic ones (linear growth).
 //   2. GET /v1/meta through the full pipeline vs a bare Hono app with the same body (target >= 0.5).
 //   3. MCP tools/call svc.meta.get vs REST GET /v1/meta.
+//   4. A valid caller's p99 under a flood of random keys from another address vs quiet (target <= 2x).
 // `npm run bench -- --quick` skips the 100x contract.
 import { benchGenerate } from './bench-generate.ts';
 import { benchHttp } from './bench-http.ts';
+import { benchFlood } from './bench-flood.ts';
 import { benchMcp } from './bench-mcp.ts';
 
 const quick = process.argv.includes('--quick');
@@ -22,4 +24,7 @@ await benchHttp({ print: true });
 
 console.log('\n== MCP vs REST');
 await benchMcp({ print: true });
+
+console.log('\n== Failed-authentication flood (svc serve in its own process)');
+await benchFlood({ print: true });
 process.exit(0);
