@@ -7,7 +7,8 @@ import { createAuthenticator, credentialInUrl, type Authenticator } from './auth
 import { Auditor } from './audit.ts';
 import { purgeExpiredIdempotency } from './idempotency.ts';
 import type { Config } from './config.ts';
-import type { McpToolDef, OperationDef, ServiceDef } from './contract-types.ts';
+import type { McpToolDef, OperationDef } from './contract-types.ts';
+import type { Service } from '../generated/registry.ts';
 import type { Database } from './db/client.ts';
 import { mountDocuments } from './documents.ts';
 import type { Principal } from './handler-types.ts';
@@ -17,7 +18,7 @@ import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecut
 import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
 import { ProblemError } from './problem-error.ts';
-import { isUnexpected, problemBody, problemStatus, registerProblemCatalogue, toProblemError } from './problems.ts';
+import { isUnexpected, problemBody, problemStatus, toProblemError } from './problems.ts';
 import { mountRest, notFoundHandler, type RestRoute } from './rest/index.ts';
 import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
@@ -28,7 +29,7 @@ import { validators as generatedValidators } from '../generated/validators.js';
 import { handlers as generatedHandlers } from '../handlers/index.ts';
 
 export interface Registry {
-  service: ServiceDef;
+  service: Service;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
   routes: readonly RestRoute[];
@@ -85,7 +86,6 @@ export function createApp(options: CreateAppOptions): SvcApp {
   const registry: Registry = { ...generatedRegistry(), ...options.registry };
   const { service } = registry;
   const log = options.log ?? ((m: string) => console.error(m));
-  registerProblemCatalogue(service.problems);
 
   const ownAuthenticator = !options.authenticator;
   const authenticator =
@@ -189,8 +189,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
     serverVersion: service.contractVersion,
     authenticateRequest: authenticateMcp,
     log,
-    maxBodyBytes: service.limits.requestBodyMaxBytes ?? 1_048_576,
-    maxJsonDepth: service.limits.maxJsonDepth!,
+    maxBodyBytes: service.limits.requestBodyMaxBytes,
+    maxJsonDepth: service.limits.maxJsonDepth,
     spendRateLimit: (c, principal, units) => {
       for (let i = 0; i < units; i++) limitCredential(c, limiter, principal);
     },
@@ -202,8 +202,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
     routes: registry.routes,
     operationsById: registry.operationsById,
     config,
-    maxBodyBytes: service.limits.requestBodyMaxBytes ?? 1_048_576,
-    maxJsonDepth: service.limits.maxJsonDepth!,
+    maxBodyBytes: service.limits.requestBodyMaxBytes,
+    maxJsonDepth: service.limits.maxJsonDepth,
     auditor,
   });
 

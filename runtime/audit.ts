@@ -50,7 +50,7 @@ export class Auditor {
   constructor(database: Database, options: AuditorOptions = {}) {
     this.database = database;
     this.batchSize = options.batchSize ?? 1000;
-    this.delayMs = options.delayMs ?? 200;
+    this.delayMs = options.delayMs ?? 200; // not a contract limit: the audit batch delay
     this.log = options.log ?? ((m) => console.error(m));
   }
 

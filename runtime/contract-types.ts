@@ -81,15 +81,20 @@ export interface OperationDef {
   deprecated: Deprecation | null;
 }
 
-export interface ProblemDef {
-  code: string;
+export interface ProblemDef<C extends string = string> {
+  code: C;
   status: number;
   title: string;
   retry: RetryClass;
   retryAfter: number | null;
 }
 
-export interface ServiceDef {
+/**
+ * The service facts. The generator builds the loose form for any contract it compiles; the
+ * generated registry states this contract's form, `ServiceDef<Limits, ProblemCode>`
+ * (generated/contract.ts), which is what the runtime reads.
+ */
+export interface ServiceDef<L = Record<string, number>, C extends string = string> {
   title: string;
   contractVersion: string;
   /** major.minor, sent as X-Svc-Api-Version. */
@@ -102,6 +107,6 @@ export interface ServiceDef {
   /** Role label -> scopes it allows ('staff' labels allow every scope). */
   roleScopes: Record<string, string[]>;
   eventTypes: string[];
-  problems: Record<string, ProblemDef>;
-  limits: Record<string, number>;
+  problems: { readonly [K in C]: ProblemDef<K> };
+  limits: L;
 }

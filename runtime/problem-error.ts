@@ -1,5 +1,7 @@
 // The one way handlers and runtime stages fail: throw a ProblemError with a contract problem code.
+// The code is a ProblemCode (generated/contract.ts): a code the contract does not define does not compile.
 // The response stage turns it into an RFC 9457 document (REST) or an isError tool result (MCP).
+import type { ProblemCode } from '../generated/contract.ts';
 
 export interface FieldError {
   /** JSON pointer into the operation's input, e.g. /clientId or /tasks/0/title. */
@@ -8,7 +10,7 @@ export interface FieldError {
 }
 
 export class ProblemError extends Error {
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly detail: string;
   readonly errors: FieldError[];
   readonly headers: Record<string, string>;
@@ -16,7 +18,7 @@ export class ProblemError extends Error {
   readonly extra: Record<string, unknown>;
 
   constructor(
-    code: string,
+    code: ProblemCode,
     detail: string,
     options: { errors?: FieldError[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
   ) {

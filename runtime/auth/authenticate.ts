@@ -62,11 +62,11 @@ import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal, type OwnerView, 
 export const KEY_REVOKED_CHANNEL = 'svc_key_revoked';
 export { API_KEY_MAX_LIFETIME_MS } from './principal.ts';
 /** Key lookups are cached this long (real time), and at most KEY_CACHE_MAX of them. */
-export const KEY_CACHE_TTL_MS = 5_000;
+export const KEY_CACHE_TTL_MS = 5_000; // not a contract limit
 const KEY_CACHE_MAX = 10_000;
 export const LAST_USED_INTERVAL_MS = 60_000;
 export const LEGACY_AUDIENCE = 'authenticated';
-const CLOCK_TOLERANCE_S = 30;
+const CLOCK_TOLERANCE_S = 30; // not a contract limit
 
 export interface NotifyBus {
   listen(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
@@ -263,7 +263,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     ? deps.database
         .listen(KEY_REVOKED_CHANNEL, (payload) => {
           const id = payload.trim();
-          if (id && /^[\w.:-]{1,200}$/.test(id)) forget(id);
+          if (id && /^[\w.:-]{1,200}$/.test(id)) forget(id); // not a contract limit: an id length bound
           else forget();
         })
         .then(

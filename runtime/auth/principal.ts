@@ -6,8 +6,11 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { memberships, users } from '../db/schema.ts';
 import type { Principal } from '../handler-types.ts';
+import { limits } from '../../generated/contract.ts';
 
-export const API_KEY_MAX_LIFETIME_MS = 90 * 24 * 3600 * 1000;
+const DAY_MS = 86_400_000;
+/** limits.apiKeyLifetimeDays: no key outlives it, whatever expiry it was given. */
+export const API_KEY_MAX_LIFETIME_MS = limits.apiKeyLifetimeDays * DAY_MS;
 
 /** A user as the rules need it: live role and active memberships. */
 export interface OwnerView {

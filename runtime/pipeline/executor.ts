@@ -9,13 +9,14 @@
 // the proposal too, so a retried Tier 2 request with the same key replays the first 202 instead of
 // filing a second proposal. A dry run stores no idempotency record (it writes nothing), but the
 // If-Match rules are checked (a dry run needs no idempotency key: it writes nothing), so a plan says what the real request would answer.
-import type { OperationDef, ServiceDef } from '../contract-types.ts';
+import type { OperationDef } from '../contract-types.ts';
+import type { Service } from '../../generated/registry.ts';
 import type { Config } from '../config.ts';
 import type { Database, Db } from '../db/client.ts';
 import type { Handler, HandlerContext, Principal } from '../handler-types.ts';
 import { Policy } from '../policy.ts';
 import { ProblemError } from '../problem-error.ts';
-import { isUnexpected, problemStatus, toProblemError } from '../problems.ts';
+import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problems.ts';
 import type { Auditor } from '../audit.ts';
 import {
   approvalView,
@@ -47,7 +48,7 @@ export type AnyHandler = Handler<any, any>;
 export interface PipelineDeps {
   database: Database;
   config: Config;
-  service: ServiceDef;
+  service: Service;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
   handlers: Readonly<Record<string, AnyHandler>>;
@@ -89,10 +90,9 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   const { database, config, service } = deps;
   const now = deps.now ?? (() => new Date());
   const log = deps.log ?? ((m: string) => console.error(m));
-  const retentionHours = service.limits.idempotencyRetentionHours ?? 24;
-  const expiryHours = service.limits.approvalExpiryHours ?? 168;
+  const retentionHours = service.limits.idempotencyRetentionHours;
+  const expiryHours = service.limits.approvalExpiryHours;
   const maxDepth = service.limits.maxJsonDepth;
-  if (!maxDepth) throw new Error('the registry has no limits.maxJsonDepth');
   const rebuild =
     deps.rebuildProposer ??
     ((db: Db, row: ApprovalRow) =>
@@ -239,6 +239,8 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   function replay(stored: StoredResponse): CallResult {
     if (stored.problem) {
       const p = stored.problem;
+      // A code the contract no longer defines replays as internal_error (toProblemError).
+      if (!isProblemCode(p.code)) throw toProblemError(p);
       throw new ProblemError(p.code, p.detail, {
         errors: p.errors as never,
         extra: p.extra,
