@@ -22,11 +22,6 @@ import { isUnexpected, problemBody, problemStatus, toProblemError } from './prob
 import { mountRest, notFoundHandler, type RestRoute } from './rest/index.ts';
 import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
-import { operationsById as generatedOperations, service as generatedService } from '../generated/registry.ts';
-import { routes as generatedRoutes } from '../generated/routes.ts';
-import { mcpTools as generatedTools } from '../generated/mcp-tools.ts';
-import { validators as generatedValidators } from '../generated/validators.js';
-import { handlers as generatedHandlers } from '../handlers/index.ts';
 
 export interface Registry {
   service: Service;
@@ -42,8 +37,8 @@ export interface CreateAppOptions {
   config: Config;
   /** Default: createAuthenticator over the database and the generated scopes. */
   authenticator?: Authenticator;
-  /** Replace parts of the generated registry (tests: fixture operations and handlers). */
-  registry?: Partial<Registry>;
+  /** Operations, validators, routes, tools and handlers: bin/wiring.ts svcRegistry(), or a test's fixture. */
+  registry: Registry;
   /** Default limits.rateLimitPerMinute a minute. */
   rateLimit?: { limit?: number; windowSeconds?: number };
   /** Unexpected errors and background failures; default console.error. Never receives a body or secret. */
@@ -70,20 +65,9 @@ function readGenerated(path: string): string {
   return readFileSync(new URL(path, GENERATED_DIR), 'utf8');
 }
 
-export function generatedRegistry(): Registry {
-  return {
-    service: generatedService,
-    operationsById: generatedOperations,
-    validators: generatedValidators as Readonly<Record<string, ValidateFn>>,
-    routes: generatedRoutes,
-    tools: generatedTools,
-    handlers: generatedHandlers as unknown as Readonly<Record<string, AnyHandler>>,
-  };
-}
-
 export function createApp(options: CreateAppOptions): SvcApp {
   const { database, config } = options;
-  const registry: Registry = { ...generatedRegistry(), ...options.registry };
+  const { registry } = options;
   const { service } = registry;
   const log = options.log ?? ((m: string) => console.error(m));
 

@@ -2,7 +2,7 @@
 // follows the port actually bound (unless SVC_BASE_URL set one).
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp, type CreateAppOptions, type SvcApp } from './app.ts';
+import { createApp, type CreateAppOptions, type Registry, type SvcApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
@@ -35,6 +35,8 @@ export async function isEmptyWorkspace(database: Database): Promise<boolean> {
 
 export interface StartServerOptions {
   config: Config;
+  /** The generated registry with its handlers (bin/wiring.ts svcRegistry, or a test's fixture). */
+  registry: Registry;
   /**
    * Seed the demo workspace: created when the database is empty; on an existing one the seed is
    * idempotent and only issues fresh demo keys (a key secret cannot be shown twice).
@@ -44,7 +46,7 @@ export interface StartServerOptions {
   database?: Database;
   /** Bind address; default 0.0.0.0 (127.0.0.1 for tests). */
   hostname?: string;
-  app?: Omit<CreateAppOptions, 'database' | 'config'>;
+  app?: Omit<CreateAppOptions, 'database' | 'config' | 'registry'>;
 }
 
 export interface RunningServer {
@@ -88,7 +90,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       seededFresh = await isEmptyWorkspace(database);
       credentials = await (await loadSeed())(database, { baseUrl });
     }
-    svc = createApp({ ...options.app, database, config });
+    svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();
     const running = svc;
     const httpServer = server!;
