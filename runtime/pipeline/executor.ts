@@ -20,7 +20,6 @@ import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../p
 import type { Auditor } from '../audit.ts';
 import {
   approvalView,
-  attachApprovalRuntime,
   proposeApproval,
   rebuildProposer,
   storedProblem,
@@ -139,10 +138,9 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       now: at,
       baseUrl: config.baseUrl,
       emit: createEmitter({ db, actor: principal, eventTypes: service.eventTypes, now: () => at, sink }),
+      runAsProposer: (row) => executor.runProposed(db, row, requestId, { dryRun, sink }),
     };
-    return attachApprovalRuntime(ctx, {
-      runProposed: (txDb, row) => executor.runProposed(txDb, row, requestId, { dryRun, sink }),
-    });
+    return ctx;
   }
 
   /** Runs the handler in one transaction; a dry run rolls it back and returns what it would have returned. */
