@@ -4,10 +4,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { createAuthenticator, credentialInUrl, type Authenticator } from './auth/authenticate.ts';
-import { Auditor } from './audit.ts';
+import { auditEntry, Auditor, failedWith } from './audit.ts';
 import { purgeExpiredIdempotency } from './idempotency.ts';
 import type { Config } from './config.ts';
-import type { McpToolDef, OperationDef } from './contract-types.ts';
+import type { McpToolDef, OperationDef, RouteDef } from './contract-types.ts';
 import type { Service } from '../generated/registry.ts';
 import type { Database } from './db/client.ts';
 import { mountDocuments } from './documents.ts';
@@ -18,8 +18,8 @@ import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecut
 import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
 import { ProblemError } from './problem-error.ts';
-import { isUnexpected, problemBody, problemStatus, toProblemError } from './problems.ts';
-import { mountRest, notFoundHandler, type RestRoute } from './rest/index.ts';
+import { isUnexpected, problemBody } from './problems.ts';
+import { mountRest, notFoundHandler } from './rest/index.ts';
 import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
 
@@ -27,7 +27,7 @@ export interface Registry {
   service: Service;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
-  routes: readonly RestRoute[];
+  routes: readonly RouteDef[];
   tools: readonly McpToolDef[];
   handlers: Readonly<Record<string, AnyHandler>>;
 }
@@ -144,20 +144,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
     try {
       return await authenticateRest(c);
     } catch (err) {
-      const p = toProblemError(err);
-      auditor.record({
-        requestId: c.get('requestId'),
-        transport: 'mcp',
-        operationId: null,
-        toolName: null,
-        method: c.req.method,
-        path: MCP_PATH,
-        principal: null,
-        status: problemStatus(p),
-        outcome: 'error',
-        problemCode: p.code,
-        durationMs: performance.now() - started,
-      });
+      const request = { requestId: c.get('requestId'), transport: 'mcp', operationId: null, toolName: null, method: c.req.method, path: MCP_PATH } as const;
+      auditor.record(auditEntry(request, null, failedWith(err), started));
       throw err;
     }
   };

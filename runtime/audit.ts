@@ -11,6 +11,7 @@ import type { Database } from './db/client.ts';
 import type { auditLog } from './db/schema.ts';
 import type { Principal } from './handler-types.ts';
 import type { Transport } from './pipeline/types.ts';
+import { problemStatus, toProblemError } from './problems.ts';
 
 export type AuditOutcome = 'ran' | 'planned' | 'proposed' | 'read' | 'error';
 
@@ -27,6 +28,35 @@ export interface AuditEntry {
   problemCode: string | null;
   durationMs: number;
   at?: Date;
+}
+
+/** What was asked: the request side of an audit entry. */
+export type AuditedRequest = Pick<AuditEntry, 'requestId' | 'transport' | 'operationId' | 'toolName' | 'method' | 'path'>;
+
+/** How a call ended: the result side of an audit entry. */
+export type AuditedEnd = Pick<AuditEntry, 'status' | 'outcome' | 'problemCode'>;
+
+/** The one builder of an audit entry: the request, who made it, how it ended, timed from `started` (performance.now()). */
+export function auditEntry(request: AuditedRequest, principal: AuditEntry['principal'], end: AuditedEnd, started: number): AuditEntry {
+  return {
+    requestId: request.requestId,
+    transport: request.transport,
+    operationId: request.operationId,
+    toolName: request.toolName,
+    method: request.method,
+    path: request.path,
+    principal,
+    status: end.status,
+    outcome: end.outcome,
+    problemCode: end.problemCode,
+    durationMs: performance.now() - started,
+  };
+}
+
+/** How a call that failed with err ended: its problem's status and code. */
+export function failedWith(err: unknown): AuditedEnd {
+  const p = toProblemError(err);
+  return { status: problemStatus(p), outcome: 'error', problemCode: p.code };
 }
 
 export interface AuditorOptions {

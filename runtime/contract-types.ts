@@ -30,6 +30,17 @@ export interface McpToolDef {
   };
 }
 
+/** One row of the REST route table (generated/routes.ts): the one route row type. */
+export interface RouteDef {
+  /** Operation id. */
+  id: string;
+  method: HttpMethod;
+  /** Contract path, e.g. /v1/tasks/{task_id}:complete. */
+  path: string;
+  /** Hono path from toRouterPath (runtime/route-path.ts), e.g. /v1/tasks/:task_id/~complete. */
+  routerPath: string;
+}
+
 export interface Deprecation {
   /** RFC 3339 instant it became deprecated. */
   since: string;

@@ -32,9 +32,18 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * validation_failed, its one home: every field error in `errors` (JSON pointer and message), the
+ * detail `/pointer: message; …` unless a detail is given. Used by the pipeline, both transports and handlers.
+ */
+export function validationFailed(errors: FieldError[], detail?: string): ProblemError {
+  const listed = errors.map((e) => `${e.pointer || '(input)'}: ${e.message}`).join('; ');
+  return new ProblemError('validation_failed', detail ?? (listed || 'The input is not valid.'), { errors });
+}
+
 /** validation_failed for one field. */
 export function invalidField(pointer: string, message: string): ProblemError {
-  return new ProblemError('validation_failed', `${pointer}: ${message}`, { errors: [{ pointer, message }] });
+  return validationFailed([{ pointer, message }]);
 }
 
 export function notFound(what: string): ProblemError {

@@ -105,11 +105,6 @@ export async function notifyKeyRevoked(database: Pick<NotifyBus, 'notify'>, keyI
   await database.notify(KEY_REVOKED_CHANNEL, keyId);
 }
 
-/** Staff labels allow every scope, viewer none (contract roles). For callers without the registry. */
-export function defaultRoleScopes(scopes: readonly string[]): Record<string, string[]> {
-  return { owner: [...scopes], admin: [...scopes], operator: [...scopes], viewer: [] };
-}
-
 const CREDENTIAL_PARAMS = new Set(['access_token', 'api_key', 'apikey', 'key', 'token', 'authorization', 'bearer']);
 
 /** True when a URL's query carries something that looks like a credential (spec: never in a URL). */

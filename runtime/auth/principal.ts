@@ -40,8 +40,12 @@ export async function loadOwner(db: Db, userId: string): Promise<OwnerView | nul
   return { id: user.id, kind: user.kind, role: user.role, allClients: user.allClients, disabled: user.disabledAt !== null, memberships: rows };
 }
 
-/** Scopes the owner's live role allows: operator labels via roleScopes; a client admin's membership roles that are scope names. */
-function allowedByRole(owner: OwnerView, rules: RoleRules): Set<string> {
+/**
+ * Visibility rule 6, its one home: the scopes an owner's live role allows. Operator labels via the
+ * contract's roles (roleScopes: staff labels every scope, viewer none); a client admin's membership
+ * roles that are scope names, each allowing itself.
+ */
+export function allowedByRole(owner: OwnerView, rules: RoleRules): Set<string> {
   const canonical = new Set(rules.scopes);
   if (owner.kind === 'operator') return new Set((rules.roleScopes[owner.role] ?? []).filter((s) => canonical.has(s)));
   if (owner.kind === 'client_admin') return new Set(owner.memberships.map((m) => m.role).filter((r) => canonical.has(r)));

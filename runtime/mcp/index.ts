@@ -22,7 +22,7 @@ import type { McpToolDef, OperationDef } from '../contract-types.ts';
 import type { Config } from '../config.ts';
 import type { Principal } from '../handler-types.ts';
 import type { AppEnv, Call, CallResult, Controls, Executor, RequestAuthenticator } from '../pipeline/types.ts';
-import { ProblemError, type FieldError } from '../problem-error.ts';
+import { ProblemError, validationFailed, type FieldError } from '../problem-error.ts';
 import { readLimitedBody } from '../rest/input.ts';
 import { switchedOff } from '../pipeline/access.ts';
 import { parseStrictJson } from '../pipeline/json.ts';
@@ -149,9 +149,7 @@ export function splitArguments(
   args: unknown,
 ): { input: Record<string, unknown>; controls: Controls } {
   if (args !== undefined && args !== null && !isPlainObject(args)) {
-    throw new ProblemError('validation_failed', 'The tool arguments must be an object.', {
-      errors: [{ pointer: '', message: 'must be an object' }],
-    });
+    throw validationFailed([{ pointer: '', message: 'must be an object' }], 'The tool arguments must be an object.');
   }
   const input: Record<string, unknown> = { ...(args ?? {}) };
   const declared = isPlainObject(def.inputSchema.properties) ? def.inputSchema.properties : {};
@@ -171,9 +169,7 @@ export function splitArguments(
       errors.push({ pointer: `/${name}`, message: 'must be string' });
     }
   }
-  if (errors.length > 0) {
-    throw new ProblemError('validation_failed', errors.map((e) => `${e.pointer}: ${e.message}`).join('; '), { errors });
-  }
+  if (errors.length > 0) throw validationFailed(errors);
   return { input, controls };
 }
 

@@ -17,7 +17,7 @@ import type { Handler, HandlerContext, Principal } from '../handler-types.ts';
 import { Policy } from '../policy.ts';
 import { ProblemError } from '../problem-error.ts';
 import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problems.ts';
-import type { Auditor } from '../audit.ts';
+import { auditEntry, failedWith, type AuditedEnd, type Auditor } from '../audit.ts';
 import {
   approvalView,
   proposeApproval,
@@ -303,37 +303,21 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     async execute(call) {
       const started = performance.now();
       inflight.set(call.requestId, call);
-      let status = 500;
-      let outcome: CallResult['outcome'] | 'error' = 'error';
-      let problemCode: string | null = null;
+      let end: AuditedEnd = { status: 500, outcome: 'error', problemCode: null };
       try {
         const result = await run(call);
-        status = result.status;
-        outcome = result.outcome;
+        end = { status: result.status, outcome: result.outcome, problemCode: null };
         return result;
       } catch (err) {
         if (isUnexpected(err)) {
           log(`[${call.requestId}] ${call.op.id}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         }
         const p = toProblemError(err);
-        status = problemStatus(p);
-        problemCode = p.code;
+        end = failedWith(p);
         throw p;
       } finally {
         inflight.delete(call.requestId);
-        deps.auditor?.record({
-          requestId: call.requestId,
-          transport: call.transport,
-          operationId: call.op.id,
-          toolName: call.toolName,
-          method: call.method,
-          path: call.path,
-          principal: call.principal,
-          status,
-          outcome,
-          problemCode,
-          durationMs: performance.now() - started,
-        });
+        deps.auditor?.record(auditEntry({ ...call, operationId: call.op.id }, call.principal, end, started));
       }
     },
 
@@ -362,24 +346,26 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       }
       // The approved write is a call of its own, made as the proposer: audit it as such.
       const via = inflight.get(requestId);
-      deps.auditor?.record({
+      const request = {
         requestId,
         transport: via?.transport ?? 'rest',
         operationId: row.operationId,
         toolName: null,
         method: via?.method ?? 'POST',
         path: via?.path ?? `/v1/approvals/${row.id}`,
-        principal: proposer ?? {
-          kind: row.proposerKind as Principal['kind'],
-          id: row.proposerId,
-          credentialId: row.proposerCredentialId,
-          loginMethod: row.proposerLoginMethod as Principal['loginMethod'],
-        },
+      };
+      const who = proposer ?? {
+        kind: row.proposerKind as Principal['kind'],
+        id: row.proposerId,
+        credentialId: row.proposerCredentialId,
+        loginMethod: row.proposerLoginMethod as Principal['loginMethod'],
+      };
+      const end: AuditedEnd = {
         status: outcome.ok ? (op?.successStatus ?? 200) : (outcome.problem?.status ?? 500),
         outcome: outcome.ok ? (mode.dryRun ? 'planned' : 'ran') : 'error',
         problemCode: outcome.ok ? null : (outcome.problem?.code ?? null),
-        durationMs: performance.now() - started,
-      });
+      };
+      deps.auditor?.record(auditEntry(request, who, end, started));
       return outcome;
     },
   };
