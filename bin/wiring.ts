@@ -6,7 +6,7 @@ import type { Registry } from '../runtime/app.ts';
 import type { AnyHandler } from '../runtime/pipeline/executor.ts';
 import type { ValidateFn } from '../runtime/pipeline/validate.ts';
 import { mcpTools } from '../generated/mcp-tools.ts';
-import { operationsById, service } from '../generated/registry.ts';
+import { operationsById, secretPointers, service } from '../generated/registry.ts';
 import { routes } from '../generated/routes.ts';
 import { validators } from '../generated/validators.js';
 import { handlers } from '../handlers/index.ts';
@@ -21,5 +21,6 @@ export function svcRegistry(): Registry {
     tools: mcpTools,
     // AllHandlers is keyed by operation id with each operation's own input/output types.
     handlers: handlers as unknown as Readonly<Record<string, AnyHandler>>,
+    secretPointers,
   };
 }

@@ -10,6 +10,7 @@ import { approvals } from '../runtime/db/schema.ts';
 import type { HandlerContext, Principal } from '../runtime/handler-types.ts';
 import {
   approvalView,
+  approvalViewFor,
   approvalVisibleTo,
   isPerson,
   nameOf,
@@ -70,7 +71,7 @@ export async function listApprovals(input: ListInput, ctx: HandlerContext): Prom
     )
     .orderBy(...page.orderBy(approvals.createdAt, approvals.id))
     .limit(page.fetch);
-  return page.finish(rows, (r) => approvalView(r.row, ctx.now));
+  return page.finish(rows, (r) => approvalViewFor(r.row, ctx));
 }
 
 async function loadVisible(db: Db, id: string, principal: Principal, forUpdate = false): Promise<ApprovalRow> {
@@ -81,7 +82,7 @@ async function loadVisible(db: Db, id: string, principal: Principal, forUpdate =
 }
 
 export async function getApproval(input: { approval_id: string }, ctx: HandlerContext): Promise<ApprovalView> {
-  return approvalView(await loadVisible(ctx.db, input.approval_id, ctx.principal), ctx.now);
+  return approvalViewFor(await loadVisible(ctx.db, input.approval_id, ctx.principal), ctx);
 }
 
 /** People-only rules shared by approve and reject; also turns a lapsed proposal into expired. */

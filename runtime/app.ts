@@ -22,6 +22,7 @@ import { isUnexpected, problemBody } from './problems.ts';
 import { mountRest, notFoundHandler } from './rest/index.ts';
 import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
+import { createSecretFields, type SecretPointers } from './secret-fields.ts';
 
 export interface Registry {
   service: Service;
@@ -30,6 +31,8 @@ export interface Registry {
   routes: readonly RouteDef[];
   tools: readonly McpToolDef[];
   handlers: Readonly<Record<string, AnyHandler>>;
+  /** Each operation's bearer-secret pointers (x-svc-secret fields of its result). */
+  secretPointers: SecretPointers;
 }
 
 export interface CreateAppOptions {
@@ -94,6 +97,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     operationsById: registry.operationsById,
     validators: registry.validators,
     handlers: registry.handlers,
+    secrets: createSecretFields({ pointers: registry.secretPointers, key: config.secretKey }),
     auditor,
     log,
     now: options.now,

@@ -21,11 +21,12 @@ import type { OperationDef } from './contract-types.ts';
 import type { Db } from './db/client.ts';
 import { apiKeys, approvals, oauthClients, oauthGrants, users } from './db/schema.ts';
 import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal } from './auth/principal.ts';
-import type { ApprovalRow, ApprovedWriteOutcome, Principal } from './handler-types.ts';
+import type { ApprovalRow, ApprovedWriteOutcome, HandlerContext, Principal } from './handler-types.ts';
 import { newId } from './ids.ts';
 import { resolveSubject } from './approval-subjects.ts';
 import { ProblemError } from './problem-error.ts';
 import { problemBody, type ProblemDocument } from './problems.ts';
+import { withoutSealed } from './secret-fields.ts';
 
 export type { ApprovalRow, ApprovedWriteOutcome };
 
@@ -38,9 +39,14 @@ export function pollUrlOf(id: string): string {
   return `/v1/approvals/${id}`;
 }
 
+/**
+ * The contract's Approval. An approved write's result is stored with its bearer secrets sealed
+ * (runtime/secret-fields.ts); this view removes them. approvalViewFor opens them for the proposing
+ * credential, the one that caused them.
+ */
 export function approvalView(row: ApprovalRow, now = new Date()): ApprovalView {
   const expired = row.status === 'pending' && row.expiresAt.getTime() <= now.getTime();
-  const result = row.result as Record<string, unknown> | null;
+  const result = withoutSealed(row.result) as Record<string, unknown> | null;
   return {
     id: row.id,
     operationId: row.operationId,
@@ -57,6 +63,13 @@ export function approvalView(row: ApprovalRow, now = new Date()): ApprovalView {
     decidedAt: row.decidedAt ? row.decidedAt.toISOString() : null,
     pollUrl: pollUrlOf(row.id),
   };
+}
+
+/** The Approval as ctx's caller may see it: the proposing credential gets the approved write's secrets. */
+export function approvalViewFor(row: ApprovalRow, ctx: Pick<HandlerContext, 'principal' | 'now' | 'openSecrets'>): ApprovalView {
+  const view = approvalView(row, ctx.now);
+  if (row.result === null || row.proposerCredentialId !== ctx.principal.credentialId) return view;
+  return { ...view, result: ctx.openSecrets(row.operationId, row.result) as Record<string, unknown> };
 }
 
 export async function nameOf(db: Db, userId: string): Promise<string | null> {

@@ -7,8 +7,8 @@
 // audit row; flush() writes what is queued (tests, shutdown). A failed write is logged and dropped
 // rather than failing the call it describes.
 import { sql } from 'drizzle-orm';
-import type { Database } from './db/client.ts';
-import type { auditLog } from './db/schema.ts';
+import type { Database, Db } from './db/client.ts';
+import { auditLog } from './db/schema.ts';
 import type { Principal } from './handler-types.ts';
 import type { Transport } from './pipeline/types.ts';
 import { problemStatus, toProblemError } from './problems.ts';
@@ -59,6 +59,27 @@ export function failedWith(err: unknown): AuditedEnd {
   return { status: problemStatus(p), outcome: 'error', problemCode: p.code };
 }
 
+/** The one audit row builder: an entry -> its audit_log row (path cut at 2048, duration in whole ms). */
+export function auditRow(entry: AuditEntry): typeof auditLog.$inferInsert {
+  return {
+    at: entry.at ?? new Date(),
+    requestId: entry.requestId,
+    transport: entry.transport,
+    operationId: entry.operationId,
+    toolName: entry.toolName,
+    method: entry.method,
+    path: entry.path.slice(0, 2048),
+    principalKind: entry.principal?.kind ?? null,
+    principalId: entry.principal?.id ?? null,
+    credentialId: entry.principal?.credentialId ?? null,
+    loginMethod: entry.principal?.loginMethod ?? null,
+    status: entry.status,
+    outcome: entry.outcome,
+    problemCode: entry.problemCode,
+    durationMs: Math.max(0, Math.round(entry.durationMs)),
+  };
+}
+
 export interface AuditorOptions {
   /** Flush when this many entries are queued (default 1000). */
   batchSize?: number;
@@ -85,27 +106,20 @@ export class Auditor {
   }
 
   record(entry: AuditEntry): void {
-    this.queue.push({
-      at: entry.at ?? new Date(),
-      requestId: entry.requestId,
-      transport: entry.transport,
-      operationId: entry.operationId,
-      toolName: entry.toolName,
-      method: entry.method,
-      path: entry.path.slice(0, 2048),
-      principalKind: entry.principal?.kind ?? null,
-      principalId: entry.principal?.id ?? null,
-      credentialId: entry.principal?.credentialId ?? null,
-      loginMethod: entry.principal?.loginMethod ?? null,
-      status: entry.status,
-      outcome: entry.outcome,
-      problemCode: entry.problemCode,
-      durationMs: Math.max(0, Math.round(entry.durationMs)),
-    });
+    this.queue.push(auditRow(entry));
     if (this.closed) return void this.flush();
     if (this.queue.length >= this.batchSize) void this.flush();
     else if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.delayMs);
   }
+
+  /**
+   * Writes a command's entry in the transaction of its effect, so an acknowledged write always has
+   * its audit row, even when the process dies right after answering.
+   */
+  async recordIn(db: Db, entry: AuditEntry): Promise<void> {
+    await db.insert(auditLog).values(auditRow(entry));
+  }
+
 
   /** Writes every queued entry; resolves when they are in the table. */
   flush(): Promise<void> {

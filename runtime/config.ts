@@ -22,6 +22,8 @@ export interface Config {
   mcpUnderscoreAliases: boolean;
   /** Requests a credential may make a minute (SVC_RATE_LIMIT_PER_MINUTE); null: the contract's limits.rateLimitPerMinute. */
   rateLimitPerMinute: number | null;
+  /** SVC_SECRET_KEY's 32 bytes (seals stored bearer secrets); null: a key generated once into the database. */
+  secretKey: Buffer | null;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -40,6 +42,16 @@ function positiveInteger(name: string, value: string | undefined): number | null
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1; got "${value}"`);
   return n;
+}
+
+/** SVC_SECRET_KEY -> 32 key bytes, or a message saying what is wrong with it. */
+function parseSecretKey(value: string): Buffer {
+  const text = value.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  if (key.length !== 32) {
+    throw new Error('SVC_SECRET_KEY must be 32 random bytes as 64 hex digits or base64 (e.g. `openssl rand -base64 32`)');
+  }
+  return key;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
@@ -65,6 +77,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: flag(env.SVC_WEBHOOK_ALLOW_PRIVATE, false),
     mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
     rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),
+    secretKey: env.SVC_SECRET_KEY ? parseSecretKey(env.SVC_SECRET_KEY) : null,
   };
   return { ...config, ...overrides };
 }

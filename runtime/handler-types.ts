@@ -48,6 +48,11 @@ export interface HandlerContext {
   /** Records an event in the outbox (same transaction): feed, SSE and webhooks read it from there. */
   emit(type: string, subject: EventSubject, data: Record<string, unknown>): Promise<void>;
   /**
+   * Opens the sealed secrets of an operation's stored result (runtime/secret-fields.ts). Only for the
+   * credential that caused them (approvals.get shows a proposer its approved write's answer).
+   */
+  openSecrets(operationId: string, stored: unknown): unknown;
+  /**
    * Runs a proposal's write as its proposer (approvals.approve): the proposer rebuilt from the
    * database now, audience and scope checked again, the input validated again, the handler run in a
    * savepoint of ctx.db (a failure is rolled back and returned, never thrown), audited as its own call.

@@ -17,7 +17,7 @@ import type { Handler, HandlerContext, Principal } from '../handler-types.ts';
 import { Policy } from '../policy.ts';
 import { ProblemError } from '../problem-error.ts';
 import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problems.ts';
-import { auditEntry, failedWith, type AuditedEnd, type Auditor } from '../audit.ts';
+import { auditEntry, failedWith, type AuditedEnd, type AuditEntry, type Auditor } from '../audit.ts';
 import {
   approvalView,
   proposeApproval,
@@ -26,7 +26,8 @@ import {
   type ApprovalRow,
   type ApprovedWriteOutcome,
 } from '../approvals.ts';
-import { createEmitter, type EmittedEvent } from '../events.ts';
+import { createEmitter, scrubEventSecrets, type EmittedEvent } from '../events.ts';
+import type { SecretFields } from '../secret-fields.ts';
 import {
   abandonIdempotent,
   beginIdempotent,
@@ -51,6 +52,8 @@ export interface PipelineDeps {
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
   handlers: Readonly<Record<string, AnyHandler>>;
+  /** The contract's bearer secrets: removed from previews, sealed in stored answers (runtime/secret-fields.ts). */
+  secrets: SecretFields;
   auditor?: Auditor | null;
   /** Rebuilds an approval's proposer at approval time; default: from the database (rebuildProposer). */
   rebuildProposer?: (db: Db, row: ApprovalRow) => Promise<Principal>;
@@ -86,7 +89,7 @@ function etagOf(value: unknown): string | null {
 }
 
 export function createExecutor(deps: PipelineDeps): PipelineExecutor {
-  const { database, config, service } = deps;
+  const { database, config, service, secrets } = deps;
   const now = deps.now ?? (() => new Date());
   const log = deps.log ?? ((m: string) => console.error(m));
   const retentionHours = service.limits.idempotencyRetentionHours;
@@ -104,6 +107,20 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
 
   /** Calls in flight by request id: the approved write's audit row names the approving call's transport. */
   const inflight = new Map<string, Call>();
+  /** When each call in flight started (its audit row's duration). */
+  const startedAt = new Map<string, number>();
+  /** Calls whose audit row was written in their own transaction (the finally block skips them). */
+  const auditedInTx = new Set<string>();
+
+  function callEntry(call: Call, end: AuditedEnd): AuditEntry {
+    return auditEntry({ ...call, operationId: call.op.id }, call.principal, end, startedAt.get(call.requestId) ?? performance.now());
+  }
+
+  /** A command's audit row, in the transaction of its effect (DESIGN.md: an acknowledged write always has one). */
+  async function auditInTx(tx: Db, call: Call, answer: CallResult): Promise<void> {
+    if (!deps.auditor) return;
+    await deps.auditor.recordIn(tx, callEntry(call, { status: answer.status, outcome: answer.outcome, problemCode: null }));
+  }
 
   function handlerOf(op: OperationDef): AnyHandler {
     const handler = deps.handlers[op.id];
@@ -139,6 +156,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       baseUrl: config.baseUrl,
       emit: createEmitter({ db, actor: principal, eventTypes: service.eventTypes, now: () => at, sink }),
       runAsProposer: (row) => executor.runProposed(db, row, requestId, { dryRun, sink }),
+      openSecrets: (operationId, stored) => secrets.open(operationId, stored),
     };
     return ctx;
   }
@@ -158,6 +176,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     try {
       const result = await database.transaction(async (tx) => {
         const value = await handler(input, context(tx, op, principal, requestId, dryRun, ifMatch, events));
+        await scrubEventSecrets(tx, events, secrets.values(op.id, value));
         if (dryRun) throw new Rollback(value);
         if (onCommit) await onCommit(tx, value);
         return value;
@@ -178,13 +197,14 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           `On approval: ${op.summary}.`,
         ]
       : [`${op.summary}.`];
+    if (secrets.has(op.id)) effects.push('The real call returns its secret once, to the credential that makes it; this preview leaves it out.');
     for (const e of events) effects.push(`Emit ${e.type} for ${e.subjectId}.`);
     const body: Plan = {
       operationId: op.id,
       effects,
       events: [...new Set(events.map((e) => e.type))],
       approvalRequired,
-      preview: result ?? null,
+      preview: secrets.strip(op.id, result ?? null),
     };
     return { status: 200, body: { outcome: 'planned', plan: body }, outcome: 'planned', headers: { 'Preference-Applied': 'dry-run' } };
   }
@@ -209,32 +229,34 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     const scope: IdempotencyScope | null = key
       ? { credentialId: call.principal.credentialId, operationId: op.id, key, fingerprint: fingerprint(op.id, input) }
       : null;
-    if (scope) {
-      const begun = await beginIdempotent(database.db, scope, retentionHours, now());
-      if (begun.kind === 'replay') return replay(begun.response);
-    }
+    if (!scope) return runCommand(op, input, call, null);
+    const begun = await beginIdempotent(database.db, scope, retentionHours, now());
+    if (begun.kind === 'replay') return replay(op, begun.response);
+    const { claim } = begun;
     try {
-      const answer = await runCommand(op, input, call, scope);
-      return answer;
+      return await runCommand(op, input, call, { scope, holder: claim.holder });
     } catch (err) {
-      if (scope) {
-        const status = problemStatus(err);
-        if (status >= 500 || isUnexpected(err)) await abandonIdempotent(database.db, scope).catch(() => undefined);
-        else {
-          const p = toProblemError(err);
-          await completeIdempotent(database.db, scope, {
-            status,
-            body: null,
-            headers: {},
-            problem: { code: p.code, detail: p.detail, errors: p.errors, extra: p.extra, headers: p.headers },
-          }).catch(() => undefined);
-        }
+      const status = problemStatus(err);
+      if (toProblemError(err).code === 'idempotency_key_in_progress') {
+        // The claim was taken over (this request outlived its lease): the new holder's write stands.
+      } else if (status >= 500 || isUnexpected(err)) {
+        await abandonIdempotent(database.db, scope, claim.holder).catch(() => undefined);
+      } else {
+        const p = toProblemError(err);
+        await completeIdempotent(database.db, scope, claim.holder, {
+          status,
+          body: null,
+          headers: {},
+          problem: { code: p.code, detail: p.detail, errors: p.errors, extra: p.extra, headers: p.headers },
+        }).catch(() => undefined);
       }
       throw err;
+    } finally {
+      claim.release();
     }
   }
 
-  function replay(stored: StoredResponse): CallResult {
+  function replay(op: OperationDef, stored: StoredResponse): CallResult {
     if (stored.problem) {
       const p = stored.problem;
       // A code the contract no longer defines replays as internal_error (toProblemError).
@@ -245,20 +267,28 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         headers: { ...p.headers, 'Idempotency-Replayed': 'true' },
       });
     }
-    const body = stored.body as { outcome?: string } | null;
+    const body = stored.body as { outcome?: string; result?: unknown } | null;
     const outcome = (body?.outcome ?? 'ran') as CallResult['outcome'];
-    return { status: stored.status, body: stored.body, outcome, headers: { ...stored.headers, 'Idempotency-Replayed': 'true' } };
+    // The record is keyed by credential, so this is the credential that caused the secret: open it.
+    const opened = body && 'result' in body ? { ...body, result: secrets.open(op.id, body.result) } : body;
+    return { status: stored.status, body: opened, outcome, headers: { ...stored.headers, 'Idempotency-Replayed': 'true' } };
   }
 
-  async function runCommand(op: OperationDef, input: Record<string, unknown>, call: Call, scope: IdempotencyScope | null): Promise<CallResult> {
-    const store = scope
-      ? (tx: Db, answer: CallResult) => completeIdempotent(tx, scope, { status: answer.status, body: answer.body, headers: answer.headers })
+  async function runCommand(
+    op: OperationDef,
+    input: Record<string, unknown>,
+    call: Call,
+    held: { scope: IdempotencyScope; holder: string } | null,
+  ): Promise<CallResult> {
+    const store = held
+      ? (tx: Db, answer: CallResult) =>
+          completeIdempotent(tx, held.scope, held.holder, { status: answer.status, body: answer.body, headers: answer.headers })
       : null;
 
     if (op.tier === 2 || op.tier === 3) {
       // A proposal that would fail at once (not yours, invalid) is refused now: plan it first.
       await runHandler(op, input, call.principal, call.requestId, call.controls.ifMatch, true);
-      return database.transaction(async (tx) => {
+      const proposed = await database.transaction(async (tx) => {
         const row = await proposeApproval(tx, { op, input, principal: call.principal, expiryHours, now: now() });
         const view = approvalView(row, now());
         const answer: CallResult = {
@@ -268,8 +298,11 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           headers: { Location: view.pollUrl },
         };
         if (store) await store(tx, answer);
+        await auditInTx(tx, call, answer);
         return answer;
       });
+      auditedInTx.add(call.requestId);
+      return proposed;
     }
 
     let answer: CallResult | null = null;
@@ -278,8 +311,11 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       const etag = etagOf(result);
       if (etag) headers.ETag = etag;
       answer = { status: op.successStatus, body: { outcome: 'ran', result }, outcome: 'ran', headers };
-      if (store) await store(tx, answer);
+      // The stored copy holds the secrets sealed; the caller gets them in clear, once.
+      if (store) await store(tx, { ...answer, body: { outcome: 'ran', result: secrets.seal(op.id, result) } });
+      await auditInTx(tx, call, answer);
     });
+    auditedInTx.add(call.requestId);
     return answer!;
   }
 
@@ -288,6 +324,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     checkEnabled(op, config);
     checkAccess(op, principal);
     const input = validateInput(op, validatorOf(op), call.input, maxDepth);
+    await secrets.ready(database.db);
     if (op.kind === 'read') {
       const handler = handlerOf(op);
       const body = await handler(input, context(database.db, op, principal, call.requestId, false, null, []));
@@ -303,6 +340,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     async execute(call) {
       const started = performance.now();
       inflight.set(call.requestId, call);
+      startedAt.set(call.requestId, started);
       let end: AuditedEnd = { status: 500, outcome: 'error', problemCode: null };
       try {
         const result = await run(call);
@@ -316,8 +354,11 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         end = failedWith(p);
         throw p;
       } finally {
+        // A committed command was audited in its own transaction; everything else (reads, dry runs,
+        // refusals, failures) is audited here, in batches.
+        if (!auditedInTx.delete(call.requestId)) deps.auditor?.record(callEntry(call, end));
         inflight.delete(call.requestId);
-        deps.auditor?.record(auditEntry({ ...call, operationId: call.op.id }, call.principal, end, started));
+        startedAt.delete(call.requestId);
       }
     },
 
@@ -334,9 +375,16 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         const handler = handlerOf(op);
         const who = proposer;
         // A savepoint: a failing write is rolled back while the decision itself is kept.
-        const result = await db.transaction(async (sp) =>
-          handler(input, context(sp as unknown as Db, op, who, requestId, mode.dryRun, null, mode.sink)),
-        );
+        // The approved write's result is kept on the approval with its secrets sealed: the proposing
+        // credential opens them there (approvals.get), everyone else sees them removed.
+        const result = await db.transaction(async (sp) => {
+          const tx = sp as unknown as Db;
+          const emitted: EmittedEvent[] = [];
+          const value = await handler(input, context(tx, op, who, requestId, mode.dryRun, null, emitted));
+          await scrubEventSecrets(tx, emitted, secrets.values(op.id, value));
+          mode.sink.push(...emitted);
+          return secrets.seal(op.id, value);
+        });
         outcome = { ok: true, result };
       } catch (err) {
         if (isUnexpected(err)) {
@@ -365,7 +413,10 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         outcome: outcome.ok ? (mode.dryRun ? 'planned' : 'ran') : 'error',
         problemCode: outcome.ok ? null : (outcome.problem?.code ?? null),
       };
-      deps.auditor?.record(auditEntry(request, who, end, started));
+      const entry = auditEntry(request, who, end, started);
+      // A real approved write commits (or not) with the approve's transaction: its row goes in it.
+      if (deps.auditor && !mode.dryRun) await deps.auditor.recordIn(db, entry);
+      else deps.auditor?.record(entry);
       return outcome;
     },
   };

@@ -72,6 +72,9 @@ export function caller(database: Database, p: Principal): Caller {
           runAsProposer: async () => {
             throw new Error('runAsProposer needs the pipeline: call approvals.approve through the server');
           },
+          openSecrets() {
+            throw new Error('handler unit tests open no secrets (the e2e secret tests do)');
+          },
         };
         return handler(input, ctx);
       });
