@@ -4,10 +4,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { createAuthenticator, credentialInUrl, type Authenticator } from './auth/authenticate.ts';
-import { Auditor } from './audit.ts';
+import { auditEntry, Auditor, failedWith } from './audit.ts';
 import { purgeExpiredIdempotency } from './idempotency.ts';
 import type { Config } from './config.ts';
-import type { McpToolDef, OperationDef, ServiceDef } from './contract-types.ts';
+import type { McpToolDef, OperationDef, RouteDef } from './contract-types.ts';
+import type { Service } from '../generated/registry.ts';
 import type { Database } from './db/client.ts';
 import { mountDocuments } from './documents.ts';
 import type { Principal } from './handler-types.ts';
@@ -17,28 +18,19 @@ import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecut
 import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
 import { ProblemError } from './problem-error.ts';
-import { isUnexpected, problemBody, problemStatus, registerProblemCatalogue, toProblemError } from './problems.ts';
-import { mountRest, notFoundHandler, type RestRoute } from './rest/index.ts';
+import { isUnexpected, problemBody } from './problems.ts';
+import { mountRest, notFoundHandler } from './rest/index.ts';
 import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
-import {
-  operationsById as generatedOperations,
-  schemas as generatedSchemas,
-  secretPointers as generatedSecretPointers,
-  service as generatedService,
-} from '../generated/registry.ts';
-import { routes as generatedRoutes } from '../generated/routes.ts';
-import { mcpTools as generatedTools } from '../generated/mcp-tools.ts';
-import { validators as generatedValidators } from '../generated/validators.js';
-import { handlers as generatedHandlers } from '../handlers/index.ts';
+import { schemas as generatedSchemas } from '../generated/registry.ts';
 import { createSecretFields, type SecretPointers } from './secret-fields.ts';
 import { errorSummary, logLine, setLogRedactions, stderrLog } from './log.ts';
 
 export interface Registry {
-  service: ServiceDef;
+  service: Service;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
-  routes: readonly RestRoute[];
+  routes: readonly RouteDef[];
   tools: readonly McpToolDef[];
   handlers: Readonly<Record<string, AnyHandler>>;
   /** Each operation's bearer-secret pointers (x-svc-secret fields of its result). */
@@ -50,8 +42,8 @@ export interface CreateAppOptions {
   config: Config;
   /** Default: createAuthenticator over the database and the generated scopes. */
   authenticator?: Authenticator;
-  /** Replace parts of the generated registry (tests: fixture operations and handlers). */
-  registry?: Partial<Registry>;
+  /** Operations, validators, routes, tools and handlers: bin/wiring.ts svcRegistry(), or a test's fixture. */
+  registry: Registry;
   /** Default limits.rateLimitPerMinute a minute. */
   rateLimit?: { limit?: number; windowSeconds?: number };
   /** Log lines (runtime/log.ts: one JSON object each, never a body, a bound value or a secret); default stderr. */
@@ -78,18 +70,6 @@ function readGenerated(path: string): string {
   return readFileSync(new URL(path, GENERATED_DIR), 'utf8');
 }
 
-export function generatedRegistry(): Registry {
-  return {
-    service: generatedService,
-    operationsById: generatedOperations,
-    validators: generatedValidators as Readonly<Record<string, ValidateFn>>,
-    routes: generatedRoutes,
-    tools: generatedTools,
-    handlers: generatedHandlers as unknown as Readonly<Record<string, AnyHandler>>,
-    secretPointers: generatedSecretPointers,
-  };
-}
-
 /** Property names the contract marks x-svc-secret or x-svc-personal, anywhere in its schemas (log redaction). */
 function markedFieldNames(schemas: Readonly<Record<string, unknown>>): Set<string> {
   const names = new Set<string>();
@@ -108,10 +88,9 @@ function markedFieldNames(schemas: Readonly<Record<string, unknown>>): Set<strin
 
 export function createApp(options: CreateAppOptions): SvcApp {
   const { database, config } = options;
-  const registry: Registry = { ...generatedRegistry(), ...options.registry };
+  const { registry } = options;
   const { service } = registry;
   const log = options.log ?? stderrLog;
-  registerProblemCatalogue(service.problems);
   setLogRedactions(markedFieldNames(generatedSchemas));
 
   const ownAuthenticator = !options.authenticator;
@@ -129,9 +108,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     limit: options.rateLimit?.limit ?? config.rateLimitPerMinute ?? service.limits.rateLimitPerMinute,
     windowSeconds: options.rateLimit?.windowSeconds ?? 60,
   });
-  const failedAuthLimit = service.limits.failedAuthPerMinute;
-  if (!failedAuthLimit) throw new Error('the registry has no limits.failedAuthPerMinute');
-  const failedAuth = new RateLimiter({ limit: failedAuthLimit, windowSeconds: 60 });
+  const failedAuth = new RateLimiter({ limit: service.limits.failedAuthPerMinute, windowSeconds: 60 });
   const auditor = new Auditor(database, { log });
   const executor = createExecutor({
     database,
@@ -210,20 +187,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
     try {
       return await authenticateRest(c);
     } catch (err) {
-      const p = toProblemError(err);
-      auditor.record({
-        requestId: c.get('requestId'),
-        transport: 'mcp',
-        operationId: null,
-        toolName: null,
-        method: c.req.method,
-        path: MCP_PATH,
-        principal: null,
-        status: problemStatus(p),
-        outcome: 'error',
-        problemCode: p.code,
-        durationMs: performance.now() - started,
-      });
+      const request = { requestId: c.get('requestId'), transport: 'mcp', operationId: null, toolName: null, method: c.req.method, path: MCP_PATH } as const;
+      auditor.record(auditEntry(request, null, failedWith(err), started));
       throw err;
     }
   };
@@ -239,8 +204,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
     serverVersion: service.contractVersion,
     authenticateRequest: authenticateMcp,
     log,
-    maxBodyBytes: service.limits.requestBodyMaxBytes ?? 1_048_576,
-    maxJsonDepth: service.limits.maxJsonDepth!,
+    maxBodyBytes: service.limits.requestBodyMaxBytes,
+    maxJsonDepth: service.limits.maxJsonDepth,
     spendRateLimit: (c, principal, units) => {
       for (let i = 0; i < units; i++) limitCredential(c, limiter, principal);
     },
@@ -252,8 +217,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
     routes: registry.routes,
     operationsById: registry.operationsById,
     config,
-    maxBodyBytes: service.limits.requestBodyMaxBytes ?? 1_048_576,
-    maxJsonDepth: service.limits.maxJsonDepth!,
+    maxBodyBytes: service.limits.requestBodyMaxBytes,
+    maxJsonDepth: service.limits.maxJsonDepth,
     auditor,
   });
 

@@ -12,6 +12,7 @@ import { auditLog } from './db/schema.ts';
 import type { Principal } from './handler-types.ts';
 import type { Transport } from './pipeline/types.ts';
 import { errorSummary, logLine, stderrLog } from './log.ts';
+import { problemStatus, toProblemError } from './problems.ts';
 
 export type AuditOutcome = 'ran' | 'planned' | 'proposed' | 'read' | 'error';
 
@@ -28,6 +29,35 @@ export interface AuditEntry {
   problemCode: string | null;
   durationMs: number;
   at?: Date;
+}
+
+/** What was asked: the request side of an audit entry. */
+export type AuditedRequest = Pick<AuditEntry, 'requestId' | 'transport' | 'operationId' | 'toolName' | 'method' | 'path'>;
+
+/** How a call ended: the result side of an audit entry. */
+export type AuditedEnd = Pick<AuditEntry, 'status' | 'outcome' | 'problemCode'>;
+
+/** The one builder of an audit entry: the request, who made it, how it ended, timed from `started` (performance.now()). */
+export function auditEntry(request: AuditedRequest, principal: AuditEntry['principal'], end: AuditedEnd, started: number): AuditEntry {
+  return {
+    requestId: request.requestId,
+    transport: request.transport,
+    operationId: request.operationId,
+    toolName: request.toolName,
+    method: request.method,
+    path: request.path,
+    principal,
+    status: end.status,
+    outcome: end.outcome,
+    problemCode: end.problemCode,
+    durationMs: performance.now() - started,
+  };
+}
+
+/** How a call that failed with err ended: its problem's status and code. */
+export function failedWith(err: unknown): AuditedEnd {
+  const p = toProblemError(err);
+  return { status: problemStatus(p), outcome: 'error', problemCode: p.code };
 }
 
 /** The one audit row builder: an entry -> its audit_log row (path cut at 2048, duration in whole ms). */
@@ -72,7 +102,7 @@ export class Auditor {
   constructor(database: Database, options: AuditorOptions = {}) {
     this.database = database;
     this.batchSize = options.batchSize ?? 1000;
-    this.delayMs = options.delayMs ?? 200;
+    this.delayMs = options.delayMs ?? 200; // not a contract limit: the audit batch delay
     this.log = options.log ?? stderrLog;
   }
 

@@ -10,7 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from './db/client.ts';
 import { idempotencyRecords } from './db/schema.ts';
-import { ProblemError } from './problem-error.ts';
+import { ProblemError, validationFailed } from './problem-error.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -24,9 +24,7 @@ export function parseIdempotencyKey(value: string | null | undefined): string | 
   if (v === '') return null;
   if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
   if (!UUID.test(v)) {
-    throw new ProblemError('validation_failed', 'Idempotency-Key must be a UUID.', {
-      errors: [{ pointer: '/idempotencyKey', message: 'must be a UUID' }],
-    });
+    throw validationFailed([{ pointer: '/idempotencyKey', message: 'must be a UUID' }], 'Idempotency-Key must be a UUID.');
   }
   return v.toLowerCase();
 }

@@ -2,11 +2,11 @@
 // follows the port actually bound (unless SVC_BASE_URL set one).
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp, type CreateAppOptions, type SvcApp } from './app.ts';
+import { createApp, type CreateAppOptions, type Registry, type SvcApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
-import { service as generatedService } from '../generated/registry.ts';
+import type { Limits } from '../generated/contract.ts';
 
 /** What `svc seed --json` prints (runtime/seed.ts). */
 export interface SeedCredentials {
@@ -36,6 +36,8 @@ export async function isEmptyWorkspace(database: Database): Promise<boolean> {
 
 export interface StartServerOptions {
   config: Config;
+  /** The generated registry with its handlers (bin/wiring.ts svcRegistry, or a test's fixture). */
+  registry: Registry;
   /**
    * Seed the demo workspace: created when the database is empty; on an existing one the seed is
    * idempotent and only issues fresh demo keys (a key secret cannot be shown twice).
@@ -45,7 +47,7 @@ export interface StartServerOptions {
   database?: Database;
   /** Bind address; default 0.0.0.0 (127.0.0.1 for tests). */
   hostname?: string;
-  app?: Omit<CreateAppOptions, 'database' | 'config'>;
+  app?: Omit<CreateAppOptions, 'database' | 'config' | 'registry'>;
   /** How long a client may take to send its headers and its whole request; default the contract's limits (tests shorten them). */
   timeouts?: Partial<RequestTimeouts>;
 }
@@ -56,11 +58,8 @@ export interface RequestTimeouts {
 }
 
 /** The contract's limits.requestHeadersTimeoutSeconds and limits.requestTimeoutSeconds. */
-export function contractTimeouts(limits: { requestHeadersTimeoutSeconds?: number; requestTimeoutSeconds?: number }): RequestTimeouts {
-  const headers = limits.requestHeadersTimeoutSeconds;
-  const request = limits.requestTimeoutSeconds;
-  if (!headers || !request) throw new Error('the registry has no limits.requestHeadersTimeoutSeconds / requestTimeoutSeconds');
-  return { headersMs: headers * 1000, requestMs: request * 1000 };
+export function contractTimeouts(limits: Pick<Limits, 'requestHeadersTimeoutSeconds' | 'requestTimeoutSeconds'>): RequestTimeouts {
+  return { headersMs: limits.requestHeadersTimeoutSeconds * 1000, requestMs: limits.requestTimeoutSeconds * 1000 };
 }
 
 export interface RunningServer {
@@ -83,7 +82,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let server: ServerType | null = null;
   let config: Config | null = null;
   try {
-    const timeouts = { ...contractTimeouts((options.app?.registry?.service ?? generatedService).limits), ...options.timeouts };
+    const timeouts = { ...contractTimeouts(options.registry.service.limits), ...options.timeouts };
     const port = await new Promise<number>((resolve, reject) => {
       server = serve(
         {
@@ -96,7 +95,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           serverOptions: {
             headersTimeout: timeouts.headersMs,
             requestTimeout: timeouts.requestMs,
-            connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
+            connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersMs / 4))), // not a contract limit
           },
         },
         (info: AddressInfo) => resolve(info.port),
@@ -113,7 +112,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       seededFresh = await isEmptyWorkspace(database);
       credentials = await (await loadSeed())(database, { baseUrl });
     }
-    svc = createApp({ ...options.app, database, config });
+    svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();
     const running = svc;
     const httpServer = server!;

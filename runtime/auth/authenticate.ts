@@ -65,11 +65,11 @@ import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal, type OwnerView, 
 export const KEY_REVOKED_CHANNEL = 'svc_key_revoked';
 export { API_KEY_MAX_LIFETIME_MS } from './principal.ts';
 /** Key lookups are cached this long (real time), and at most KEY_CACHE_MAX of them. */
-export const KEY_CACHE_TTL_MS = 5_000;
-const KEY_CACHE_MAX = 10_000;
+export const KEY_CACHE_TTL_MS = 5_000; // not a contract limit
+const KEY_CACHE_MAX = 10_000; // not a contract limit
 export const LAST_USED_INTERVAL_MS = 60_000;
 export const LEGACY_AUDIENCE = 'authenticated';
-const CLOCK_TOLERANCE_S = 30;
+const CLOCK_TOLERANCE_S = 30; // not a contract limit
 
 export interface NotifyBus {
   listen(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
@@ -112,11 +112,6 @@ export interface Authenticator {
 /** Tell every instance that a key was revoked (call after the revokedAt update commits). */
 export async function notifyKeyRevoked(database: Pick<NotifyBus, 'notify'>, keyId: string): Promise<void> {
   await database.notify(KEY_REVOKED_CHANNEL, keyId);
-}
-
-/** Staff labels allow every scope, viewer none (contract roles). For callers without the registry. */
-export function defaultRoleScopes(scopes: readonly string[]): Record<string, string[]> {
-  return { owner: [...scopes], admin: [...scopes], operator: [...scopes], viewer: [] };
 }
 
 const CREDENTIAL_PARAMS = new Set(['access_token', 'api_key', 'apikey', 'key', 'token', 'authorization', 'bearer']);
@@ -276,7 +271,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     ? deps.database
         .listen(KEY_REVOKED_CHANNEL, (payload) => {
           const id = payload.trim();
-          if (id && /^[\w.:-]{1,200}$/.test(id)) forget(id);
+          if (id && /^[\w.:-]{1,200}$/.test(id)) forget(id); // not a contract limit: an id length bound
           else forget();
         })
         .then(

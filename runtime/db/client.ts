@@ -75,7 +75,7 @@ function checkChannel(channel: string): void {
 }
 
 export async function openDatabase(config: OpenConfig): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10) : openPglite(config.dataDir);
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10) : openPglite(config.dataDir); // pool size: not a contract limit
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ export function clientErrorResponse(code: string | undefined, baseUrl: string): 
     code === 'HPE_HEADER_OVERFLOW'
       ? new ProblemError('request_header_fields_too_large', 'The request line and headers must stay under 16 KB together.')
       : code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? new ProblemError('request_timeout', 'The request did not arrive in time (headers within 10 seconds, the whole request within 30); send it again.')
+        ? new ProblemError('request_timeout', 'The request did not arrive in time (limits.requestHeadersTimeoutSeconds for the headers, limits.requestTimeoutSeconds for the whole request); send it again.')
         : new ProblemError('malformed_request', 'The HTTP request cannot be read: a header name or value holds a character HTTP does not allow, or the request line is broken.');
   const body = JSON.stringify(problemBody(problem, '/', newRequestId(), baseUrl));
   const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;

@@ -9,17 +9,17 @@
 // the proposal too, so a retried Tier 2 request with the same key replays the first 202 instead of
 // filing a second proposal. A dry run stores no idempotency record (it writes nothing), but the
 // If-Match rules are checked (a dry run needs no idempotency key: it writes nothing), so a plan says what the real request would answer.
-import type { OperationDef, ServiceDef } from '../contract-types.ts';
+import type { OperationDef } from '../contract-types.ts';
+import type { Service } from '../../generated/registry.ts';
 import type { Config } from '../config.ts';
 import type { Database, Db } from '../db/client.ts';
 import type { Handler, HandlerContext, Principal } from '../handler-types.ts';
 import { Policy } from '../policy.ts';
 import { ProblemError } from '../problem-error.ts';
-import { isUnexpected, problemStatus, toProblemError } from '../problems.ts';
-import type { AuditEntry, AuditOutcome, Auditor } from '../audit.ts';
+import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problems.ts';
+import { auditEntry, failedWith, type AuditedEnd, type AuditEntry, type Auditor } from '../audit.ts';
 import {
   approvalView,
-  attachApprovalRuntime,
   proposeApproval,
   rebuildProposer,
   storedProblem,
@@ -49,7 +49,7 @@ export type AnyHandler = Handler<any, any>;
 export interface PipelineDeps {
   database: Database;
   config: Config;
-  service: ServiceDef;
+  service: Service;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
   handlers: Readonly<Record<string, AnyHandler>>;
@@ -93,10 +93,9 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   const { database, config, service, secrets } = deps;
   const now = deps.now ?? (() => new Date());
   const log = deps.log ?? stderrLog;
-  const retentionHours = service.limits.idempotencyRetentionHours ?? 24;
-  const expiryHours = service.limits.approvalExpiryHours ?? 168;
+  const retentionHours = service.limits.idempotencyRetentionHours;
+  const expiryHours = service.limits.approvalExpiryHours;
   const maxDepth = service.limits.maxJsonDepth;
-  if (!maxDepth) throw new Error('the registry has no limits.maxJsonDepth');
   const rebuild =
     deps.rebuildProposer ??
     ((db: Db, row: ApprovalRow) =>
@@ -114,26 +113,14 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   /** Calls whose audit row was written in their own transaction (the finally block skips them). */
   const auditedInTx = new Set<string>();
 
-  function callEntry(call: Call, status: number, outcome: AuditOutcome, problemCode: string | null): AuditEntry {
-    return {
-      requestId: call.requestId,
-      transport: call.transport,
-      operationId: call.op.id,
-      toolName: call.toolName,
-      method: call.method,
-      path: call.path,
-      principal: call.principal,
-      status,
-      outcome,
-      problemCode,
-      durationMs: performance.now() - (startedAt.get(call.requestId) ?? performance.now()),
-    };
+  function callEntry(call: Call, end: AuditedEnd): AuditEntry {
+    return auditEntry({ ...call, operationId: call.op.id }, call.principal, end, startedAt.get(call.requestId) ?? performance.now());
   }
 
   /** A command's audit row, in the transaction of its effect (DESIGN.md: an acknowledged write always has one). */
   async function auditInTx(tx: Db, call: Call, answer: CallResult): Promise<void> {
     if (!deps.auditor) return;
-    await deps.auditor.recordIn(tx, callEntry(call, answer.status, answer.outcome, null));
+    await deps.auditor.recordIn(tx, callEntry(call, { status: answer.status, outcome: answer.outcome, problemCode: null }));
   }
 
   function handlerOf(op: OperationDef): AnyHandler {
@@ -169,11 +156,10 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       now: at,
       baseUrl: config.baseUrl,
       emit: createEmitter({ db, actor: principal, eventTypes: service.eventTypes, now: () => at, sink }),
+      runAsProposer: (row) => executor.runProposed(db, row, requestId, { dryRun, sink }),
       openSecrets: (operationId, stored) => secrets.open(operationId, stored),
     };
-    return attachApprovalRuntime(ctx, {
-      runProposed: (txDb, row) => executor.runProposed(txDb, row, requestId, { dryRun, sink }),
-    });
+    return ctx;
   }
 
   /** Runs the handler in one transaction; a dry run rolls it back and returns what it would have returned. */
@@ -274,6 +260,8 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   function replay(op: OperationDef, stored: StoredResponse): CallResult {
     if (stored.problem) {
       const p = stored.problem;
+      // A code the contract no longer defines replays as internal_error (toProblemError).
+      if (!isProblemCode(p.code)) throw toProblemError(p);
       throw new ProblemError(p.code, p.detail, {
         errors: p.errors as never,
         extra: p.extra,
@@ -354,26 +342,22 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       const started = performance.now();
       inflight.set(call.requestId, call);
       startedAt.set(call.requestId, started);
-      let status = 500;
-      let outcome: CallResult['outcome'] | 'error' = 'error';
-      let problemCode: string | null = null;
+      let end: AuditedEnd = { status: 500, outcome: 'error', problemCode: null };
       try {
         const result = await run(call);
-        status = result.status;
-        outcome = result.outcome;
+        end = { status: result.status, outcome: result.outcome, problemCode: null };
         return result;
       } catch (err) {
         if (isUnexpected(err)) {
           log(logLine('error', 'unexpected_error', { requestId: call.requestId, operationId: call.op.id, transport: call.transport, error: errorSummary(err) }));
         }
         const p = toProblemError(err);
-        status = problemStatus(p);
-        problemCode = p.code;
+        end = failedWith(p);
         throw p;
       } finally {
         // A committed command was audited in its own transaction; everything else (reads, dry runs,
         // refusals, failures) is audited here, in batches.
-        if (!auditedInTx.delete(call.requestId)) deps.auditor?.record(callEntry(call, status, outcome, problemCode));
+        if (!auditedInTx.delete(call.requestId)) deps.auditor?.record(callEntry(call, end));
         inflight.delete(call.requestId);
         startedAt.delete(call.requestId);
       }
@@ -411,24 +395,26 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       }
       // The approved write is a call of its own, made as the proposer: audit it as such.
       const via = inflight.get(requestId);
-      const entry: AuditEntry = {
+      const request = {
         requestId,
         transport: via?.transport ?? 'rest',
         operationId: row.operationId,
         toolName: null,
         method: via?.method ?? 'POST',
         path: via?.path ?? `/v1/approvals/${row.id}`,
-        principal: proposer ?? {
-          kind: row.proposerKind as Principal['kind'],
-          id: row.proposerId,
-          credentialId: row.proposerCredentialId,
-          loginMethod: row.proposerLoginMethod as Principal['loginMethod'],
-        },
+      };
+      const who = proposer ?? {
+        kind: row.proposerKind as Principal['kind'],
+        id: row.proposerId,
+        credentialId: row.proposerCredentialId,
+        loginMethod: row.proposerLoginMethod as Principal['loginMethod'],
+      };
+      const end: AuditedEnd = {
         status: outcome.ok ? (op?.successStatus ?? 200) : (outcome.problem?.status ?? 500),
         outcome: outcome.ok ? (mode.dryRun ? 'planned' : 'ran') : 'error',
         problemCode: outcome.ok ? null : (outcome.problem?.code ?? null),
-        durationMs: performance.now() - started,
       };
+      const entry = auditEntry(request, who, end, started);
       // A real approved write commits (or not) with the approve's transaction: its row goes in it.
       if (deps.auditor && !mode.dryRun) await deps.auditor.recordIn(db, entry);
       else deps.auditor?.record(entry);

@@ -4,13 +4,14 @@ import { parse } from 'yaml';
 import type { Database } from '../../runtime/db/client.ts';
 import { apiKeys, clients, memberships, oauthClients, oauthGrants, users } from '../../runtime/db/schema.ts';
 import { generateApiKeySecret, hashSecret, displayPrefix } from '../../runtime/auth/secrets.ts';
-import { defaultRoleScopes } from '../../runtime/auth/authenticate.ts';
+import { service } from '../../generated/registry.ts';
 
 const contract = parse(readFileSync(new URL('../../contract/svc.yaml', import.meta.url), 'utf8')) as {
   scopes: { name: string }[];
 };
 export const SCOPES: string[] = contract.scopes.map((s) => s.name);
-export const ROLE_SCOPES = defaultRoleScopes(SCOPES);
+/** The contract's roles: staff labels every scope, viewer none. */
+export const ROLE_SCOPES = service.roleScopes;
 
 export const DAY = 24 * 3600 * 1000;
 

@@ -39,7 +39,7 @@ const randomKey = () => `svc_sk_live_${randomBytes(32).toString('base64url')}`;
 
 describe('failed authentication flood', () => {
   it('one address is answered 429 after the limit; other addresses and cached keys are served', async () => {
-    const limit = service.limits.failedAuthPerMinute!;
+    const limit = service.limits.failedAuthPerMinute;
     // The service key is known good at the flooding address before the flood (cached).
     expect((await get('/v1/meta', s.credentials.serviceKey, '127.0.0.2')).status).toBe(200);
 

@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AnyHandler } from '../../runtime/pipeline/executor.ts';
-import { generatedRegistry } from '../../runtime/app.ts';
+import { svcRegistry } from '../../bin/wiring.ts';
 import { blankQuoted, errorSummary, logLine } from '../../runtime/log.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -29,7 +29,7 @@ let s: TestServer;
 
 beforeAll(async () => {
   s = await startTestServer({
-    app: { registry: { handlers: { ...generatedRegistry().handlers, 'tasks.create': castsTitle, 'tasks.batch_create': quotesTitle } } },
+    app: { registry: { ...svcRegistry(), handlers: { ...svcRegistry().handlers, 'tasks.create': castsTitle, 'tasks.batch_create': quotesTitle } } },
   });
 }, 60_000);
 afterAll(async () => {

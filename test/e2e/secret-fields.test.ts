@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HandlerContext } from '../../runtime/handler-types.ts';
 import type { AnyHandler } from '../../runtime/pipeline/executor.ts';
-import { generatedRegistry } from '../../runtime/app.ts';
+import { svcRegistry } from '../../bin/wiring.ts';
 import { operationsById, secretPointers } from '../../generated/registry.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -75,7 +75,8 @@ beforeAll(async () => {
     oauthJwksUrl: idp.jwksUrl,
     app: {
       registry: {
-        handlers: { ...generatedRegistry().handlers, 'webhooks.endpoint.create': webhookCreate, 'keys.create': keyCreate },
+        ...svcRegistry(),
+        handlers: { ...svcRegistry().handlers, 'webhooks.endpoint.create': webhookCreate, 'keys.create': keyCreate },
       },
     },
   });

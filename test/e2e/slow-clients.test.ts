@@ -41,8 +41,8 @@ function problemOf(text: string): Record<string, unknown> {
 describe('slow clients', () => {
   it('the defaults are the contract limits', () => {
     expect(contractTimeouts(service.limits)).toEqual({
-      headersMs: service.limits.requestHeadersTimeoutSeconds! * 1000,
-      requestMs: service.limits.requestTimeoutSeconds! * 1000,
+      headersMs: service.limits.requestHeadersTimeoutSeconds * 1000,
+      requestMs: service.limits.requestTimeoutSeconds * 1000,
     });
     expect(service.problems.request_timeout).toMatchObject({ status: 408 });
   });

@@ -2,7 +2,8 @@
 // methods, input gathering and validation, tiers and approvals (Tier 3 exists only here),
 // idempotency, dry-run, If-Match, write switch, audit, problems and headers.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp, generatedRegistry, type SvcApp } from '../../runtime/app.ts';
+import { createApp, type SvcApp } from '../../runtime/app.ts';
+import { svcRegistry } from '../../bin/wiring.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { Database } from '../../runtime/db/client.ts';
 import { freshDatabase } from '../support/db.ts';
@@ -16,7 +17,7 @@ import {
   principal,
 } from './fixtures.ts';
 
-const gen = generatedRegistry();
+const gen = svcRegistry();
 const approvalIds = ['approvals.list', 'approvals.get', 'approvals.approve', 'approvals.reject'];
 const people = {
   alice: principal('usr_alice'),
@@ -43,11 +44,13 @@ function makeApp(writesEnabled = true, rateLimit?: number): SvcApp {
     rateLimit: rateLimit ? { limit: rateLimit } : undefined,
     rebuildProposer: async (_db, row) => Object.values(people).find((p) => p.id === row.proposerId)!,
     registry: {
+      service: gen.service,
       operationsById: { ...fixtureOperationsById, ...Object.fromEntries(approvalIds.map((id) => [id, gen.operationsById[id]!])) },
       validators: fixtureValidators,
       routes: [...fixtureRoutes, ...gen.routes.filter((r) => approvalIds.includes(r.id))],
       handlers: { ...fixtureHandlers, ...Object.fromEntries(approvalIds.map((id) => [id, gen.handlers[id]!])) },
       tools: [],
+      secretPointers: gen.secretPointers,
     },
   });
 }

@@ -3,12 +3,14 @@
 // Everything the server logs is captured (logs) so a test can prove no secret reaches it.
 import { loadConfig, type Config } from '../../runtime/config.ts';
 import type { Database } from '../../runtime/db/client.ts';
-import type { CreateAppOptions, SvcApp } from '../../runtime/app.ts';
+import type { CreateAppOptions, Registry, SvcApp } from '../../runtime/app.ts';
 import { loadSeed, startServer, type SeedCredentials, type StartServerOptions } from '../../runtime/server.ts';
+import { svcRegistry } from '../../bin/wiring.ts';
 import { freshDatabase } from './db.ts';
 
 export interface TestServerOptions extends Partial<Config> {
-  app?: Omit<CreateAppOptions, 'database' | 'config' | 'log'>;
+  /** App options; `registry` defaults to the wired one (bin/wiring.ts). */
+  app?: Omit<CreateAppOptions, 'database' | 'config' | 'log' | 'registry'> & { registry?: Registry };
   /** Shorter request timeouts than the contract's (slow-client tests). */
   timeouts?: StartServerOptions['timeouts'];
 }
@@ -35,6 +37,7 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       config: base,
       database,
       hostname: '127.0.0.1',
+      registry: app?.registry ?? svcRegistry(),
       timeouts,
       app: { ...app, log: (m) => logs.push(m) },
     });
