@@ -54,6 +54,16 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       async close() {
         await server.close();
         await database.close();
+        // Suite-wide: whatever a test made the server log is one structured line (runtime/log.ts).
+        const loose = logs.filter((line) => {
+          try {
+            const parsed = JSON.parse(line) as { event?: unknown };
+            return typeof parsed.event !== 'string';
+          } catch {
+            return true;
+          }
+        });
+        if (loose.length > 0) throw new Error(`the server logged lines that are not runtime/log.ts JSON: ${loose.slice(0, 3).join(' | ')}`);
       },
     };
   } catch (err) {
