@@ -143,7 +143,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
       return render(c, who.viewer);
     });
 
-  const text = (body: string, type: string) => () => new Response(body, { headers: { 'Content-Type': type } });
+  const text = (body: string, type: string) => (c: Context<AppEnv>) => c.body(body, 200, { 'Content-Type': type });
 
   app.get(STYLESHEET_PATH, () => new Response(STYLESHEET, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }));
 
