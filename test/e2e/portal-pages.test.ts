@@ -167,7 +167,7 @@ describe('request access', () => {
       ['operator session', { cookie: operatorSession }, 200],
       ['operator key (unbound)', { authorization: `Bearer ${s.credentials.operatorKey}` }, 200],
       ['operator token (all clients)', { authorization: `Bearer ${await token(s.credentials.operatorSub)}` }, 200],
-      ['scoped operator token', { authorization: `Bearer ${await token(s.credentials.scopedOperatorSub)}` }, 200],
+      ['scoped operator token', { authorization: `Bearer ${await token(s.credentials.scopedOperatorSub as string)}` }, 200],
       ['client admin token', { authorization: `Bearer ${await token(s.credentials.clientAdminSub)}` }, 403],
       ['bound key', { authorization: `Bearer ${s.credentials.serviceKey}` }, 403],
       ['nobody', {}, 401],
