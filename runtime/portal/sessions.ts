@@ -48,6 +48,8 @@ export class SessionStore {
   async start(c: Context, user: { userId: string; loginMethod: 'oidc' | 'api_key'; apiKeyId?: string | null }): Promise<void> {
     const secret = randomToken();
     const expiresAt = new Date(this.now().getTime() + SESSION_LIFETIME_MS);
+    // Rows of sessions that ended more than a day ago are of no use; each sign-in sweeps them.
+    await this.db.delete(portalSessions).where(lt(portalSessions.expiresAt, new Date(this.now().getTime() - 24 * 3600 * 1000)));
     await this.db.insert(portalSessions).values({
       id: newId('ses'),
       secretHash: hashToken(secret),
