@@ -38,7 +38,7 @@ import {
   type StoredResponse,
 } from '../idempotency.ts';
 import { checkAccess, checkEnabled } from './access.ts';
-import { refuseWildcardIfMatch } from '../etag.ts';
+import { refuseWildcardIfMatch, requireIfMatch } from '../etag.ts';
 import type { Call, CallResult, Executor, Plan } from './types.ts';
 import { fieldErrors, validateInput, type ValidateFn } from './validate.ts';
 import { errorSummary, logLine, SafeMessageError, stderrLog } from '../log.ts';
@@ -238,10 +238,8 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           : `${op.id} needs an Idempotency-Key header: send a new UUID, and the same one when you retry this write.`,
       );
     }
-    if (op.ifMatch === 'required' && !call.controls.ifMatch) {
-      throw new ProblemError('precondition_required', `${op.id} needs If-Match with the resource's current ETag.`);
-    }
-    refuseWildcardIfMatch(call.controls.ifMatch);
+    if (op.ifMatch === 'required') requireIfMatch(op.id, call.controls.ifMatch);
+    else refuseWildcardIfMatch(call.controls.ifMatch);
     if (call.controls.dryRun) return plan(op, input, call);
 
     const scope: IdempotencyScope | null = key
