@@ -1,10 +1,11 @@
 // Deprecation on a fixture contract (test/fixtures/governance/deprecated-contract): the generator-side
 // rules, the headers' exact format, GET /v1/meta's view, OpenAPI `deprecated: true`, the changelog.
 import { afterAll, describe, expect, it } from 'vitest';
-import { renderChangelog } from '../../generator/governance/changelog.ts';
-import { checkDeprecations, deprecationHeaders, metaDeprecations } from '../../generator/governance/deprecation.ts';
-import { diffContracts, verdict } from '../../generator/governance/diff.ts';
-import { compileContract } from '../../generator/governance/snapshot.ts';
+import { renderChangelog } from '../../generator/emit/changelog.ts';
+import { checkDeprecations, deprecationHeaders, metaDeprecations } from '../../generator/deprecation.ts';
+import { verdict } from '../../generator/diff/command.ts';
+import { diffContracts } from '../../generator/diff/engine.ts';
+import { compileContract } from '../../generator/snapshot.ts';
 import { emitAll } from '../../generator/emit/index.ts';
 import { loadContract } from '../../generator/load.ts';
 import { buildModel } from '../../generator/model.ts';
