@@ -1006,6 +1006,7 @@ export const operations: readonly OperationDef[] = [
               "enrollmentEnd",
               "scheduledAt",
               "sentAt",
+              "operationId",
               "createdAt",
               "updatedAt"
             ],
@@ -1352,7 +1353,7 @@ export const operations: readonly OperationDef[] = [
         "openWorldHint": false,
         "readOnlyHint": true
       },
-      "description": "Clients in the caller's client scope, by name.",
+      "description": "Clients in the caller's client scope, by name (then id).",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
@@ -9201,6 +9202,13 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "name": {
         "type": "string"
       },
+      "operationId": {
+        "description": "The campaign_send operation (op_…) of the approved send; null until a send is approved.",
+        "type": [
+          "string",
+          "null"
+        ]
+      },
       "scheduledAt": {
         "format": "date-time",
         "type": [
@@ -9234,6 +9242,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "enrollmentEnd",
       "scheduledAt",
       "sentAt",
+      "operationId",
       "createdAt",
       "updatedAt"
     ],
