@@ -23,7 +23,9 @@ registerSubjectLoader('campaign', async (db, id) => {
   return row;
 });
 
-const audienceSize = sql<number>`(select count(*)::int from ${campaignRecipients} where ${campaignRecipients.campaignId} = ${campaigns.id})`;
+// Qualified by hand: drizzle renders bare column names inside a select list, which the subquery
+// would resolve against campaign_recipients.
+const audienceSize = sql<number>`(select count(*)::int from campaign_recipients r where r.campaign_id = "campaigns"."id")`;
 
 async function visibleCampaign(ctx: HandlerContext, id: string): Promise<CampaignRow & { audienceSize: number }> {
   const [row] = await ctx.db

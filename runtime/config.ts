@@ -22,6 +22,10 @@ export interface Config {
   mcpUnderscoreAliases: boolean;
   /** Requests a credential may make a minute (SVC_RATE_LIMIT_PER_MINUTE); null: the contract's limits.rateLimitPerMinute. */
   rateLimitPerMinute: number | null;
+  /** SMTP URL the outbox sends e-mail through (nodemailer); null: outbound messages stay queued. */
+  smtpUrl: string | null;
+  /** From address of outbound e-mail (SVC_SMTP_FROM). */
+  smtpFrom: string;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -65,6 +69,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: flag(env.SVC_WEBHOOK_ALLOW_PRIVATE, false),
     mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
     rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),
+    smtpUrl: env.SVC_SMTP_URL || null,
+    smtpFrom: env.SVC_SMTP_FROM || 'no-reply@svc.example',
   };
   return { ...config, ...overrides };
 }

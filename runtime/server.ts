@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type CreateAppOptions, type SvcApp } from './app.ts';
 import type { Config } from './config.ts';
+import { mailSender, startDeliveryLoop } from './outbox.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
 
@@ -91,6 +92,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     svc = createApp({ ...options.app, database, config });
     await svc.authenticator.ready();
     const running = svc;
+    // The outbound-message outbox is delivered only when a sender is configured (SVC_SMTP_URL).
+    const delivery = config.smtpUrl
+      ? startDeliveryLoop(database, mailSender(config.smtpUrl, config.smtpFrom), { log: options.app?.log ?? ((m) => console.log(m)) })
+      : null;
     const httpServer = server!;
     let closed = false;
     return {
@@ -108,6 +113,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           (httpServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           httpServer.close(() => resolve());
         });
+        await delivery?.stop();
         await running.close();
         if (ownDatabase) await database.close();
       },
