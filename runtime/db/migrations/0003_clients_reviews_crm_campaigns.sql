@@ -172,8 +172,8 @@ CREATE TABLE "touchpoints" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX "accounts_name" ON "accounts" USING btree ("name","id");--> statement-breakpoint
-CREATE INDEX "accounts_client_name" ON "accounts" USING btree ("client_id","name","id");--> statement-breakpoint
+CREATE INDEX "accounts_name" ON "accounts" USING btree ("name" collate "C","id");--> statement-breakpoint
+CREATE INDEX "accounts_client_name" ON "accounts" USING btree ("client_id","name" collate "C","id");--> statement-breakpoint
 CREATE INDEX "campaign_recipients_campaign" ON "campaign_recipients" USING btree ("campaign_id");--> statement-breakpoint
 CREATE INDEX "campaigns_created" ON "campaigns" USING btree ("created_at","id");--> statement-breakpoint
 CREATE INDEX "campaigns_client_created" ON "campaigns" USING btree ("client_id","created_at","id");--> statement-breakpoint
@@ -195,4 +195,4 @@ CREATE INDEX "reviews_created" ON "reviews" USING btree ("created_at","id");--> 
 CREATE INDEX "reviews_client_created" ON "reviews" USING btree ("client_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "touchpoints_lead" ON "touchpoints" USING btree ("lead_id");--> statement-breakpoint
 CREATE INDEX "touchpoints_client_created" ON "touchpoints" USING btree ("client_id","created_at","id");--> statement-breakpoint
-CREATE INDEX "clients_name" ON "clients" USING btree ("name","id");
+CREATE INDEX "clients_name" ON "clients" USING btree ("name" collate "C","id");
