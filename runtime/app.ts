@@ -21,11 +21,12 @@ import { isUnexpected, problemBody, problemStatus, registerProblemCatalogue, toP
 import { mountRest, notFoundHandler, type RestRoute } from './rest/index.ts';
 import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
-import { operationsById as generatedOperations, service as generatedService } from '../generated/registry.ts';
+import { operationsById as generatedOperations, secretPointers as generatedSecretPointers, service as generatedService } from '../generated/registry.ts';
 import { routes as generatedRoutes } from '../generated/routes.ts';
 import { mcpTools as generatedTools } from '../generated/mcp-tools.ts';
 import { validators as generatedValidators } from '../generated/validators.js';
 import { handlers as generatedHandlers } from '../handlers/index.ts';
+import { createSecretFields, type SecretPointers } from './secret-fields.ts';
 
 export interface Registry {
   service: ServiceDef;
@@ -34,6 +35,8 @@ export interface Registry {
   routes: readonly RestRoute[];
   tools: readonly McpToolDef[];
   handlers: Readonly<Record<string, AnyHandler>>;
+  /** Each operation's bearer-secret pointers (x-svc-secret fields of its result). */
+  secretPointers: SecretPointers;
 }
 
 export interface CreateAppOptions {
@@ -77,6 +80,7 @@ export function generatedRegistry(): Registry {
     routes: generatedRoutes,
     tools: generatedTools,
     handlers: generatedHandlers as unknown as Readonly<Record<string, AnyHandler>>,
+    secretPointers: generatedSecretPointers,
   };
 }
 
@@ -110,6 +114,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     operationsById: registry.operationsById,
     validators: registry.validators,
     handlers: registry.handlers,
+    secrets: createSecretFields({ pointers: registry.secretPointers, key: config.secretKey }),
     auditor,
     log,
     now: options.now,

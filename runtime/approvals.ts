@@ -25,6 +25,7 @@ import { resolveSubject } from './approval-subjects.ts';
 import { pageKeyColumn, startPage, type PageResult } from './paging.ts';
 import { ProblemError, notFound } from './problem-error.ts';
 import { problemBody, type ProblemDocument } from './problems.ts';
+import { withoutSealed } from './secret-fields.ts';
 
 export type ApprovalRow = typeof approvals.$inferSelect;
 
@@ -63,9 +64,14 @@ export function pollUrlOf(id: string): string {
   return `/v1/approvals/${id}`;
 }
 
+/**
+ * The contract's Approval. An approved write's result is stored with its bearer secrets sealed
+ * (runtime/secret-fields.ts); this view removes them. approvalViewFor opens them for the proposing
+ * credential, the one that caused them.
+ */
 export function approvalView(row: ApprovalRow, now = new Date()): ApprovalView {
   const expired = row.status === 'pending' && row.expiresAt.getTime() <= now.getTime();
-  const result = row.result as Record<string, unknown> | null;
+  const result = withoutSealed(row.result) as Record<string, unknown> | null;
   return {
     id: row.id,
     operationId: row.operationId,
@@ -82,6 +88,13 @@ export function approvalView(row: ApprovalRow, now = new Date()): ApprovalView {
     decidedAt: row.decidedAt ? row.decidedAt.toISOString() : null,
     pollUrl: pollUrlOf(row.id),
   };
+}
+
+/** The Approval as ctx's caller may see it: the proposing credential gets the approved write's secrets. */
+export function approvalViewFor(row: ApprovalRow, ctx: Pick<HandlerContext, 'principal' | 'now' | 'openSecrets'>): ApprovalView {
+  const view = approvalView(row, ctx.now);
+  if (row.result === null || row.proposerCredentialId !== ctx.principal.credentialId) return view;
+  return { ...view, result: ctx.openSecrets(row.operationId, row.result) as Record<string, unknown> };
 }
 
 async function nameOf(db: Db, userId: string): Promise<string | null> {
@@ -220,7 +233,7 @@ export async function listApprovals(input: ListInput, ctx: HandlerContext): Prom
     )
     .orderBy(...page.orderBy(approvals.createdAt, approvals.id))
     .limit(page.fetch);
-  return page.finish(rows, (r) => approvalView(r.row, ctx.now));
+  return page.finish(rows, (r) => approvalViewFor(r.row, ctx));
 }
 
 async function loadVisible(db: Db, id: string, principal: Principal, forUpdate = false): Promise<ApprovalRow> {
@@ -231,7 +244,7 @@ async function loadVisible(db: Db, id: string, principal: Principal, forUpdate =
 }
 
 export async function getApproval(input: { approval_id: string }, ctx: HandlerContext): Promise<ApprovalView> {
-  return approvalView(await loadVisible(ctx.db, input.approval_id, ctx.principal), ctx.now);
+  return approvalViewFor(await loadVisible(ctx.db, input.approval_id, ctx.principal), ctx);
 }
 
 /** People-only rules shared by approve and reject; also turns a lapsed proposal into expired. */

@@ -26,6 +26,8 @@ export interface Config {
   smtpUrl: string | null;
   /** From address of outbound e-mail (SVC_SMTP_FROM). */
   smtpFrom: string;
+  /** SVC_SECRET_KEY's 32 bytes (seals stored bearer secrets); null: a key generated once into the database. */
+  secretKey: Buffer | null;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -44,6 +46,16 @@ function positiveInteger(name: string, value: string | undefined): number | null
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1; got "${value}"`);
   return n;
+}
+
+/** SVC_SECRET_KEY -> 32 key bytes, or a message saying what is wrong with it. */
+function parseSecretKey(value: string): Buffer {
+  const text = value.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  if (key.length !== 32) {
+    throw new Error('SVC_SECRET_KEY must be 32 random bytes as 64 hex digits or base64 (e.g. `openssl rand -base64 32`)');
+  }
+  return key;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
@@ -71,6 +83,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),
     smtpUrl: env.SVC_SMTP_URL || null,
     smtpFrom: env.SVC_SMTP_FROM || 'no-reply@svc.example',
+    secretKey: env.SVC_SECRET_KEY ? parseSecretKey(env.SVC_SECRET_KEY) : null,
   };
   return { ...config, ...overrides };
 }

@@ -1,11 +1,12 @@
 // ctx.emit: domain events into the outbox table (same transaction as the write) and a NOTIFY on
 // the channel svc_events, which PostgreSQL delivers only when the transaction commits (so a dry
 // run or a failed write never announces anything). The feed, SSE stream and webhooks read the table.
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from './db/client.ts';
 import { events } from './db/schema.ts';
 import type { EventSubject, Principal } from './handler-types.ts';
 import { newId } from './ids.ts';
+import { withoutValues } from './secret-fields.ts';
 
 export const EVENTS_CHANNEL = 'svc_events';
 
@@ -15,6 +16,8 @@ export interface EmittedEvent {
   type: string;
   clientId: string | null;
   subjectId: string;
+  /** As stored (the executor removes any secret of the call's result from it before commit). */
+  data: Record<string, unknown>;
 }
 
 export interface EmitterOptions {
@@ -47,9 +50,25 @@ export function createEmitter(options: EmitterOptions): Emit {
         data,
       })
       .returning({ seq: events.seq });
-    const emitted: EmittedEvent = { id, seq: Number(row!.seq), type, clientId: subject.clientId, subjectId: subject.subjectId };
+    const emitted: EmittedEvent = { id, seq: Number(row!.seq), type, clientId: subject.clientId, subjectId: subject.subjectId, data };
     options.sink?.push(emitted);
     const payload = JSON.stringify({ seq: emitted.seq, id, type, clientId: subject.clientId });
     await options.db.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`);
   };
+}
+
+/**
+ * Event data never carries a bearer secret (DESIGN.md): any member of an emitted event whose value is
+ * one of the call's secrets is removed before the transaction commits (a guard behind the rule that
+ * event data is the subject resource as its read returns it, which has no secret).
+ */
+export async function scrubEventSecrets(db: Db, emitted: EmittedEvent[], secrets: readonly string[]): Promise<void> {
+  if (secrets.length === 0) return;
+  const set = new Set(secrets);
+  for (const e of emitted) {
+    const text = JSON.stringify(e.data);
+    if (!secrets.some((s) => text.includes(s))) continue;
+    e.data = withoutValues(e.data, set) as Record<string, unknown>;
+    await db.update(events).set({ data: e.data }).where(eq(events.id, e.id));
+  }
 }

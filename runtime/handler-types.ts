@@ -45,6 +45,11 @@ export interface HandlerContext {
   baseUrl: string;
   /** Records an event in the outbox (same transaction): feed, SSE and webhooks read it from there. */
   emit(type: string, subject: EventSubject, data: Record<string, unknown>): Promise<void>;
+  /**
+   * Opens the sealed secrets of an operation's stored result (runtime/secret-fields.ts). Only for the
+   * credential that caused them (approvals.get shows a proposer its approved write's answer).
+   */
+  openSecrets(operationId: string, stored: unknown): unknown;
 }
 
 export type Handler<I, O> = (input: I, ctx: HandlerContext) => Promise<O>;

@@ -26,7 +26,8 @@ import {
   type ApprovalRow,
   type ApprovedWriteOutcome,
 } from '../approvals.ts';
-import { createEmitter, type EmittedEvent } from '../events.ts';
+import { createEmitter, scrubEventSecrets, type EmittedEvent } from '../events.ts';
+import type { SecretFields } from '../secret-fields.ts';
 import {
   abandonIdempotent,
   beginIdempotent,
@@ -51,6 +52,8 @@ export interface PipelineDeps {
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
   handlers: Readonly<Record<string, AnyHandler>>;
+  /** The contract's bearer secrets: removed from previews, sealed in stored answers (runtime/secret-fields.ts). */
+  secrets: SecretFields;
   auditor?: Auditor | null;
   /** Rebuilds an approval's proposer at approval time; default: from the database (rebuildProposer). */
   rebuildProposer?: (db: Db, row: ApprovalRow) => Promise<Principal>;
@@ -86,7 +89,7 @@ function etagOf(value: unknown): string | null {
 }
 
 export function createExecutor(deps: PipelineDeps): PipelineExecutor {
-  const { database, config, service } = deps;
+  const { database, config, service, secrets } = deps;
   const now = deps.now ?? (() => new Date());
   const log = deps.log ?? ((m: string) => console.error(m));
   const retentionHours = service.limits.idempotencyRetentionHours ?? 24;
@@ -139,6 +142,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       now: at,
       baseUrl: config.baseUrl,
       emit: createEmitter({ db, actor: principal, eventTypes: service.eventTypes, now: () => at, sink }),
+      openSecrets: (operationId, stored) => secrets.open(operationId, stored),
     };
     return attachApprovalRuntime(ctx, {
       runProposed: (txDb, row) => executor.runProposed(txDb, row, requestId, { dryRun, sink }),
@@ -160,6 +164,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     try {
       const result = await database.transaction(async (tx) => {
         const value = await handler(input, context(tx, op, principal, requestId, dryRun, ifMatch, events));
+        await scrubEventSecrets(tx, events, secrets.values(op.id, value));
         if (dryRun) throw new Rollback(value);
         if (onCommit) await onCommit(tx, value);
         return value;
@@ -180,13 +185,14 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           `On approval: ${op.summary}.`,
         ]
       : [`${op.summary}.`];
+    if (secrets.has(op.id)) effects.push('The real call returns its secret once, to the credential that makes it; this preview leaves it out.');
     for (const e of events) effects.push(`Emit ${e.type} for ${e.subjectId}.`);
     const body: Plan = {
       operationId: op.id,
       effects,
       events: [...new Set(events.map((e) => e.type))],
       approvalRequired,
-      preview: result ?? null,
+      preview: secrets.strip(op.id, result ?? null),
     };
     return { status: 200, body: { outcome: 'planned', plan: body }, outcome: 'planned', headers: { 'Preference-Applied': 'dry-run' } };
   }
@@ -213,7 +219,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       : null;
     if (scope) {
       const begun = await beginIdempotent(database.db, scope, retentionHours, now());
-      if (begun.kind === 'replay') return replay(begun.response);
+      if (begun.kind === 'replay') return replay(op, begun.response);
     }
     try {
       const answer = await runCommand(op, input, call, scope);
@@ -236,7 +242,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     }
   }
 
-  function replay(stored: StoredResponse): CallResult {
+  function replay(op: OperationDef, stored: StoredResponse): CallResult {
     if (stored.problem) {
       const p = stored.problem;
       throw new ProblemError(p.code, p.detail, {
@@ -245,9 +251,11 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         headers: { ...p.headers, 'Idempotency-Replayed': 'true' },
       });
     }
-    const body = stored.body as { outcome?: string } | null;
+    const body = stored.body as { outcome?: string; result?: unknown } | null;
     const outcome = (body?.outcome ?? 'ran') as CallResult['outcome'];
-    return { status: stored.status, body: stored.body, outcome, headers: { ...stored.headers, 'Idempotency-Replayed': 'true' } };
+    // The record is keyed by credential, so this is the credential that caused the secret: open it.
+    const opened = body && 'result' in body ? { ...body, result: secrets.open(op.id, body.result) } : body;
+    return { status: stored.status, body: opened, outcome, headers: { ...stored.headers, 'Idempotency-Replayed': 'true' } };
   }
 
   async function runCommand(op: OperationDef, input: Record<string, unknown>, call: Call, scope: IdempotencyScope | null): Promise<CallResult> {
@@ -278,7 +286,8 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       const etag = etagOf(result);
       if (etag) headers.ETag = etag;
       answer = { status: op.successStatus, body: { outcome: 'ran', result }, outcome: 'ran', headers };
-      if (store) await store(tx, answer);
+      // The stored copy holds the secrets sealed; the caller gets them in clear, once.
+      if (store) await store(tx, { ...answer, body: { outcome: 'ran', result: secrets.seal(op.id, result) } });
     });
     return answer!;
   }
@@ -288,6 +297,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     checkEnabled(op, config);
     checkAccess(op, principal);
     const input = validateInput(op, validatorOf(op), call.input, maxDepth);
+    await secrets.ready(database.db);
     if (op.kind === 'read') {
       const handler = handlerOf(op);
       const body = await handler(input, context(database.db, op, principal, call.requestId, false, null, []));
@@ -350,9 +360,16 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         const handler = handlerOf(op);
         const who = proposer;
         // A savepoint: a failing write is rolled back while the decision itself is kept.
-        const result = await db.transaction(async (sp) =>
-          handler(input, context(sp as unknown as Db, op, who, requestId, mode.dryRun, null, mode.sink)),
-        );
+        // The approved write's result is kept on the approval with its secrets sealed: the proposing
+        // credential opens them there (approvals.get), everyone else sees them removed.
+        const result = await db.transaction(async (sp) => {
+          const tx = sp as unknown as Db;
+          const emitted: EmittedEvent[] = [];
+          const value = await handler(input, context(tx, op, who, requestId, mode.dryRun, null, emitted));
+          await scrubEventSecrets(tx, emitted, secrets.values(op.id, value));
+          mode.sink.push(...emitted);
+          return secrets.seal(op.id, value);
+        });
         outcome = { ok: true, result };
       } catch (err) {
         if (isUnexpected(err)) {

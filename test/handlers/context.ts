@@ -68,6 +68,9 @@ export function caller(database: Database, p: Principal): Caller {
           async emit(type, subject, data) {
             pending.push({ type, subject, data });
           },
+          openSecrets() {
+            throw new Error('handler unit tests open no secrets (the e2e secret tests do)');
+          },
         };
         return handler(input, ctx);
       });
