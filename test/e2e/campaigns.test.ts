@@ -46,6 +46,7 @@ describe('campaigns.list: client scope (rule 5), for every caller', () => {
     clientAdmin: { ids: ALL.slice(0, 2), globex: 404 },
     boundKey: { ids: ALL.slice(0, 2), globex: 404 },
     unboundKey: { ids: ALL, globex: 200 },
+    opAll2: { ids: ALL, globex: 200 }, // another key of unboundKey's owner
   };
   for (const t of TRANSPORTS) {
     for (const [who, e] of Object.entries(expected)) {

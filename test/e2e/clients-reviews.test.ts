@@ -41,6 +41,8 @@ describe('clients: who sees which client', () => {
     clientAdmin: [ACME],
     boundKey: [ACME],
     unboundKey: [ACME, GLOBEX, INITECH],
+    opAll2: [ACME, GLOBEX, INITECH], // another key of unboundKey's owner
+    boundKeyNoPii: [ACME],
   };
   for (const t of TRANSPORTS) {
     for (const [who, ids] of Object.entries(expected)) {
@@ -171,6 +173,7 @@ describe('reviews: visibility', () => {
     clientAdmin: ['rev_demo_acme_plan'],
     boundKey: ACME_ALL,
     unboundKey: ALL,
+    opAll2: ALL,
   };
   for (const t of TRANSPORTS) {
     for (const [who, ids] of Object.entries(expected)) {

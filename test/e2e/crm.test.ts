@@ -71,6 +71,8 @@ const MATRIX: Record<string, Reach> = {
   clientAdmin: { acme: true, globex: false, platform: false, globexFilter: 404, redacted: true },
   boundKey: { acme: true, globex: false, platform: false, globexFilter: 404, redacted: false },
   unboundKey: { acme: true, globex: true, platform: false, globexFilter: 200, redacted: false },
+  // A second key of the same owner as unboundKey: the same answers (nothing rides on the user alone).
+  opAll2: { acme: true, globex: true, platform: false, globexFilter: 200, redacted: false },
   opAllNoPii: { acme: true, globex: true, platform: true, globexFilter: 200, redacted: true },
   boundKeyNoPii: { acme: true, globex: false, platform: false, globexFilter: 404, redacted: true },
 };
