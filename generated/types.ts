@@ -1740,7 +1740,7 @@ export interface components {
             /** @description An approval's id (apr_…). */
             id: components["schemas"]["Id"];
             /** @description The proposed input, shown to the deciding person. */
-            input: Record<string, never>;
+            input: Record<string, unknown>;
             /** @description The contract operation proposed, e.g. projects.create. */
             operationId: string;
             /** @description Address to poll: /v1/approvals/{id}. */
@@ -1749,7 +1749,7 @@ export interface components {
             /** @description 1 for Tier 2, 2 for Tier 3. */
             requiredApprovals: number;
             /** @description The write's result once approved and run. */
-            result: Record<string, never> | null;
+            result: Record<string, unknown> | null;
             status: components["schemas"]["ApprovalStatus"];
             tier: number;
         };
@@ -2110,7 +2110,7 @@ export interface components {
             /** @description Null for an event about an internal task. */
             clientId: string | null;
             /** @description The subject as it was right after the change. */
-            data: Record<string, never>;
+            data: Record<string, unknown>;
             /** @description Increasing in feed order; the SSE id and the webhook-id header. */
             id: components["schemas"]["Id"];
             occurredAt: components["schemas"]["Timestamp"];
@@ -2157,7 +2157,7 @@ export interface components {
             id: components["schemas"]["Id"];
             /** @description A request's id (req_…). */
             requestId: components["schemas"]["Id"];
-            result: Record<string, never> | null;
+            result: Record<string, unknown> | null;
             /** @description The runner that claimed it. */
             runner: string | null;
             /** Format: date-time */
@@ -2183,7 +2183,7 @@ export interface components {
             jobId: string | null;
             /** @enum {string} */
             kind: "script" | "data_fix" | "report" | "sync";
-            parameters: Record<string, never>;
+            parameters: Record<string, unknown>;
             requestedBy: components["schemas"]["ActorRef"];
             status: components["schemas"]["ExecutionRequestStatus"];
             title: string;
@@ -2194,7 +2194,7 @@ export interface components {
             instructions: string;
             /** @enum {string} */
             kind: "script" | "data_fix" | "report" | "sync";
-            parameters?: Record<string, never>;
+            parameters?: Record<string, unknown>;
             title: string;
         };
         ExecutionRequestsProposeOutput: components["schemas"]["ExecutionRequest"];
@@ -2540,7 +2540,7 @@ export interface components {
                 version: string;
             }[];
         };
-        MetaGetInput: Record<string, never>;
+        MetaGetInput: Record<string, unknown>;
         MetaGetOutput: components["schemas"]["Meta"];
         Notification: {
             body: string;
@@ -2624,7 +2624,7 @@ export interface components {
             kind: "pipeline_run" | "extraction" | "campaign_send" | "hub_publish";
             progress: number;
             requestedBy: components["schemas"]["ActorRef"];
-            result: Record<string, never> | null;
+            result: Record<string, unknown> | null;
             status: components["schemas"]["OperationStatus"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -2685,7 +2685,7 @@ export interface components {
         PageSize: number;
         PipelineEvent: {
             clientId: string | null;
-            data: Record<string, never>;
+            data: Record<string, unknown>;
             /** @description A pipeline event's id (pev_…). */
             id: components["schemas"]["Id"];
             /** @enum {string} */
@@ -2728,7 +2728,7 @@ export interface components {
             id: components["schemas"]["Id"];
             /** @description The long-running operation that tracks the run. */
             operationId: string | null;
-            parameters: Record<string, never>;
+            parameters: Record<string, unknown>;
             /** @description The run a partial re-run repeats. */
             parentRunId: string | null;
             /** @description Name of the pipeline, e.g. census_import. */
@@ -2769,7 +2769,7 @@ export interface components {
         PipelineRunStartInput: {
             /** @description Omit for an internal run (operators only). */
             clientId?: components["schemas"]["Id"];
-            parameters?: Record<string, never>;
+            parameters?: Record<string, unknown>;
             pipeline: string;
         };
         PipelineRunStartOutput: components["schemas"]["PipelineRun"];
@@ -3141,7 +3141,7 @@ export interface components {
             /** @description Null for an entry about an internal (team-board) task. */
             clientId: string | null;
             /** @description Kind-specific details, for example the changed fields. */
-            data: Record<string, never>;
+            data: Record<string, unknown>;
             id: components["schemas"]["Id"];
             /** @enum {string} */
             kind: "task_created" | "task_updated" | "task_completed" | "comment_added" | "project_stage_advanced" | "intake_finalized" | "review_released" | "approval_decided";
@@ -6538,7 +6538,7 @@ export interface operations {
                     instructions: string;
                     /** @enum {string} */
                     kind: "script" | "data_fix" | "report" | "sync";
-                    parameters?: Record<string, never>;
+                    parameters?: Record<string, unknown>;
                     title: string;
                 };
             };
@@ -9702,7 +9702,7 @@ export interface operations {
                 "application/json": {
                     /** @description Omit for an internal run (operators only). */
                     clientId?: components["schemas"]["Id"];
-                    parameters?: Record<string, never>;
+                    parameters?: Record<string, unknown>;
                     pipeline: string;
                 };
             };

@@ -1,11 +1,11 @@
-// The `svc` command line: generate, lint, serve, seed.
-import { existsSync } from 'node:fs';
+// The compiler's commands: generate, release, lint, diff. The `svc` entry is bin/cli.ts, which sends
+// serve and seed to the runtime library and the rest here.
 import path from 'node:path';
 import { checkGenerated, compileContract, writeGenerated } from './generate.ts';
 import { lint } from './lint.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics } from './source.ts';
 
-const USAGE = `Usage: svc <command> [options]
+export const USAGE = `Usage: svc <command> [options]
 
 Commands:
   generate [--contract DIR] [--out DIR]   compile contract/ into generated/
@@ -16,7 +16,7 @@ Commands:
                                           check the contract, redocly-lint the OpenAPI, list unimplemented handlers
   diff [--base <git-ref> | --against <snapshot>]
                                           classify changes against a release (default: the newest); exit 1 if breaking
-  serve [...]                             start the server (runtime/cli.ts)
+  serve [--demo] [--port N]               start the server (runtime/cli.ts, wired in bin/wiring.ts)
   seed [--json]                           create the demo workspace (runtime/cli.ts)
 `;
 
@@ -86,21 +86,6 @@ async function generate(options: Options): Promise<number> {
   return 0;
 }
 
-async function runtimeCommand(command: 'serve' | 'seed', argv: string[]): Promise<number> {
-  const file = new URL('../runtime/cli.ts', import.meta.url);
-  if (!existsSync(file)) {
-    console.error(`svc ${command}: runtime/cli.ts does not exist yet, so there is no server to run. Build the runtime first.`);
-    return 1;
-  }
-  const runtime = (await import(file.href)) as Record<string, (argv: string[]) => Promise<number | void>>;
-  const fn = runtime[command === 'serve' ? 'runServe' : 'runSeed'];
-  if (typeof fn !== 'function') {
-    console.error(`svc ${command}: runtime/cli.ts does not export ${command === 'serve' ? 'runServe' : 'runSeed'}.`);
-    return 1;
-  }
-  return (await fn(argv)) ?? 0;
-}
-
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -124,18 +109,8 @@ export async function main(argv: string[]): Promise<number> {
         );
         return failed ? 1 : 0;
       }
-      case 'diff': {
-        const file = new URL('./governance/diff.ts', import.meta.url);
-        if (!existsSync(file)) {
-          console.error('svc diff: generator/governance/diff.ts does not exist yet.');
-          return 1;
-        }
-        const governance = (await import(file.href)) as { runDiff(argv: string[]): Promise<number> };
-        return await governance.runDiff(rest);
-      }
-      case 'serve':
-      case 'seed':
-        return await runtimeCommand(command, rest);
+      case 'diff':
+        return await (await import('./governance/diff.ts')).runDiff(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -11,7 +11,7 @@ type Meta = components['schemas']['Meta'];
 // svc.yaml versions); in 1.0.0 nothing is deprecated, so the list is empty (Versioning 7).
 const { deprecations, versions } = metaDeprecations(operations, service);
 
-async function get(_input: Record<string, never>, ctx: HandlerContext): Promise<Meta> {
+async function get(_input: Record<string, unknown>, ctx: HandlerContext): Promise<Meta> {
   const { principal } = ctx;
   // Effective scopes in the contract's canonical order; any the registry does not know go last, sorted.
   const known = service.scopes.filter((s) => principal.scopes.has(s));

@@ -26,11 +26,7 @@ export function invalidTransition(detail: string): ProblemError {
   return new ProblemError('invalid_transition', detail);
 }
 
-/** validation_failed carrying several field errors. */
-export function validationFailed(errors: FieldError[]): ProblemError {
-  if (errors.length === 1) return invalidField(errors[0].pointer, errors[0].message);
-  return new ProblemError('validation_failed', errors.map((e) => `${e.pointer}: ${e.message}`).join('; '), { errors });
-}
+export { validationFailed } from '../runtime/problem-error.ts';
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 

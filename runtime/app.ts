@@ -4,10 +4,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { createAuthenticator, credentialInUrl, type Authenticator } from './auth/authenticate.ts';
-import { Auditor } from './audit.ts';
+import { auditEntry, Auditor, failedWith } from './audit.ts';
 import { purgeExpiredIdempotency } from './idempotency.ts';
 import type { Config } from './config.ts';
-import type { McpToolDef, OperationDef, ServiceDef } from './contract-types.ts';
+import type { McpToolDef, OperationDef, RouteDef } from './contract-types.ts';
+import type { Service } from '../generated/registry.ts';
 import type { Database } from './db/client.ts';
 import { mountDocuments } from './documents.ts';
 import type { Principal } from './handler-types.ts';
@@ -17,22 +18,19 @@ import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecut
 import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
 import { ProblemError } from './problem-error.ts';
-import { isUnexpected, problemBody, problemStatus, registerProblemCatalogue, toProblemError } from './problems.ts';
-import { mountRest, notFoundHandler, type RestRoute } from './rest/index.ts';
+import { isUnexpected, problemBody } from './problems.ts';
+import { mountRest, notFoundHandler } from './rest/index.ts';
 import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
-import { operationsById as generatedOperations, secretPointers as generatedSecretPointers, service as generatedService } from '../generated/registry.ts';
-import { routes as generatedRoutes } from '../generated/routes.ts';
-import { mcpTools as generatedTools } from '../generated/mcp-tools.ts';
-import { validators as generatedValidators } from '../generated/validators.js';
-import { handlers as generatedHandlers } from '../handlers/index.ts';
+import { schemas as generatedSchemas } from '../generated/registry.ts';
 import { createSecretFields, type SecretPointers } from './secret-fields.ts';
+import { errorSummary, logLine, setLogRedactions, stderrLog } from './log.ts';
 
 export interface Registry {
-  service: ServiceDef;
+  service: Service;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
-  routes: readonly RestRoute[];
+  routes: readonly RouteDef[];
   tools: readonly McpToolDef[];
   handlers: Readonly<Record<string, AnyHandler>>;
   /** Each operation's bearer-secret pointers (x-svc-secret fields of its result). */
@@ -44,11 +42,11 @@ export interface CreateAppOptions {
   config: Config;
   /** Default: createAuthenticator over the database and the generated scopes. */
   authenticator?: Authenticator;
-  /** Replace parts of the generated registry (tests: fixture operations and handlers). */
-  registry?: Partial<Registry>;
+  /** Operations, validators, routes, tools and handlers: bin/wiring.ts svcRegistry(), or a test's fixture. */
+  registry: Registry;
   /** Default limits.rateLimitPerMinute a minute. */
   rateLimit?: { limit?: number; windowSeconds?: number };
-  /** Unexpected errors and background failures; default console.error. Never receives a body or secret. */
+  /** Log lines (runtime/log.ts: one JSON object each, never a body, a bound value or a secret); default stderr. */
   log?: (message: string) => void;
   now?: () => Date;
   /** How an approval's proposer is rebuilt at approval time (default: from the database). */
@@ -72,24 +70,28 @@ function readGenerated(path: string): string {
   return readFileSync(new URL(path, GENERATED_DIR), 'utf8');
 }
 
-export function generatedRegistry(): Registry {
-  return {
-    service: generatedService,
-    operationsById: generatedOperations,
-    validators: generatedValidators as Readonly<Record<string, ValidateFn>>,
-    routes: generatedRoutes,
-    tools: generatedTools,
-    handlers: generatedHandlers as unknown as Readonly<Record<string, AnyHandler>>,
-    secretPointers: generatedSecretPointers,
+/** Property names the contract marks x-svc-secret or x-svc-personal, anywhere in its schemas (log redaction). */
+function markedFieldNames(schemas: Readonly<Record<string, unknown>>): Set<string> {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(walk);
+    const props = (node as { properties?: Record<string, Record<string, unknown>> }).properties;
+    if (props && typeof props === 'object') {
+      for (const [name, sub] of Object.entries(props)) if (sub?.['x-svc-secret'] === true || sub?.['x-svc-personal'] === true) names.add(name);
+    }
+    for (const v of Object.values(node)) walk(v);
   };
+  walk(schemas);
+  return names;
 }
 
 export function createApp(options: CreateAppOptions): SvcApp {
   const { database, config } = options;
-  const registry: Registry = { ...generatedRegistry(), ...options.registry };
+  const { registry } = options;
   const { service } = registry;
-  const log = options.log ?? ((m: string) => console.error(m));
-  registerProblemCatalogue(service.problems);
+  const log = options.log ?? stderrLog;
+  setLogRedactions(markedFieldNames(generatedSchemas));
 
   const ownAuthenticator = !options.authenticator;
   const authenticator =
@@ -106,6 +108,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     limit: options.rateLimit?.limit ?? config.rateLimitPerMinute ?? service.limits.rateLimitPerMinute,
     windowSeconds: options.rateLimit?.windowSeconds ?? 60,
   });
+  const failedAuth = new RateLimiter({ limit: service.limits.failedAuthPerMinute, windowSeconds: 60 });
   const auditor = new Auditor(database, { log });
   const executor = createExecutor({
     database,
@@ -126,9 +129,28 @@ export function createApp(options: CreateAppOptions): SvcApp {
     if (url.includes('?') && credentialInUrl(url)) {
       throw new ProblemError('unauthorized', 'A credential goes only in the Authorization: Bearer header, never in a URL.');
     }
+    // An address that keeps failing authentication is refused before any lookup (limits.failedAuthPerMinute).
+    const failKey = `authfail:${ip ?? 'unknown'}`;
+    const failures = failedAuth.peek(failKey);
     // A fresh object per request: the authenticator may hand out one cached principal, and the
     // rate decision is recorded against this request's principal (headers/index.ts).
-    const principal = { ...(await authenticator.authenticate(authorization, ip)) };
+    let authenticated: Principal | null;
+    try {
+      // A throttled address keeps its cached, known-good keys; anything else waits for the reset.
+      authenticated = failures.allowed ? await authenticator.authenticate(authorization, ip) : await authenticator.authenticateCached(authorization, ip);
+      if (!authenticated) {
+        throw new ProblemError(
+          'rate_limited',
+          `Too many requests from this address failed authentication (${failures.limit} a minute); retry after ${failures.resetSeconds} s.`,
+          { headers: { 'Retry-After': String(failures.resetSeconds) } },
+        );
+      }
+    } catch (err) {
+      const code = err instanceof ProblemError ? err.code : null;
+      if (code === 'unauthorized' || code === 'invalid_token') failedAuth.take(failKey);
+      throw err;
+    }
+    const principal = { ...authenticated };
     limitCredential(null, limiter, principal);
     return principal;
   }
@@ -165,20 +187,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
     try {
       return await authenticateRest(c);
     } catch (err) {
-      const p = toProblemError(err);
-      auditor.record({
-        requestId: c.get('requestId'),
-        transport: 'mcp',
-        operationId: null,
-        toolName: null,
-        method: c.req.method,
-        path: MCP_PATH,
-        principal: null,
-        status: problemStatus(p),
-        outcome: 'error',
-        problemCode: p.code,
-        durationMs: performance.now() - started,
-      });
+      const request = { requestId: c.get('requestId'), transport: 'mcp', operationId: null, toolName: null, method: c.req.method, path: MCP_PATH } as const;
+      auditor.record(auditEntry(request, null, failedWith(err), started));
       throw err;
     }
   };
@@ -194,8 +204,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
     serverVersion: service.contractVersion,
     authenticateRequest: authenticateMcp,
     log,
-    maxBodyBytes: service.limits.requestBodyMaxBytes ?? 1_048_576,
-    maxJsonDepth: service.limits.maxJsonDepth!,
+    maxBodyBytes: service.limits.requestBodyMaxBytes,
+    maxJsonDepth: service.limits.maxJsonDepth,
     spendRateLimit: (c, principal, units) => {
       for (let i = 0; i < units; i++) limitCredential(c, limiter, principal);
     },
@@ -207,22 +217,22 @@ export function createApp(options: CreateAppOptions): SvcApp {
     routes: registry.routes,
     operationsById: registry.operationsById,
     config,
-    maxBodyBytes: service.limits.requestBodyMaxBytes ?? 1_048_576,
-    maxJsonDepth: service.limits.maxJsonDepth!,
+    maxBodyBytes: service.limits.requestBodyMaxBytes,
+    maxJsonDepth: service.limits.maxJsonDepth,
     auditor,
   });
 
   app.notFound(notFoundHandler(registry.routes, config.baseUrl, rewriteRequestPath));
   app.onError((err, c) => {
     if (isUnexpected(err)) {
-      log(`[${c.get('requestId')}] ${c.req.method} ${new URL(c.req.url).pathname}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      log(logLine('error', 'unexpected_error', { requestId: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname, error: errorSummary(err) }));
     }
     return problemResponse(c, err, config.baseUrl);
   });
 
   // Expired idempotency records are swept every 10 minutes (lookups already ignore them).
   const sweep = setInterval(() => {
-    purgeExpiredIdempotency(database.db).catch((err: Error) => log(`idempotency sweep failed: ${err.message}`));
+    purgeExpiredIdempotency(database.db).catch((err: Error) => log(logLine('error', 'idempotency_sweep_failed', { error: errorSummary(err) })));
   }, 10 * 60_000);
   sweep.unref();
 

@@ -2,7 +2,8 @@
 //
 // - A Tier 2/3 command does not run: the pipeline stores an approval holding the validated input and
 //   answers 202 {outcome:'proposed', approval}.
-// - approvals.approve / approvals.reject (handlers/approvals.ts) decide. People only: a principal
+// - approvals.approve / approvals.reject decide; their bodies are in handlers/approvals.ts, which runs
+//   the approved write through ctx.runAsProposer (the executor's runProposed). People only: a principal
 //   signed in with OAuth, never an API key (403 forbidden), never the proposer (403 forbidden), and
 //   a person decides a proposal at most once (409 invalid_transition). Tier 2 needs one approval,
 //   Tier 3 two distinct approvers. One reject ends it. A proposal that is not pending, or has
@@ -14,51 +15,25 @@
 //   either way (the write was granted), approval.rejected on a reject.
 // - Visibility: a caller sees the proposals it made, and those whose client is in its reach
 //   (internal proposals, clientId null, are seen by operators).
-import { and, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { components } from '../generated/types.ts';
 import type { OperationDef } from './contract-types.ts';
 import type { Db } from './db/client.ts';
 import { apiKeys, approvals, oauthClients, oauthGrants, users } from './db/schema.ts';
 import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal } from './auth/principal.ts';
-import type { HandlerContext, Principal } from './handler-types.ts';
+import type { ApprovalRow, ApprovedWriteOutcome, HandlerContext, Principal } from './handler-types.ts';
 import { newId } from './ids.ts';
 import { resolveSubject } from './approval-subjects.ts';
-import { pageKeyColumn, startPage, type PageResult } from './paging.ts';
-import { ProblemError, notFound } from './problem-error.ts';
+import { ProblemError } from './problem-error.ts';
 import { problemBody, type ProblemDocument } from './problems.ts';
 import { withoutSealed } from './secret-fields.ts';
 
-export type ApprovalRow = typeof approvals.$inferSelect;
+export type { ApprovalRow, ApprovedWriteOutcome };
 
-export interface ActorRef {
-  kind: Principal['kind'];
-  id: string;
-  name: string | null;
-}
-
-export interface ApprovalDecision {
-  approver: ActorRef;
-  decision: 'approve' | 'reject';
-  comment: string | null;
-  decidedAt: string;
-}
-
-/** The contract's Approval shape. */
-export interface ApprovalView {
-  id: string;
-  operationId: string;
-  tier: number;
-  status: 'pending' | 'approved' | 'rejected' | 'expired' | 'failed';
-  proposer: ActorRef;
-  input: Record<string, unknown>;
-  requiredApprovals: number;
-  decisions: ApprovalDecision[];
-  result: Record<string, unknown> | null;
-  error: ProblemDocument | null;
-  createdAt: string;
-  expiresAt: string;
-  decidedAt: string | null;
-  pollUrl: string;
-}
+export type ActorRef = components['schemas']['ActorRef'];
+export type ApprovalDecision = components['schemas']['ApprovalDecision'];
+/** The contract's Approval (generated/types.ts). */
+export type ApprovalView = components['schemas']['Approval'];
 
 export function pollUrlOf(id: string): string {
   return `/v1/approvals/${id}`;
@@ -66,8 +41,8 @@ export function pollUrlOf(id: string): string {
 
 /**
  * The contract's Approval. An approved write's result is stored with its bearer secrets sealed
- * (runtime/secret-fields.ts); this view removes them. approvalViewFor opens them for the proposing
- * credential, the one that caused them.
+ * (runtime/secret-fields.ts); this view removes them. approvals.get shows them once, to the
+ * proposing credential (handlers/approvals.ts).
  */
 export function approvalView(row: ApprovalRow, now = new Date()): ApprovalView {
   const expired = row.status === 'pending' && row.expiresAt.getTime() <= now.getTime();
@@ -90,14 +65,7 @@ export function approvalView(row: ApprovalRow, now = new Date()): ApprovalView {
   };
 }
 
-/** The Approval as ctx's caller may see it: the proposing credential gets the approved write's secrets. */
-export function approvalViewFor(row: ApprovalRow, ctx: Pick<HandlerContext, 'principal' | 'now' | 'openSecrets'>): ApprovalView {
-  const view = approvalView(row, ctx.now);
-  if (row.result === null || row.proposerCredentialId !== ctx.principal.credentialId) return view;
-  return { ...view, result: ctx.openSecrets(row.operationId, row.result) as Record<string, unknown> };
-}
-
-async function nameOf(db: Db, userId: string): Promise<string | null> {
+export async function nameOf(db: Db, userId: string): Promise<string | null> {
   const [u] = await db.select({ name: users.name }).from(users).where(eq(users.id, userId)).limit(1);
   return u?.name ?? null;
 }
@@ -147,11 +115,11 @@ export async function proposeApproval(db: Db, o: ProposeOptions): Promise<Approv
 // a key bound to Acme never sees its owner's Globex proposals) and to people (OAuth sign-ins) with
 // reach over the subject's client; an internal subject (no client) only to operators in person.
 
-function isPerson(principal: Principal): boolean {
+export function isPerson(principal: Principal): boolean {
   return principal.loginMethod === 'oauth';
 }
 
-function reaches(principal: Principal, clientId: string | null): boolean {
+export function reaches(principal: Principal, clientId: string | null): boolean {
   if (clientId === null) return principal.kind === 'operator';
   return principal.clientScope.all || principal.clientScope.clientIds.includes(clientId);
 }
@@ -159,172 +127,6 @@ function reaches(principal: Principal, clientId: string | null): boolean {
 export function approvalVisibleTo(row: Pick<ApprovalRow, 'proposerCredentialId' | 'clientId'>, principal: Principal): boolean {
   if (row.proposerCredentialId === principal.credentialId) return true;
   return isPerson(principal) && reaches(principal, row.clientId);
-}
-
-function visibilityWhere(principal: Principal): SQL | undefined {
-  const mine = eq(approvals.proposerCredentialId, principal.credentialId);
-  if (!isPerson(principal)) return mine;
-  if (principal.kind === 'operator' && principal.clientScope.all) return undefined;
-  const ids = [...principal.clientScope.clientIds];
-  const inReach = ids.length > 0 ? sql`${approvals.clientId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql`false`;
-  const internal = principal.kind === 'operator' ? isNull(approvals.clientId) : sql`false`;
-  return or(mine, inReach, internal);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The runtime the approvals handlers need from the pipeline (attached to the handler context).
-
-export interface ApprovedWriteOutcome {
-  ok: boolean;
-  result?: unknown;
-  problem?: ProblemDocument;
-}
-
-export interface ApprovalRuntime {
-  /** Runs the approved write as the proposer in a savepoint of db; never throws a ProblemError. */
-  runProposed(db: Db, row: ApprovalRow, ctx: HandlerContext): Promise<ApprovedWriteOutcome>;
-}
-
-export const APPROVAL_RUNTIME: unique symbol = Symbol.for('svc.approvalRuntime');
-
-export function approvalRuntimeOf(ctx: HandlerContext): ApprovalRuntime {
-  const runtime = (ctx as unknown as { [APPROVAL_RUNTIME]?: ApprovalRuntime })[APPROVAL_RUNTIME];
-  if (!runtime) throw new Error('approvals: the handler context carries no approval runtime');
-  return runtime;
-}
-
-export function attachApprovalRuntime(ctx: HandlerContext, runtime: ApprovalRuntime): HandlerContext {
-  Object.defineProperty(ctx, APPROVAL_RUNTIME, { value: runtime, enumerable: false });
-  return ctx;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Operations (handlers/approvals.ts delegates here)
-
-export interface ListInput {
-  status?: string;
-  operationId?: string;
-  cursor?: string;
-  pageSize?: number;
-}
-
-export async function listApprovals(input: ListInput, ctx: HandlerContext): Promise<PageResult<ApprovalView>> {
-  const filters = { status: input.status ?? null, operationId: input.operationId ?? null };
-  const page = await startPage(ctx.db, input, 'approvals.list', filters);
-  const nowIso = ctx.now.toISOString();
-  let statusWhere: SQL | undefined;
-  if (input.status === 'expired') {
-    statusWhere = or(eq(approvals.status, 'expired'), and(eq(approvals.status, 'pending'), sql`${approvals.expiresAt} <= ${nowIso}::timestamptz`));
-  } else if (input.status === 'pending') {
-    statusWhere = and(eq(approvals.status, 'pending'), sql`${approvals.expiresAt} > ${nowIso}::timestamptz`);
-  } else if (input.status) {
-    statusWhere = eq(approvals.status, input.status);
-  }
-  const rows = await ctx.db
-    .select({ row: approvals, id: approvals.id, pageKey: pageKeyColumn(approvals.createdAt) })
-    .from(approvals)
-    .where(
-      and(
-        visibilityWhere(ctx.principal),
-        statusWhere,
-        input.operationId ? eq(approvals.operationId, input.operationId) : undefined,
-        page.after(approvals.createdAt, approvals.id),
-      ),
-    )
-    .orderBy(...page.orderBy(approvals.createdAt, approvals.id))
-    .limit(page.fetch);
-  return page.finish(rows, (r) => approvalViewFor(r.row, ctx));
-}
-
-async function loadVisible(db: Db, id: string, principal: Principal, forUpdate = false): Promise<ApprovalRow> {
-  const q = db.select().from(approvals).where(eq(approvals.id, id)).limit(1);
-  const [row] = forUpdate ? await q.for('update') : await q;
-  if (!row || !approvalVisibleTo(row, principal)) throw notFound('Approval');
-  return row;
-}
-
-export async function getApproval(input: { approval_id: string }, ctx: HandlerContext): Promise<ApprovalView> {
-  return approvalViewFor(await loadVisible(ctx.db, input.approval_id, ctx.principal), ctx);
-}
-
-/** People-only rules shared by approve and reject; also turns a lapsed proposal into expired. */
-async function checkDecider(db: Db, row: ApprovalRow, principal: Principal, now: Date): Promise<void> {
-  if (principal.loginMethod !== 'oauth') {
-    throw new ProblemError('forbidden', 'Proposals are decided by people signed in with OAuth, never with an API key.');
-  }
-  if (row.proposerId === principal.id) {
-    throw new ProblemError('forbidden', 'Nobody may decide a proposal of their own.');
-  }
-  if (!principal.scopes.has('approvals:decide') || !reaches(principal, row.clientId)) {
-    throw new ProblemError('forbidden', "Deciding needs approvals:decide and reach over the proposal's client.");
-  }
-  if (row.status === 'pending' && row.expiresAt.getTime() <= now.getTime()) {
-    await db.update(approvals).set({ status: 'expired', version: sql`${approvals.version} + 1` }).where(eq(approvals.id, row.id));
-    throw new ProblemError('invalid_transition', `The proposal expired at ${row.expiresAt.toISOString()}.`);
-  }
-  if (row.status !== 'pending') {
-    throw new ProblemError('invalid_transition', `The proposal is ${row.status}; only a pending proposal can be decided.`);
-  }
-  const decisions = (row.decisions as ApprovalDecision[]) ?? [];
-  if (decisions.some((d) => d.approver.id === principal.id)) {
-    throw new ProblemError('invalid_transition', 'You have already decided on this proposal; another person must decide.');
-  }
-}
-
-async function decision(db: Db, principal: Principal, kind: 'approve' | 'reject', comment: string | undefined, now: Date): Promise<ApprovalDecision> {
-  return {
-    approver: { kind: principal.kind, id: principal.id, name: await nameOf(db, principal.id) },
-    decision: kind,
-    comment: comment ?? null,
-    decidedAt: now.toISOString(),
-  };
-}
-
-export async function approveApproval(input: { approval_id: string; comment?: string }, ctx: HandlerContext): Promise<ApprovalView> {
-  const { db, principal, now } = ctx;
-  const row = await loadVisible(db, input.approval_id, principal, true);
-  await checkDecider(db, row, principal, now);
-  const decisions = [...((row.decisions as ApprovalDecision[]) ?? []), await decision(db, principal, 'approve', input.comment, now)];
-  const approvedBy = new Set(decisions.filter((d) => d.decision === 'approve').map((d) => d.approver.id));
-  if (approvedBy.size < row.requiredApprovals) {
-    const [updated] = await db
-      .update(approvals)
-      .set({ decisions, version: sql`${approvals.version} + 1` })
-      .where(eq(approvals.id, row.id))
-      .returning();
-    return approvalView(updated!, now);
-  }
-  const outcome = await approvalRuntimeOf(ctx).runProposed(db, { ...row, decisions }, ctx);
-  const [updated] = await db
-    .update(approvals)
-    .set({
-      decisions,
-      status: outcome.ok ? 'approved' : 'failed',
-      result: outcome.ok ? ((outcome.result ?? null) as Record<string, unknown> | null) : null,
-      error: outcome.ok ? null : (outcome.problem ?? null),
-      decidedAt: now,
-      version: sql`${approvals.version} + 1`,
-    })
-    .where(eq(approvals.id, row.id))
-    .returning();
-  const view = approvalView(updated!, now);
-  await ctx.emit('approval.approved', { clientId: row.clientId, subjectId: row.id }, { ...view });
-  return view;
-}
-
-export async function rejectApproval(input: { approval_id: string; comment?: string }, ctx: HandlerContext): Promise<ApprovalView> {
-  const { db, principal, now } = ctx;
-  const row = await loadVisible(db, input.approval_id, principal, true);
-  await checkDecider(db, row, principal, now);
-  const decisions = [...((row.decisions as ApprovalDecision[]) ?? []), await decision(db, principal, 'reject', input.comment, now)];
-  const [updated] = await db
-    .update(approvals)
-    .set({ decisions, status: 'rejected', decidedAt: now, version: sql`${approvals.version} + 1` })
-    .where(eq(approvals.id, row.id))
-    .returning();
-  const view = approvalView(updated!, now);
-  await ctx.emit('approval.rejected', { clientId: row.clientId, subjectId: row.id }, { ...view });
-  return view;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,10 +7,12 @@
 // audit row; flush() writes what is queued (tests, shutdown). A failed write is logged and dropped
 // rather than failing the call it describes.
 import { sql } from 'drizzle-orm';
-import type { Database } from './db/client.ts';
-import type { auditLog } from './db/schema.ts';
+import type { Database, Db } from './db/client.ts';
+import { auditLog } from './db/schema.ts';
 import type { Principal } from './handler-types.ts';
 import type { Transport } from './pipeline/types.ts';
+import { errorSummary, logLine, stderrLog } from './log.ts';
+import { problemStatus, toProblemError } from './problems.ts';
 
 export type AuditOutcome = 'ran' | 'planned' | 'proposed' | 'read' | 'error';
 
@@ -27,6 +29,56 @@ export interface AuditEntry {
   problemCode: string | null;
   durationMs: number;
   at?: Date;
+}
+
+/** What was asked: the request side of an audit entry. */
+export type AuditedRequest = Pick<AuditEntry, 'requestId' | 'transport' | 'operationId' | 'toolName' | 'method' | 'path'>;
+
+/** How a call ended: the result side of an audit entry. */
+export type AuditedEnd = Pick<AuditEntry, 'status' | 'outcome' | 'problemCode'>;
+
+/** The one builder of an audit entry: the request, who made it, how it ended, timed from `started` (performance.now()). */
+export function auditEntry(request: AuditedRequest, principal: AuditEntry['principal'], end: AuditedEnd, started: number): AuditEntry {
+  return {
+    requestId: request.requestId,
+    transport: request.transport,
+    operationId: request.operationId,
+    toolName: request.toolName,
+    method: request.method,
+    path: request.path,
+    principal,
+    status: end.status,
+    outcome: end.outcome,
+    problemCode: end.problemCode,
+    durationMs: performance.now() - started,
+  };
+}
+
+/** How a call that failed with err ended: its problem's status and code. */
+export function failedWith(err: unknown): AuditedEnd {
+  const p = toProblemError(err);
+  return { status: problemStatus(p), outcome: 'error', problemCode: p.code };
+}
+
+/** The one audit row builder: an entry -> its audit_log row (path cut at 2048, duration in whole ms). */
+export function auditRow(entry: AuditEntry): typeof auditLog.$inferInsert {
+  return {
+    at: entry.at ?? new Date(),
+    requestId: entry.requestId,
+    transport: entry.transport,
+    operationId: entry.operationId,
+    toolName: entry.toolName,
+    method: entry.method,
+    path: entry.path.slice(0, 2048),
+    principalKind: entry.principal?.kind ?? null,
+    principalId: entry.principal?.id ?? null,
+    credentialId: entry.principal?.credentialId ?? null,
+    loginMethod: entry.principal?.loginMethod ?? null,
+    status: entry.status,
+    outcome: entry.outcome,
+    problemCode: entry.problemCode,
+    durationMs: Math.max(0, Math.round(entry.durationMs)),
+  };
 }
 
 export interface AuditorOptions {
@@ -50,32 +102,25 @@ export class Auditor {
   constructor(database: Database, options: AuditorOptions = {}) {
     this.database = database;
     this.batchSize = options.batchSize ?? 1000;
-    this.delayMs = options.delayMs ?? 200;
-    this.log = options.log ?? ((m) => console.error(m));
+    this.delayMs = options.delayMs ?? 200; // not a contract limit: the audit batch delay
+    this.log = options.log ?? stderrLog;
   }
 
   record(entry: AuditEntry): void {
-    this.queue.push({
-      at: entry.at ?? new Date(),
-      requestId: entry.requestId,
-      transport: entry.transport,
-      operationId: entry.operationId,
-      toolName: entry.toolName,
-      method: entry.method,
-      path: entry.path.slice(0, 2048),
-      principalKind: entry.principal?.kind ?? null,
-      principalId: entry.principal?.id ?? null,
-      credentialId: entry.principal?.credentialId ?? null,
-      loginMethod: entry.principal?.loginMethod ?? null,
-      status: entry.status,
-      outcome: entry.outcome,
-      problemCode: entry.problemCode,
-      durationMs: Math.max(0, Math.round(entry.durationMs)),
-    });
+    this.queue.push(auditRow(entry));
     if (this.closed) return void this.flush();
     if (this.queue.length >= this.batchSize) void this.flush();
     else if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.delayMs);
   }
+
+  /**
+   * Writes a command's entry in the transaction of its effect, so an acknowledged write always has
+   * its audit row, even when the process dies right after answering.
+   */
+  async recordIn(db: Db, entry: AuditEntry): Promise<void> {
+    await db.insert(auditLog).values(auditRow(entry));
+  }
+
 
   /** Writes every queued entry; resolves when they are in the table. */
   flush(): Promise<void> {
@@ -100,7 +145,7 @@ export class Auditor {
             "operationId" text, "toolName" text, method text, path text, "principalKind" text, "principalId" text,
             "credentialId" text, "loginMethod" text, status integer, outcome text, "problemCode" text, "durationMs" integer)`);
       } catch (err) {
-        this.log(`audit: could not write ${batch.length} entries: ${(err as Error).message}`);
+        this.log(logLine('error', 'audit_write_failed', { entries: batch.length, error: errorSummary(err) }));
       }
     });
     return this.writing;

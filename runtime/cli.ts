@@ -1,10 +1,11 @@
-// `svc serve` and `svc seed` (dispatched from generator/cli.ts).
+// `svc serve` and `svc seed` (dispatched from bin/cli.ts, which passes the wired registry).
 //   svc serve [--demo] [--port N]   opens the database (migrations applied), with --demo seeds the demo
 //                                   workspace (created when empty; otherwise only fresh demo keys) and
 //                                   prints a demo operator key, then serves until SIGINT/SIGTERM.
 //   svc seed [--json]               creates the demo workspace; --json prints the credentials as one line.
 import { loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
+import type { Registry } from './app.ts';
 import { isEmptyWorkspace, loadSeed, startServer } from './server.ts';
 
 function configFrom(argv: string[]): Config {
@@ -19,7 +20,7 @@ function configFrom(argv: string[]): Config {
   return loadConfig(process.env, overrides);
 }
 
-export async function runServe(argv: string[]): Promise<number> {
+export async function runServe(argv: string[], registry: Registry): Promise<number> {
   const demo = argv.includes('--demo');
   let config: Config;
   try {
@@ -30,7 +31,7 @@ export async function runServe(argv: string[]): Promise<number> {
   }
   let server;
   try {
-    server = await startServer({ config, seedDemo: demo });
+    server = await startServer({ config, registry, seedDemo: demo });
   } catch (err) {
     console.error(`svc serve: ${(err as Error).message}`);
     return 1;

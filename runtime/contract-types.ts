@@ -30,6 +30,17 @@ export interface McpToolDef {
   };
 }
 
+/** One row of the REST route table (generated/routes.ts): the one route row type. */
+export interface RouteDef {
+  /** Operation id. */
+  id: string;
+  method: HttpMethod;
+  /** Contract path, e.g. /v1/tasks/{task_id}:complete. */
+  path: string;
+  /** Hono path from toRouterPath (runtime/route-path.ts), e.g. /v1/tasks/:task_id/~complete. */
+  routerPath: string;
+}
+
 export interface Deprecation {
   /** RFC 3339 instant it became deprecated. */
   since: string;
@@ -81,15 +92,20 @@ export interface OperationDef {
   deprecated: Deprecation | null;
 }
 
-export interface ProblemDef {
-  code: string;
+export interface ProblemDef<C extends string = string> {
+  code: C;
   status: number;
   title: string;
   retry: RetryClass;
   retryAfter: number | null;
 }
 
-export interface ServiceDef {
+/**
+ * The service facts. The generator builds the loose form for any contract it compiles; the
+ * generated registry states this contract's form, `ServiceDef<Limits, ProblemCode>`
+ * (generated/contract.ts), which is what the runtime reads.
+ */
+export interface ServiceDef<L = Record<string, number>, C extends string = string> {
   title: string;
   contractVersion: string;
   /** major.minor, sent as X-Svc-Api-Version. */
@@ -102,6 +118,6 @@ export interface ServiceDef {
   /** Role label -> scopes it allows ('staff' labels allow every scope). */
   roleScopes: Record<string, string[]>;
   eventTypes: string[];
-  problems: Record<string, ProblemDef>;
-  limits: Record<string, number>;
+  problems: { readonly [K in C]: ProblemDef<K> };
+  limits: L;
 }

@@ -9,11 +9,11 @@
 //   GET /v1/docs                               public interactive reference (runtime/portal/reference-page.ts)
 import type { Hono } from 'hono';
 import type { Config } from './config.ts';
-import type { ServiceDef } from './contract-types.ts';
+import type { Service } from '../generated/registry.ts';
 import type { Database } from './db/client.ts';
 import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
 import { ProblemError } from './problem-error.ts';
-import { problemCodes, problemDef, retryable } from './problems.ts';
+import { isProblemCode, problemCodes, problemDef, retryable, type ProblemCode } from './problems.ts';
 import { problemResponse } from './rest/problem.ts';
 import { htmlPage, markdownToHtml, prefersHtml } from './portal/markdown-page.ts';
 import { mountReference } from './portal/reference-page.ts';
@@ -23,7 +23,7 @@ export const IDP_SCOPES = ['openid', 'email', 'profile', 'offline_access'] as co
 
 export interface DocumentsDeps {
   config: Config;
-  service: ServiceDef;
+  service: Service;
   database: Database;
   authenticate: RequestAuthenticator;
   /** generated/openapi.json (parsed). */
@@ -35,7 +35,7 @@ export interface DocumentsDeps {
   changelog: string;
 }
 
-export function protectedResourceMetadata(config: Config, service: ServiceDef, resourcePath: '' | '/mcp'): Record<string, unknown> {
+export function protectedResourceMetadata(config: Config, service: Service, resourcePath: '' | '/mcp'): Record<string, unknown> {
   return {
     resource: `${config.baseUrl}${resourcePath}`,
     authorization_servers: config.oauthIssuer ? [config.oauthIssuer] : [],
@@ -57,7 +57,7 @@ const RETRY_TEXT = {
   now: 'Retry now: the same request may succeed at once; quote the requestId if it keeps failing.',
 } as const;
 
-export function problemPage(code: string, baseUrl: string): string {
+export function problemPage(code: ProblemCode, baseUrl: string): string {
   const d = problemDef(code);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(code)} — svc problem</title></head>
@@ -122,14 +122,14 @@ export function mountDocuments(app: Hono<AppEnv>, deps: DocumentsDeps): void {
 
   app.get('/problems', (c) =>
     c.html(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>svc problem codes</title></head><body><h1>Problem codes</h1><ul>${problemCodes()
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>svc problem codes</title></head><body><h1>Problem codes</h1><ul>${problemCodes
         .map((code) => `<li><a href="/problems/${code}">${code}</a> — ${problemDef(code).status} ${escapeHtml(problemDef(code).title)}</li>`)
         .join('')}</ul></body></html>\n`,
     ),
   );
   app.get('/problems/:code', (c) => {
     const code = c.req.param('code');
-    if (!problemCodes().includes(code)) return problemResponse(c, new ProblemError('not_found', 'There is no such problem code.'), config.baseUrl);
+    if (!isProblemCode(code)) return problemResponse(c, new ProblemError('not_found', 'There is no such problem code.'), config.baseUrl);
     return c.html(problemPage(code, config.baseUrl));
   });
 }

@@ -3,7 +3,9 @@
 // tiers, idempotency, dry-run, If-Match presence, audit, headers) happens before it runs.
 import type { PrincipalKind } from './contract-types.ts';
 import type { Db } from './db/client.ts';
+import type { approvals } from './db/schema.ts';
 import type { Policy } from './policy.ts';
+import type { ProblemDocument } from './problems.ts';
 
 export interface Principal {
   kind: PrincipalKind;
@@ -50,6 +52,22 @@ export interface HandlerContext {
    * credential that caused them (approvals.get shows a proposer its approved write's answer).
    */
   openSecrets(operationId: string, stored: unknown): unknown;
+  /**
+   * Runs a proposal's write as its proposer (approvals.approve): the proposer rebuilt from the
+   * database now, audience and scope checked again, the input validated again, the handler run in a
+   * savepoint of ctx.db (a failure is rolled back and returned, never thrown), audited as its own call.
+   */
+  runAsProposer(row: ApprovalRow): Promise<ApprovedWriteOutcome>;
+}
+
+/** A stored proposal (runtime/db/schema.ts approvals). */
+export type ApprovalRow = typeof approvals.$inferSelect;
+
+/** What an approved write did: its result, or the problem it failed with. */
+export interface ApprovedWriteOutcome {
+  ok: boolean;
+  result?: unknown;
+  problem?: ProblemDocument;
 }
 
 export type Handler<I, O> = (input: I, ctx: HandlerContext) => Promise<O>;

@@ -1,14 +1,16 @@
 // Idempotency-Key, shared by REST and MCP. Keyed by (credential, operation, key); the record keeps
 // a fingerprint of the canonical input, so a reuse with another input is 422 idempotency_key_reused.
-// Insert-first: the first request inserts an in_progress row (ON CONFLICT DO NOTHING); a concurrent
-// duplicate finds it and answers the retryable 409 idempotency_key_in_progress; once the first
-// finished, its response is replayed with Idempotency-Replayed: true. 5xx answers are not stored
-// (the row is deleted, so a retry runs again). Records are kept limits.idempotencyRetentionHours.
-import { createHash } from 'node:crypto';
+// Insert-first: the first request inserts an in_progress row (ON CONFLICT DO NOTHING) holding a
+// lease it renews while it runs; a concurrent duplicate finds it and answers the retryable 409
+// idempotency_key_in_progress; once the first finished, its response is replayed with
+// Idempotency-Replayed: true. A crashed holder's lease lapses after LEASE_SECONDS and the next retry
+// takes the key over. 5xx answers are not stored (the row is deleted, so a retry runs again).
+// Records are kept limits.idempotencyRetentionHours.
+import { createHash, randomUUID } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from './db/client.ts';
 import { idempotencyRecords } from './db/schema.ts';
-import { ProblemError } from './problem-error.ts';
+import { ProblemError, validationFailed } from './problem-error.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,9 +24,7 @@ export function parseIdempotencyKey(value: string | null | undefined): string | 
   if (v === '') return null;
   if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
   if (!UUID.test(v)) {
-    throw new ProblemError('validation_failed', 'Idempotency-Key must be a UUID.', {
-      errors: [{ pointer: '/idempotencyKey', message: 'must be a UUID' }],
-    });
+    throw validationFailed([{ pointer: '/idempotencyKey', message: 'must be a UUID' }], 'Idempotency-Key must be a UUID.');
   }
   return v.toLowerCase();
 }
@@ -52,8 +52,6 @@ export interface StoredResponse {
   problem?: { code: string; detail: string; errors: unknown[]; extra: Record<string, unknown>; headers: Record<string, string> };
 }
 
-export type BeginResult = { kind: 'new' } | { kind: 'replay'; response: StoredResponse };
-
 export interface IdempotencyScope {
   /** The credential (Principal.credentialId), never the owner: two keys of one owner never share a replay. */
   credentialId: string;
@@ -70,19 +68,70 @@ function where(s: IdempotencyScope) {
   );
 }
 
+/** How long a claim lives without renewal; its holder renews it every third of that while it runs. */
+export const LEASE_SECONDS = 10;
+
+/** A claim held by one request: renewed in the background until released. */
+export interface Claim {
+  holder: string;
+  /** Stops renewing (call when the request is over, whatever its outcome). */
+  release(): void;
+}
+
+export type BeginResult = { kind: 'new'; claim: Claim } | { kind: 'replay'; response: StoredResponse };
+
+function leaseEnd(now: Date): Date {
+  return new Date(now.getTime() + LEASE_SECONDS * 1000);
+}
+
+function inProgress(): ProblemError {
+  return new ProblemError('idempotency_key_in_progress', 'The first request with this Idempotency-Key is still running; retry shortly.', {
+    headers: { 'Retry-After': '1' },
+  });
+}
+
+function renewing(db: Db, s: IdempotencyScope, holder: string): Claim {
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  const tick = () => {
+    timer = setTimeout(() => {
+      db.update(idempotencyRecords)
+        .set({ leaseUntil: leaseEnd(new Date()) })
+        .where(and(where(s), eq(idempotencyRecords.holder, holder), eq(idempotencyRecords.state, 'in_progress')))
+        .then(
+          () => (stopped ? undefined : tick()),
+          () => (stopped ? undefined : tick()),
+        );
+    }, (LEASE_SECONDS * 1000) / 3);
+    timer.unref();
+  };
+  tick();
+  return {
+    holder,
+    release() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
 /**
- * Claims the key (insert-first) or finds the earlier call. Throws idempotency_key_reused (other
- * input) or idempotency_key_in_progress (first still running).
+ * Claims the key or finds the earlier call. The claim is a lease (LEASE_SECONDS, renewed while the
+ * request runs), so a claim whose process died lapses and the next retry takes it over and runs the
+ * write once; completion checks the claim is still held (completeIdempotent), so two holders can
+ * never both commit. Throws idempotency_key_reused (other input) or idempotency_key_in_progress
+ * (the first request is still running).
  */
 export async function beginIdempotent(db: Db, s: IdempotencyScope, retentionHours: number, now = new Date()): Promise<BeginResult> {
   const expiresAt = new Date(now.getTime() + retentionHours * 3600_000);
+  const holder = randomUUID();
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db
       .insert(idempotencyRecords)
-      .values({ ...s, state: 'in_progress', createdAt: now, expiresAt })
+      .values({ ...s, state: 'in_progress', holder, leaseUntil: leaseEnd(now), createdAt: now, expiresAt })
       .onConflictDoNothing()
       .returning({ key: idempotencyRecords.key });
-    if (inserted.length > 0) return { kind: 'new' };
+    if (inserted.length > 0) return { kind: 'new', claim: renewing(db, s, holder) };
     const [row] = await db.select().from(idempotencyRecords).where(where(s)).limit(1);
     if (!row) continue; // deleted meanwhile (a 5xx first call): claim again
     if (row.expiresAt.getTime() <= now.getTime()) {
@@ -96,9 +145,21 @@ export async function beginIdempotent(db: Db, s: IdempotencyScope, retentionHour
       );
     }
     if (row.state !== 'done') {
-      throw new ProblemError('idempotency_key_in_progress', 'The first request with this Idempotency-Key is still running; retry shortly.', {
-        headers: { 'Retry-After': '1' },
-      });
+      if (row.leaseUntil.getTime() > now.getTime()) throw inProgress();
+      // The holder stopped renewing (its process died): take the claim over, if nobody else did first.
+      const taken = await db
+        .update(idempotencyRecords)
+        .set({ holder, leaseUntil: leaseEnd(now) })
+        .where(
+          and(
+            where(s),
+            eq(idempotencyRecords.state, 'in_progress'),
+            lt(idempotencyRecords.leaseUntil, sql`${now.toISOString()}::timestamptz`),
+          ),
+        )
+        .returning({ key: idempotencyRecords.key });
+      if (taken.length > 0) return { kind: 'new', claim: renewing(db, s, holder) };
+      throw inProgress();
     }
     const headers = { ...((row.responseHeaders as Record<string, string> | null) ?? {}) };
     const body = row.responseBody as { problem?: StoredResponse['problem']; body?: unknown } | null;
@@ -107,27 +168,32 @@ export async function beginIdempotent(db: Db, s: IdempotencyScope, retentionHour
       response: { status: row.responseStatus ?? 200, body: body?.body ?? null, headers, problem: body?.problem },
     };
   }
-  throw new ProblemError('idempotency_key_in_progress', 'The Idempotency-Key is being claimed by another request; retry shortly.', {
-    headers: { 'Retry-After': '1' },
-  });
+  throw inProgress();
 }
 
-/** Stores the finished call's answer (in the caller's transaction when it is the write's own). */
-export async function completeIdempotent(db: Db, s: IdempotencyScope, response: StoredResponse): Promise<void> {
-  await db
+/**
+ * Stores the finished call's answer (in the write's own transaction, so the answer and the effect
+ * commit together). Throws idempotency_key_in_progress when the claim was lost to a takeover: the
+ * caller's transaction rolls back and only the new holder's write remains.
+ */
+export async function completeIdempotent(db: Db, s: IdempotencyScope, holder: string, response: StoredResponse): Promise<void> {
+  const done = await db
     .update(idempotencyRecords)
     .set({
       state: 'done',
+      holder: null,
       responseStatus: response.status,
       responseBody: { body: response.body ?? null, ...(response.problem ? { problem: response.problem } : {}) },
       responseHeaders: response.headers,
     })
-    .where(where(s));
+    .where(and(where(s), eq(idempotencyRecords.holder, holder), eq(idempotencyRecords.state, 'in_progress')))
+    .returning({ key: idempotencyRecords.key });
+  if (done.length === 0) throw inProgress();
 }
 
-/** Forgets the claim (5xx, unexpected failure): a retry runs the write again. */
-export async function abandonIdempotent(db: Db, s: IdempotencyScope): Promise<void> {
-  await db.delete(idempotencyRecords).where(where(s));
+/** Forgets the claim (5xx, unexpected failure) if still held: a retry runs the write again. */
+export async function abandonIdempotent(db: Db, s: IdempotencyScope, holder: string): Promise<void> {
+  await db.delete(idempotencyRecords).where(and(where(s), eq(idempotencyRecords.holder, holder)));
 }
 
 /** Deletes expired records; returns how many. */

@@ -14,6 +14,7 @@
 import nodemailer from 'nodemailer';
 import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Database } from './db/client.ts';
+import { errorSummary, logLine } from './log.ts';
 import { campaigns, operations, outboundMessages } from './db/schema.ts';
 
 export const MAX_ATTEMPTS = 5;
@@ -42,6 +43,11 @@ export function mailSender(transport: string | Parameters<typeof nodemailer.crea
       await mailer.sendMail({ from, to: m.recipient, subject: m.subject, text: m.body });
     },
   };
+}
+
+/** What is kept of a send failure: the error's message, cut to 500 characters (an SMTP reply names no body). */
+function failureText(err: unknown): string {
+  return err instanceof Error ? err.message.slice(0, 500) : 'send failed';
 }
 
 export interface DeliveryReport {
@@ -75,7 +81,7 @@ export async function deliverDue(database: Database, sender: Sender, now = new D
           const final = attempts >= MAX_ATTEMPTS;
           await tx
             .update(outboundMessages)
-            .set({ status: final ? 'failed' : 'queued', attempts, lastError: err instanceof Error ? err.message.slice(0, 500) : 'send failed' })
+            .set({ status: final ? 'failed' : 'queued', attempts, lastError: failureText(err) })
             .where(eq(outboundMessages.id, m.id));
           if (final) report.failed++;
           else {
@@ -140,15 +146,20 @@ async function settle(database: Database, operationIds: Set<string>, now: Date):
 }
 
 /** Runs deliverDue every intervalMs, one pass at a time; stop() ends it (and waits for a pass in flight). */
-export function startDeliveryLoop(database: Database, sender: Sender, options: { intervalMs?: number; log?: (m: string) => void } = {}): { stop(): Promise<void> } {
+export function startDeliveryLoop(
+  database: Database,
+  sender: Sender,
+  /** log takes runtime/log.ts lines (logLine). */
+  options: { intervalMs?: number; log?: (line: string) => void } = {},
+): { stop(): Promise<void> } {
   let running: Promise<void> | null = null;
   const tick = () => {
     if (running) return;
     running = deliverDue(database, sender)
       .then((r) => {
-        if (r.sent + r.failed + r.retried > 0) options.log?.(`outbox: ${r.sent} sent, ${r.retried} to retry, ${r.failed} failed`);
+        if (r.sent + r.failed + r.retried > 0) options.log?.(logLine('info', 'outbox_delivered', { sent: r.sent, retried: r.retried, failed: r.failed }));
       })
-      .catch((err) => options.log?.(`outbox: delivery pass failed: ${err instanceof Error ? err.message : String(err)}`))
+      .catch((err) => options.log?.(logLine('error', 'outbox_pass_failed', { error: errorSummary(err) })))
       .finally(() => {
         running = null;
       });

@@ -22,9 +22,11 @@ import { desc, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from './db/client.ts';
 import { settings } from './db/schema.ts';
 import { invalidField } from './problem-error.ts';
+import { limits } from '../generated/contract.ts';
 
-export const PAGE_SIZE_DEFAULT = 50;
-export const PAGE_SIZE_MAX = 200;
+/** The contract's page sizes (limits.pageSizeDefault, limits.pageSizeMax). */
+export const PAGE_SIZE_DEFAULT = limits.pageSizeDefault;
+export const PAGE_SIZE_MAX = limits.pageSizeMax;
 export const CURSOR_SECRET_SETTING = 'cursor_secret';
 
 export interface PageInput {

@@ -18,22 +18,11 @@
 //    Contact personal data is redacted without pii:read: redactContact().
 // 6. Role labels: staff labels (owner, admin, operator) hold every scope, viewer none; a client-admin
 //    membership role is a permission when it is a scope name. That is resolved into
-//    principal.scopes by authentication; the Policy reads the effective scopes as given.
+//    principal.scopes by authentication (allowedByRole, runtime/auth/principal.ts); the Policy reads
+//    the effective scopes as given.
 import { inArray, isNull, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Principal } from './handler-types.ts';
 import { notFound } from './problem-error.ts';
-
-/** Role labels that take the staff permissions (every scope). */
-export const STAFF_ROLE_LABELS = ['owner', 'admin', 'operator'] as const;
-
-/** What a role label allows (rule 6): staff labels every scope, viewer nothing, a membership role itself when it is a scope. */
-export function scopesAllowedByRole(role: string, allScopes: readonly string[], kind: Principal['kind']): string[] {
-  if (kind === 'operator' || kind === 'service_account') {
-    if ((STAFF_ROLE_LABELS as readonly string[]).includes(role)) return [...allScopes];
-    return [];
-  }
-  return allScopes.includes(role) ? [role] : [];
-}
 
 const FALSE: SQL = sql`false`;
 

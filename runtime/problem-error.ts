@@ -1,5 +1,7 @@
 // The one way handlers and runtime stages fail: throw a ProblemError with a contract problem code.
+// The code is a ProblemCode (generated/contract.ts): a code the contract does not define does not compile.
 // The response stage turns it into an RFC 9457 document (REST) or an isError tool result (MCP).
+import type { ProblemCode } from '../generated/contract.ts';
 
 export interface FieldError {
   /** JSON pointer into the operation's input, e.g. /clientId or /tasks/0/title. */
@@ -8,7 +10,7 @@ export interface FieldError {
 }
 
 export class ProblemError extends Error {
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly detail: string;
   readonly errors: FieldError[];
   readonly headers: Record<string, string>;
@@ -16,7 +18,7 @@ export class ProblemError extends Error {
   readonly extra: Record<string, unknown>;
 
   constructor(
-    code: string,
+    code: ProblemCode,
     detail: string,
     options: { errors?: FieldError[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
   ) {
@@ -30,9 +32,18 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * validation_failed, its one home: every field error in `errors` (JSON pointer and message), the
+ * detail `/pointer: message; …` unless a detail is given. Used by the pipeline, both transports and handlers.
+ */
+export function validationFailed(errors: FieldError[], detail?: string): ProblemError {
+  const listed = errors.map((e) => `${e.pointer || '(input)'}: ${e.message}`).join('; ');
+  return new ProblemError('validation_failed', detail ?? (listed || 'The input is not valid.'), { errors });
+}
+
 /** validation_failed for one field. */
 export function invalidField(pointer: string, message: string): ProblemError {
-  return new ProblemError('validation_failed', `${pointer}: ${message}`, { errors: [{ pointer, message }] });
+  return validationFailed([{ pointer, message }]);
 }
 
 export function notFound(what: string): ProblemError {

@@ -2,11 +2,13 @@
 // Shared by REST (runtime/rest) and MCP (runtime/mcp): both render the same members, MCP as an
 // isError tool result, REST as application/problem+json.
 //
-// The catalogue comes from the generated registry (service.problems, compiled from svc.yaml).
-// createApp registers it; the codes the runtime itself throws have a built-in fallback so a
-// failure before the registry is loaded is still a well-formed problem.
-import type { ProblemDef, RetryClass } from './contract-types.ts';
+// The catalogue is the contract's (generated/contract.ts, compiled from svc.yaml); the runtime keeps
+// no copy of it, and ProblemError takes only a ProblemCode, so an unknown code is a type error.
+import type { ProblemDef } from './contract-types.ts';
+import { problemCatalogue, problemCodes, type ProblemCode } from '../generated/contract.ts';
 import { ProblemError, type FieldError } from './problem-error.ts';
+
+export { problemCodes, type ProblemCode };
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
@@ -24,51 +26,17 @@ export interface ProblemDocument {
   [extra: string]: unknown;
 }
 
-// Used only until the generated catalogue is registered (and for codes a stale registry lacks).
-const FALLBACK: Record<string, [number, string, RetryClass, number | null]> = {
-  validation_failed: [422, 'The input is not valid', 'after_fix', null],
-  malformed_json: [400, 'The request body is not valid JSON', 'after_fix', null],
-  idempotency_key_required: [400, 'An idempotency key is required', 'after_fix', null],
-  idempotency_key_reused: [422, 'The Idempotency-Key was already used with a different request', 'after_fix', null],
-  idempotency_key_in_progress: [409, 'A request with this Idempotency-Key is still in progress', 'after_delay', null],
-  unauthorized: [401, 'A credential is required', 'after_fix', null],
-  invalid_token: [401, 'The credential was refused', 'after_fix', null],
-  insufficient_scope: [403, 'The credential lacks the scope this operation needs', 'after_fix', null],
-  forbidden: [403, 'This caller may not perform this operation', 'after_fix', null],
-  not_found: [404, 'Not found', 'after_fix', null],
-  method_not_allowed: [405, 'Method not allowed on this path', 'after_fix', null],
-  conflict: [409, 'The request conflicts with the current state', 'after_fix', null],
-  invalid_transition: [409, "The resource's state does not allow this transition", 'after_fix', null],
-  precondition_failed: [412, 'The If-Match ETag does not match the current version', 'after_fix', null],
-  payload_too_large: [413, 'The request body is too large', 'after_fix', null],
-  unsupported_media_type: [415, 'The request body must be application/json', 'after_fix', null],
-  precondition_required: [428, 'An If-Match header with the current ETag is required', 'after_fix', null],
-  rate_limited: [429, 'Too many requests', 'after_delay', null],
-  internal_error: [500, 'Internal error', 'now', null],
-  not_implemented: [501, 'This operation is not implemented yet', 'after_fix', null],
-  not_configured: [503, 'Token verification has no usable key set', 'after_delay', 30],
-  unavailable: [503, 'The service is temporarily unavailable', 'after_delay', 5],
-};
-
-let catalogue: Record<string, ProblemDef> = Object.fromEntries(
-  Object.entries(FALLBACK).map(([code, [status, title, retry, retryAfter]]) => [code, { code, status, title, retry, retryAfter }]),
-);
-
-/** Registers the generated catalogue (service.problems). Called by createApp. */
-export function registerProblemCatalogue(problems: Record<string, ProblemDef>): void {
-  catalogue = { ...catalogue, ...problems };
+export function problemDef(code: ProblemCode): ProblemDef<ProblemCode> {
+  return problemCatalogue[code];
 }
 
-export function problemDef(code: string): ProblemDef {
-  return catalogue[code] ?? catalogue.internal_error!;
-}
-
-export function problemCodes(): string[] {
-  return Object.keys(catalogue).sort();
+/** Whether code is one of the contract's problem codes (a code read back from storage, say). */
+export function isProblemCode(code: string): code is ProblemCode {
+  return Object.hasOwn(problemCatalogue, code);
 }
 
 /** Whether a retry is sensible: after_fix -> false; after_delay and now -> true. */
-export function retryable(code: string): boolean {
+export function retryable(code: ProblemCode): boolean {
   return problemDef(code).retry !== 'after_fix';
 }
 
@@ -77,13 +45,13 @@ export function retryable(code: string): boolean {
  * every other exception, becomes internal_error whose detail says nothing about internals.
  */
 export function toProblemError(err: unknown): ProblemError {
-  if (err instanceof ProblemError && catalogue[err.code]) return err;
+  if (err instanceof ProblemError && isProblemCode(err.code)) return err;
   return new ProblemError('internal_error', 'An unexpected error occurred. Quote the requestId when reporting it.');
 }
 
 /** True when err is not a known ProblemError (so it is worth logging as a bug). */
 export function isUnexpected(err: unknown): boolean {
-  return !(err instanceof ProblemError && catalogue[err.code]);
+  return !(err instanceof ProblemError && isProblemCode(err.code));
 }
 
 /** The RFC 9457 document for err. `instance` is the request path (never carrying personal data). */

@@ -28,8 +28,10 @@ import {
   users,
 } from './db/schema.ts';
 import { newId } from './ids.ts';
+import { limits } from '../generated/contract.ts';
 
-export const API_KEY_LIFETIME_DAYS = 90;
+/** limits.apiKeyLifetimeDays. */
+export const API_KEY_LIFETIME_DAYS = limits.apiKeyLifetimeDays;
 
 export interface SeedOptions {
   baseUrl: string;
@@ -129,7 +131,7 @@ export async function seed(database: Database, options: SeedOptions): Promise<Se
   const allScopes = [...service.scopes];
   return database.transaction(async (tx) => {
     await seedWorkspace(tx, now, allScopes);
-    const expiresAt = new Date(now.getTime() + API_KEY_LIFETIME_DAYS * 24 * 3600 * 1000);
+    const expiresAt = new Date(now.getTime() + API_KEY_LIFETIME_DAYS * 86_400_000);
     const operator = await createKey(tx, {
       ownerUserId: ID.owner,
       name: 'Demo operator key (every scope)',

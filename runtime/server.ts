@@ -2,11 +2,13 @@
 // follows the port actually bound (unless SVC_BASE_URL set one).
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp, type CreateAppOptions, type SvcApp } from './app.ts';
+import { createApp, type CreateAppOptions, type Registry, type SvcApp } from './app.ts';
 import type { Config } from './config.ts';
+import { stderrLog } from './log.ts';
 import { mailSender, startDeliveryLoop } from './outbox.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
+import type { Limits } from '../generated/contract.ts';
 
 /** What `svc seed --json` prints (runtime/seed.ts). */
 export interface SeedCredentials {
@@ -36,6 +38,8 @@ export async function isEmptyWorkspace(database: Database): Promise<boolean> {
 
 export interface StartServerOptions {
   config: Config;
+  /** The generated registry with its handlers (bin/wiring.ts svcRegistry, or a test's fixture). */
+  registry: Registry;
   /**
    * Seed the demo workspace: created when the database is empty; on an existing one the seed is
    * idempotent and only issues fresh demo keys (a key secret cannot be shown twice).
@@ -45,7 +49,19 @@ export interface StartServerOptions {
   database?: Database;
   /** Bind address; default 0.0.0.0 (127.0.0.1 for tests). */
   hostname?: string;
-  app?: Omit<CreateAppOptions, 'database' | 'config'>;
+  app?: Omit<CreateAppOptions, 'database' | 'config' | 'registry'>;
+  /** How long a client may take to send its headers and its whole request; default the contract's limits (tests shorten them). */
+  timeouts?: Partial<RequestTimeouts>;
+}
+
+export interface RequestTimeouts {
+  headersMs: number;
+  requestMs: number;
+}
+
+/** The contract's limits.requestHeadersTimeoutSeconds and limits.requestTimeoutSeconds. */
+export function contractTimeouts(limits: Pick<Limits, 'requestHeadersTimeoutSeconds' | 'requestTimeoutSeconds'>): RequestTimeouts {
+  return { headersMs: limits.requestHeadersTimeoutSeconds * 1000, requestMs: limits.requestTimeoutSeconds * 1000 };
 }
 
 export interface RunningServer {
@@ -68,12 +84,21 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let server: ServerType | null = null;
   let config: Config | null = null;
   try {
+    const timeouts = { ...contractTimeouts(options.registry.service.limits), ...options.timeouts };
     const port = await new Promise<number>((resolve, reject) => {
       server = serve(
         {
           fetch: (request, env) => (svc ? svc.app.fetch(request, env) : new Response('starting', { status: 503 })),
           port: options.config.port,
           hostname: options.hostname ?? '0.0.0.0',
+          // Slow clients are cut (408 request_timeout, headers/client-error.ts): headers within
+          // headersMs, the whole request (body included) within requestMs. Node checks every
+          // connectionsCheckingInterval, so keep that well under the shorter one.
+          serverOptions: {
+            headersTimeout: timeouts.headersMs,
+            requestTimeout: timeouts.requestMs,
+            connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersMs / 4))), // not a contract limit
+          },
         },
         (info: AddressInfo) => resolve(info.port),
       );
@@ -89,12 +114,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       seededFresh = await isEmptyWorkspace(database);
       credentials = await (await loadSeed())(database, { baseUrl });
     }
-    svc = createApp({ ...options.app, database, config });
+    svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();
     const running = svc;
     // The outbound-message outbox is delivered only when a sender is configured (SVC_SMTP_URL).
     const delivery = config.smtpUrl
-      ? startDeliveryLoop(database, mailSender(config.smtpUrl, config.smtpFrom), { log: options.app?.log ?? ((m) => console.log(m)) })
+      ? startDeliveryLoop(database, mailSender(config.smtpUrl, config.smtpFrom), { log: options.app?.log ?? stderrLog })
       : null;
     const httpServer = server!;
     let closed = false;

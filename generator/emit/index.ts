@@ -1,5 +1,6 @@
 // Every generated file, as relative path -> content. Emitters read only the model.
 import type { Model } from '../model.ts';
+import { emitContract } from './contract.ts';
 import { emitDocs } from './docs.ts';
 import { emitHandlers } from './handlers.ts';
 import { emitMcpTools } from './mcp-tools.ts';
@@ -17,6 +18,7 @@ export async function emitAll(model: Model): Promise<Map<string, string>> {
   files.set('openapi.json', generatedJson(openapi));
   files.set('types.ts', await emitTypes(openapi));
   files.set('registry.ts', emitRegistry(model));
+  files.set('contract.ts', emitContract(model));
   const validators = emitValidators(model);
   files.set('validators.js', validators.js);
   files.set('validators.d.ts', validators.dts);

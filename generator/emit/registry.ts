@@ -4,8 +4,12 @@ import { literal, TS_HEADER } from './format.ts';
 
 export function emitRegistry(model: Model): string {
   return `${TS_HEADER}import type { JsonSchema, OperationDef, ServiceDef } from '../runtime/contract-types.ts';
+import type { Limits, ProblemCode } from './contract.ts';
 
-export const service: ServiceDef = ${literal(model.service)};
+/** This contract's service facts, typed by its own limits and problem codes. */
+export type Service = ServiceDef<Limits, ProblemCode>;
+
+export const service: Service = ${literal(model.service)};
 
 export const operations: readonly OperationDef[] = ${literal(model.operations.map((o) => o.def))};
 

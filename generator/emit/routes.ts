@@ -1,21 +1,16 @@
 // generated/routes.ts: the Hono route table, static routes before parametrised ones.
 import { toRouterPath } from '../../runtime/route-path.ts';
+import type { RouteDef } from '../../runtime/contract-types.ts';
 import type { Model } from '../model.ts';
 import { byString, literal, TS_HEADER } from './format.ts';
 
-export interface RouteRow {
-  id: string;
-  method: string;
-  path: string;
-  routerPath: string;
-}
 
 /** Segment sort keys: a static segment sorts before a parameter at the same depth. */
 function routeKey(routerPath: string): string[] {
   return routerPath.split('/').map((s) => (s.startsWith(':') ? '1' : `0${s}`));
 }
 
-export function compareRoutes(a: RouteRow, b: RouteRow): number {
+export function compareRoutes(a: RouteDef, b: RouteDef): number {
   const ka = routeKey(a.routerPath);
   const kb = routeKey(b.routerPath);
   for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
@@ -25,7 +20,7 @@ export function compareRoutes(a: RouteRow, b: RouteRow): number {
   return ka.length - kb.length || byString(a.method, b.method) || byString(a.id, b.id);
 }
 
-export function routeTable(model: Model): RouteRow[] {
+export function routeTable(model: Model): RouteDef[] {
   return model.operations
     .map(({ def }) => ({ id: def.id, method: def.method, path: def.path, routerPath: toRouterPath(def.path) }))
     .sort(compareRoutes);
@@ -35,17 +30,9 @@ export function emitRoutes(model: Model): string {
   const rows = routeTable(model)
     .map((r) => `  { id: ${JSON.stringify(r.id)}, method: ${JSON.stringify(r.method)}, path: ${JSON.stringify(r.path)}, routerPath: ${JSON.stringify(r.routerPath)} },`)
     .join('\n');
-  return `${TS_HEADER}import type { HttpMethod } from '../runtime/contract-types.ts';
+  return `${TS_HEADER}import type { RouteDef } from '../runtime/contract-types.ts';
 
-export interface Route {
-  /** Operation id. */
-  id: string;
-  method: HttpMethod;
-  /** Contract path, e.g. /v1/tasks/{task_id}:complete. */
-  path: string;
-  /** Hono path from toRouterPath (runtime/route-path.ts), e.g. /v1/tasks/:task_id/~complete. */
-  routerPath: string;
-}
+export type Route = RouteDef;
 
 /** Static routes come before parametrised ones that could match the same request. */
 export const routes: readonly Route[] = [

@@ -26,6 +26,9 @@ export async function emitTypes(openapi: Doc): Promise<string> {
     alphabetize: true,
     // A field with a default may be omitted by the caller (validators fill no defaults): keep it optional.
     defaultNonNullable: false,
+    // A free-form object (an approval's input and result, an event's data) is Record<string, unknown>,
+    // not Record<string, never>, so a handler returns one without a cast.
+    emptyObjectsUnknown: true,
   });
   return TS_HEADER + astToString(ast);
 }

@@ -18,7 +18,10 @@
 //   Lookups (key + owner + memberships) are cached 5 s of real time, so a role or membership change
 //   takes effect within 5 s; expiry and the allowlist are checked on every request, revokedAt on
 //   every cache miss. NOTIFY svc_key_revoked (payload: key id, see notifyKeyRevoked) drops that
-//   key's entry on every instance at once; a payload that is not a key id clears the whole cache. lastUsedAt is written at most once a minute per key, off the
+//   key's entry on every instance at once; a payload that is not a key id clears the whole cache.
+//   An unknown key's hash is remembered as a miss for the same 5 s (at most KEY_CACHE_MAX), so a
+//   repeated bad key costs no database round trip; every NOTIFY on that channel (a key created,
+//   rotated or revoked anywhere) forgets all misses, so a new key is never refused by a stale miss. lastUsedAt is written at most once a minute per key, off the
 //   request path (fire and forget; close() waits for pending writes).
 // - OAuth: jose jwtVerify with our KeySetCache (key-set.ts), issuer = config.oauthIssuer,
 //   asymmetric algorithms only, exp required, 30 s clock tolerance. Audience: `{baseUrl}/mcp` or
@@ -62,11 +65,11 @@ import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal, type OwnerView, 
 export const KEY_REVOKED_CHANNEL = 'svc_key_revoked';
 export { API_KEY_MAX_LIFETIME_MS } from './principal.ts';
 /** Key lookups are cached this long (real time), and at most KEY_CACHE_MAX of them. */
-export const KEY_CACHE_TTL_MS = 5_000;
-const KEY_CACHE_MAX = 10_000;
+export const KEY_CACHE_TTL_MS = 5_000; // not a contract limit
+const KEY_CACHE_MAX = 10_000; // not a contract limit
 export const LAST_USED_INTERVAL_MS = 60_000;
 export const LEGACY_AUDIENCE = 'authenticated';
-const CLOCK_TOLERANCE_S = 30;
+const CLOCK_TOLERANCE_S = 30; // not a contract limit
 
 export interface NotifyBus {
   listen(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
@@ -91,6 +94,12 @@ export interface AuthenticatorDeps {
 
 export interface Authenticator {
   authenticate(authorization: string | undefined, ip: string | null): Promise<Principal>;
+  /**
+   * Like authenticate, but only from what is cached, with no database round trip: null when the
+   * credential is not an API key whose lookup is cached (an address throttled for failed
+   * authentication keeps its known-good keys working while unknown ones cost nothing).
+   */
+  authenticateCached(authorization: string | undefined, ip: string | null): Promise<Principal | null>;
   /** Drop cached lookups (one key id, or everything). */
   forget(keyId?: string): void;
   /** Resolves once the LISTEN subscription is in place (no-op without a database bus). */
@@ -103,11 +112,6 @@ export interface Authenticator {
 /** Tell every instance that a key was revoked (call after the revokedAt update commits). */
 export async function notifyKeyRevoked(database: Pick<NotifyBus, 'notify'>, keyId: string): Promise<void> {
   await database.notify(KEY_REVOKED_CHANNEL, keyId);
-}
-
-/** Staff labels allow every scope, viewer none (contract roles). For callers without the registry. */
-export function defaultRoleScopes(scopes: readonly string[]): Record<string, string[]> {
-  return { owner: [...scopes], admin: [...scopes], operator: [...scopes], viewer: [] };
 }
 
 const CREDENTIAL_PARAMS = new Set(['access_token', 'api_key', 'apikey', 'key', 'token', 'authorization', 'bearer']);
@@ -239,6 +243,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const ownsJwks = !deps.jwks && jwks !== null;
 
   const keyCache = new Map<string, KeyEntry>(); // by secret hash
+  /** Hashes no key has, with when that was read: a repeated unknown key costs no database round trip. */
+  const missCache = new Map<string, number>();
   const lastUsedWritten = new Map<string, number>();
   const pending = new Set<Promise<unknown>>();
   let closed = false;
@@ -252,6 +258,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   }
 
   function forget(keyId?: string): void {
+    // Any key event (created, rotated, revoked) may give a cached miss a key: forget every miss.
+    missCache.clear();
     if (keyId === undefined) {
       keyCache.clear();
       return;
@@ -263,7 +271,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     ? deps.database
         .listen(KEY_REVOKED_CHANNEL, (payload) => {
           const id = payload.trim();
-          if (id && /^[\w.:-]{1,200}$/.test(id)) forget(id);
+          if (id && /^[\w.:-]{1,200}$/.test(id)) forget(id); // not a contract limit: an id length bound
           else forget();
         })
         .then(
@@ -301,7 +309,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     };
   }
 
-  async function authenticateKey(secret: string, ip: string | null): Promise<Principal> {
+  async function authenticateKey(secret: string, ip: string | null, cachedOnly = false): Promise<Principal | null> {
     if (secret.length > 200 || !/^svc_sk_(live|test)_[A-Za-z0-9_-]+$/.test(secret)) throw invalidToken('The API key is not valid.');
     const hash = hashSecret(secret);
     let entry = keyCache.get(hash);
@@ -309,9 +317,19 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       keyCache.delete(hash);
       entry = undefined;
     }
+    if (!entry && cachedOnly) return null;
     if (!entry) {
+      const missedAt = missCache.get(hash);
+      if (missedAt !== undefined && Date.now() - missedAt < KEY_CACHE_TTL_MS) throw invalidToken('The API key is not valid.');
       const loaded = await loadKey(hash);
-      if (!loaded) throw invalidToken('The API key is not valid.');
+      if (!loaded) {
+        if (!closed) {
+          if (missCache.size >= KEY_CACHE_MAX) missCache.clear();
+          missCache.set(hash, Date.now());
+        }
+        throw invalidToken('The API key is not valid.');
+      }
+      missCache.delete(hash);
       entry = loaded;
       if (!closed) {
         if (keyCache.size >= KEY_CACHE_MAX) sweep();
@@ -425,9 +443,13 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   return {
     async authenticate(authorization, ip) {
       const credential = bearerCredential(authorization);
-      if (looksLikeApiKey(credential)) return authenticateKey(credential, ip);
+      if (looksLikeApiKey(credential)) return (await authenticateKey(credential, ip))!;
       if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(credential)) return authenticateJwt(credential);
       throw invalidToken('The bearer credential is neither an API key nor an access token.');
+    },
+    async authenticateCached(authorization, ip) {
+      const credential = bearerCredential(authorization);
+      return looksLikeApiKey(credential) ? authenticateKey(credential, ip, true) : null;
     },
     forget,
     ready: () => listening,
@@ -437,6 +459,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     async close() {
       closed = true;
       keyCache.clear();
+      missCache.clear();
       await listening;
       if (unlisten) {
         const fn = unlisten;

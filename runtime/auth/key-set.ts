@@ -16,17 +16,18 @@
 import { createLocalJWKSet, importJWK, type JSONWebKeySet, type JWK, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose';
 import { errors as joseErrors } from 'jose';
 import { ProblemError } from '../problem-error.ts';
+import { limits } from '../../generated/contract.ts';
 
 /** The production values (spec Limits); tests override them only where a test says so. */
 export const KEY_SET_DEFAULTS = Object.freeze({
-  /** A hanging key-set fetch is abandoned after this. */
-  timeoutMs: 5_000,
-  /** At most one fetch starts per this interval (failure retry and rate limit). */
-  retryIntervalMs: 30_000,
+  /** A hanging key-set fetch is abandoned after this (limits.jwksFetchTimeoutSeconds). */
+  timeoutMs: limits.jwksFetchTimeoutSeconds * 1000,
+  /** At most one fetch starts per this interval, failure retry and rate limit (limits.jwksRetryIntervalSeconds). */
+  retryIntervalMs: limits.jwksRetryIntervalSeconds * 1000,
   /** A good set is refetched once it is this old. */
   refreshIntervalMs: 600_000,
-  /** Retry-After (seconds) on not_configured. */
-  retryAfterSeconds: 30,
+  /** Retry-After (seconds) on not_configured (limits.notConfiguredRetryAfterSeconds). */
+  retryAfterSeconds: limits.notConfiguredRetryAfterSeconds,
 });
 
 /** Asymmetric JWS algorithms we verify. Never "none", never HMAC. */

@@ -6,8 +6,11 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { memberships, users } from '../db/schema.ts';
 import type { Principal } from '../handler-types.ts';
+import { limits } from '../../generated/contract.ts';
 
-export const API_KEY_MAX_LIFETIME_MS = 90 * 24 * 3600 * 1000;
+const DAY_MS = 86_400_000;
+/** limits.apiKeyLifetimeDays: no key outlives it, whatever expiry it was given. */
+export const API_KEY_MAX_LIFETIME_MS = limits.apiKeyLifetimeDays * DAY_MS;
 
 /** A user as the rules need it: live role and active memberships. */
 export interface OwnerView {
@@ -37,8 +40,12 @@ export async function loadOwner(db: Db, userId: string): Promise<OwnerView | nul
   return { id: user.id, kind: user.kind, role: user.role, allClients: user.allClients, disabled: user.disabledAt !== null, memberships: rows };
 }
 
-/** Scopes the owner's live role allows: operator labels via roleScopes; a client admin's membership roles that are scope names. */
-function allowedByRole(owner: OwnerView, rules: RoleRules): Set<string> {
+/**
+ * Visibility rule 6, its one home: the scopes an owner's live role allows. Operator labels via the
+ * contract's roles (roleScopes: staff labels every scope, viewer none); a client admin's membership
+ * roles that are scope names, each allowing itself.
+ */
+export function allowedByRole(owner: OwnerView, rules: RoleRules): Set<string> {
   const canonical = new Set(rules.scopes);
   if (owner.kind === 'operator') return new Set((rules.roleScopes[owner.role] ?? []).filter((s) => canonical.has(s)));
   if (owner.kind === 'client_admin') return new Set(owner.memberships.map((m) => m.role).filter((r) => canonical.has(r)));

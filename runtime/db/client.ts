@@ -75,7 +75,7 @@ function checkChannel(channel: string): void {
 }
 
 export async function openDatabase(config: OpenConfig): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10) : openPglite(config.dataDir);
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10) : openPglite(config.dataDir); // pool size: not a contract limit
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,10 +212,38 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-function readLock(path: string): { pid: number; token: string } | null {
+/**
+ * When the process started, in clock ticks since boot (field 22 of /proc/<pid>/stat), or null where
+ * there is no /proc. With the pid it names one process: a pid reused by another process after a
+ * crash has another start time.
+ */
+export function processStart(pid: number): string | null {
   try {
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; token?: unknown };
-    return { pid: Number(parsed.pid), token: String(parsed.token ?? '') };
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so count after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The lock's holder is this very process still running (not a later process that got its pid). */
+function holderAlive(holder: { pid: number; processStart: string | null }): boolean {
+  if (!pidAlive(holder.pid)) return false;
+  if (holder.processStart === null) return true; // no /proc where the lock was written: the pid is all we have
+  const now = processStart(holder.pid);
+  return now === null || now === holder.processStart;
+}
+
+function readLock(path: string): { pid: number; token: string; processStart: string | null } | null {
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; token?: unknown; processStart?: unknown };
+    return {
+      pid: Number(parsed.pid),
+      token: String(parsed.token ?? ''),
+      processStart: typeof parsed.processStart === 'string' ? parsed.processStart : null,
+    };
   } catch {
     return null;
   }
@@ -229,7 +257,7 @@ function acquireDataDirLock(dataDir: string): DataDirLock {
   const real = realpathSync(dataDir);
   const path = join(real, LOCK_FILE_NAME);
   const token = randomBytes(12).toString('hex');
-  const content = JSON.stringify({ pid: process.pid, token, startedAt: new Date().toISOString() });
+  const content = JSON.stringify({ pid: process.pid, processStart: processStart(process.pid), token, startedAt: new Date().toISOString() });
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(path, 'wx');
@@ -267,8 +295,9 @@ function acquireDataDirLock(dataDir: string): DataDirLock {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = readLock(path);
-      if (holder && pidAlive(holder.pid)) throw new DataDirLockedError(real, holder.pid);
-      // A lock left by a dead process (or unreadable: a crash mid-write): take it over.
+      if (holder && holderAlive(holder)) throw new DataDirLockedError(real, holder.pid);
+      // A lock left by a dead process, by a process whose pid was since reused (another start
+      // time), or unreadable (a crash mid-write): take it over.
       try {
         unlinkSync(path);
       } catch {

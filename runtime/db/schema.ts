@@ -211,6 +211,10 @@ export const idempotencyRecords = pgTable(
     key: text('key').notNull(),
     fingerprint: text('fingerprint').notNull(),
     state: text('state').notNull(), // in_progress | done
+    /** The request holding an in_progress claim (a random token); its completion must still hold it. */
+    holder: text('holder'),
+    /** An in_progress claim is live until then; the holder renews it while it runs, a crash lets it lapse. */
+    leaseUntil: ts('lease_until').notNull().default(sql`now() + interval '10 seconds'`),
     responseStatus: integer('response_status'),
     responseBody: jsonb('response_body'),
     responseHeaders: jsonb('response_headers'),

@@ -67,6 +67,23 @@ export class RateLimiter {
     };
   }
 
+  /** The window of key as it stands, without counting a request (allowed: false when it is used up). */
+  peek(key: string): RateDecision {
+    const now = this.now();
+    const windowMs = this.windowSeconds * 1000;
+    const bucket = this.buckets.get(key);
+    const open = bucket && now < bucket.windowStart + windowMs ? bucket : { windowStart: now, count: 0 };
+    const resetMs = open.windowStart + windowMs;
+    return {
+      allowed: open.count < this.limit,
+      limit: this.limit,
+      remaining: Math.max(0, this.limit - open.count),
+      windowSeconds: this.windowSeconds,
+      resetSeconds: Math.max(1, Math.ceil((resetMs - now) / 1000)),
+      resetAt: Math.ceil(resetMs / 1000),
+    };
+  }
+
   /** Drops windows that have ended (bounded memory). */
   sweep(now = this.now()): void {
     const windowMs = this.windowSeconds * 1000;

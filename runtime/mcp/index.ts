@@ -22,17 +22,17 @@ import type { McpToolDef, OperationDef } from '../contract-types.ts';
 import type { Config } from '../config.ts';
 import type { Principal } from '../handler-types.ts';
 import type { AppEnv, Call, CallResult, Controls, Executor, RequestAuthenticator } from '../pipeline/types.ts';
-import { ProblemError, type FieldError } from '../problem-error.ts';
+import { ProblemError, validationFailed, type FieldError } from '../problem-error.ts';
 import { readLimitedBody } from '../rest/input.ts';
 import { switchedOff } from '../pipeline/access.ts';
 import { parseStrictJson } from '../pipeline/json.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, JsonRpcError, invalidRequest, resolveCall, takeToolCalls, type TakenCall } from './jsonrpc.ts';
 import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLEM_MEDIA_TYPE, type ProblemDocument } from '../problems.ts';
+import { errorSummary, logLine, stderrLog } from '../log.ts';
 
 export const MCP_PATH = '/mcp';
 
 /** Protocol versions /mcp serves, newest first (contract/svc.yaml mcpProtocolVersions). */
-export const DEFAULT_MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
 
 export type { ProblemDocument };
 
@@ -58,14 +58,14 @@ export interface McpDeps {
   getRequestId?: (c: Context<any>) => string;
   /** Caller address for key IP allowlists (only with `authenticate`). Default: the socket address, else null. */
   getClientIp?: (c: Context<any>) => string | null;
-  /** Default DEFAULT_MCP_PROTOCOL_VERSIONS. */
-  protocolVersions?: readonly string[];
-  /** serverInfo.version; default the contract version 1.0.0. */
-  serverVersion?: string;
-  /** Unexpected errors (never a body or a secret); default console.error. */
+  /** The contract's mcpProtocolVersions (service.mcpProtocolVersions), newest first. */
+  protocolVersions: readonly string[];
+  /** serverInfo.version: the contract version (service.contractVersion). */
+  serverVersion: string;
+  /** Log lines (runtime/log.ts logLine); default stderr. */
   log?: (message: string) => void;
-  /** Largest JSON-RPC body accepted (413 payload_too_large beyond); default 1 MiB, as REST. */
-  maxBodyBytes?: number;
+  /** Largest JSON-RPC body accepted (413 payload_too_large beyond): limits.requestBodyMaxBytes, as REST. */
+  maxBodyBytes: number;
   /** limits.maxJsonDepth: nesting of tool arguments (the JSON-RPC envelope adds its own levels). */
   maxJsonDepth: number;
   /**
@@ -150,9 +150,7 @@ export function splitArguments(
   args: unknown,
 ): { input: Record<string, unknown>; controls: Controls } {
   if (args !== undefined && args !== null && !isPlainObject(args)) {
-    throw new ProblemError('validation_failed', 'The tool arguments must be an object.', {
-      errors: [{ pointer: '', message: 'must be an object' }],
-    });
+    throw validationFailed([{ pointer: '', message: 'must be an object' }], 'The tool arguments must be an object.');
   }
   const input: Record<string, unknown> = { ...(args ?? {}) };
   const declared = isPlainObject(def.inputSchema.properties) ? def.inputSchema.properties : {};
@@ -172,9 +170,7 @@ export function splitArguments(
       errors.push({ pointer: `/${name}`, message: 'must be string' });
     }
   }
-  if (errors.length > 0) {
-    throw new ProblemError('validation_failed', errors.map((e) => `${e.pointer}: ${e.message}`).join('; '), { errors });
-  }
+  if (errors.length > 0) throw validationFailed(errors);
   return { input, controls };
 }
 
@@ -218,10 +214,10 @@ export function errorResult(problem: ProblemDocument): CallToolResult {
   };
 }
 
-function toProblemError(err: unknown, log: (message: string) => void = (m) => console.error(m), requestId = 'unknown'): ProblemError {
+function toProblemError(err: unknown, log: (message: string) => void = stderrLog, requestId = 'unknown'): ProblemError {
   if (!isUnexpected(err)) return err as ProblemError;
   // Logged without arguments or bodies: only the error itself.
-  log(`[${requestId}] POST ${MCP_PATH}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  log(logLine('error', 'unexpected_error', { requestId, method: 'POST', path: MCP_PATH, error: errorSummary(err) }));
   return new ProblemError('internal_error', 'An unexpected error occurred. Quote the requestId when reporting it.');
 }
 
@@ -242,11 +238,11 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   const { config, executor } = deps;
   const { entries, byName } = buildToolTable(deps.tools, deps.operationsById, config.mcpUnderscoreAliases);
   const published = new Map(entries.map((e) => [e.name, publishedTool(e)]));
-  const protocolVersions = deps.protocolVersions ?? DEFAULT_MCP_PROTOCOL_VERSIONS;
+  const protocolVersions = deps.protocolVersions;
   const getClientIp = deps.getClientIp ?? defaultClientIp;
   const problemBody = deps.problemBody ?? defaultProblemBody;
-  const maxBodyBytes = deps.maxBodyBytes ?? 1_048_576;
-  const log = deps.log ?? ((m: string) => console.error(m));
+  const maxBodyBytes = deps.maxBodyBytes;
+  const log = deps.log ?? stderrLog;
   const getRequestId = deps.getRequestId ?? ((c: Context<any>) => (c as Context<AppEnv>).get('requestId') ?? 'unknown');
   if (!deps.authenticateRequest && !deps.authenticate) throw new Error('mountMcp needs authenticateRequest or authenticate');
   const authenticate = async (c: Context<any>): Promise<Principal> => {
@@ -258,7 +254,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   };
   const resourceMetadata = `${config.baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
   const instructions =
-    `Tools of the svc Platform API (contract ${deps.serverVersion ?? '1.0.0'}). Call svc.meta.get first: ` +
+    `Tools of the svc Platform API (contract ${deps.serverVersion}). Call svc.meta.get first: ` +
     'it returns your effective scopes and client scope. Commands take the optional controls ' +
     'idempotencyKey (a UUID; required on creating tools, reuse it when retrying), ifMatch (the ETag) and ' +
     'dryRun. Every result says whether the operation ran, was planned or was proposed for approval; ' +
@@ -307,7 +303,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
 
   function newServer(c: Context<any>, principal: Principal, calls: readonly TakenCall[]): Server {
     const server = new Server(
-      { name: 'svc', title: 'svc Platform API', version: deps.serverVersion ?? '1.0.0' },
+      { name: 'svc', title: 'svc Platform API', version: deps.serverVersion },
       { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -328,7 +324,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     if (origin === undefined || allowedOrigins.has(origin)) return null;
     return problemResponse(
       c,
-      new ProblemError('forbidden', `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are not accepted on ${MCP_PATH}; the service admits its own origin and SVC_ALLOWED_ORIGINS.`),
+      new ProblemError('forbidden', `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are not accepted on ${MCP_PATH}; the service admits its own origin and SVC_ALLOWED_ORIGINS.`), // not a contract limit: echo length
     );
   }
 

@@ -75,7 +75,7 @@ function refusalOf(params: Record<string, unknown> | undefined, known: (name: st
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
     return `params.arguments must be an object of the tool's arguments, not ${Array.isArray(params.arguments) ? 'an array' : params.arguments === null ? 'null' : `a ${typeof params.arguments}`}`;
   }
-  if (!known(params.name)) return `Unknown tool: ${JSON.stringify(params.name.slice(0, 100))}. tools/list lists the tools you may call.`;
+  if (!known(params.name)) return `Unknown tool: ${JSON.stringify(params.name.slice(0, 100))}. tools/list lists the tools you may call.`; // not a contract limit: echo length
   return null;
 }
 

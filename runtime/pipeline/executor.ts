@@ -9,17 +9,17 @@
 // the proposal too, so a retried Tier 2 request with the same key replays the first 202 instead of
 // filing a second proposal. A dry run stores no idempotency record (it writes nothing), but the
 // If-Match rules are checked (a dry run needs no idempotency key: it writes nothing), so a plan says what the real request would answer.
-import type { OperationDef, ServiceDef } from '../contract-types.ts';
+import type { OperationDef } from '../contract-types.ts';
+import type { Service } from '../../generated/registry.ts';
 import type { Config } from '../config.ts';
 import type { Database, Db } from '../db/client.ts';
 import type { Handler, HandlerContext, Principal } from '../handler-types.ts';
 import { Policy } from '../policy.ts';
 import { ProblemError } from '../problem-error.ts';
-import { isUnexpected, problemStatus, toProblemError } from '../problems.ts';
-import type { Auditor } from '../audit.ts';
+import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problems.ts';
+import { auditEntry, failedWith, type AuditedEnd, type AuditEntry, type Auditor } from '../audit.ts';
 import {
   approvalView,
-  attachApprovalRuntime,
   proposeApproval,
   rebuildProposer,
   storedProblem,
@@ -41,6 +41,7 @@ import { checkAccess, checkEnabled } from './access.ts';
 import { refuseWildcardIfMatch } from '../etag.ts';
 import type { Call, CallResult, Executor, Plan } from './types.ts';
 import { validateInput, type ValidateFn } from './validate.ts';
+import { errorSummary, logLine, stderrLog } from '../log.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyHandler = Handler<any, any>;
@@ -48,7 +49,7 @@ export type AnyHandler = Handler<any, any>;
 export interface PipelineDeps {
   database: Database;
   config: Config;
-  service: ServiceDef;
+  service: Service;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
   handlers: Readonly<Record<string, AnyHandler>>;
@@ -58,7 +59,7 @@ export interface PipelineDeps {
   /** Rebuilds an approval's proposer at approval time; default: from the database (rebuildProposer). */
   rebuildProposer?: (db: Db, row: ApprovalRow) => Promise<Principal>;
   now?: () => Date;
-  /** Unexpected errors (with the request id, never a body). Default console.error. */
+  /** Log lines (runtime/log.ts logLine: JSON, never a body or a bound value). Default stderr. */
   log?: (message: string) => void;
 }
 
@@ -91,11 +92,10 @@ function etagOf(value: unknown): string | null {
 export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   const { database, config, service, secrets } = deps;
   const now = deps.now ?? (() => new Date());
-  const log = deps.log ?? ((m: string) => console.error(m));
-  const retentionHours = service.limits.idempotencyRetentionHours ?? 24;
-  const expiryHours = service.limits.approvalExpiryHours ?? 168;
+  const log = deps.log ?? stderrLog;
+  const retentionHours = service.limits.idempotencyRetentionHours;
+  const expiryHours = service.limits.approvalExpiryHours;
   const maxDepth = service.limits.maxJsonDepth;
-  if (!maxDepth) throw new Error('the registry has no limits.maxJsonDepth');
   const rebuild =
     deps.rebuildProposer ??
     ((db: Db, row: ApprovalRow) =>
@@ -108,6 +108,20 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
 
   /** Calls in flight by request id: the approved write's audit row names the approving call's transport. */
   const inflight = new Map<string, Call>();
+  /** When each call in flight started (its audit row's duration). */
+  const startedAt = new Map<string, number>();
+  /** Calls whose audit row was written in their own transaction (the finally block skips them). */
+  const auditedInTx = new Set<string>();
+
+  function callEntry(call: Call, end: AuditedEnd): AuditEntry {
+    return auditEntry({ ...call, operationId: call.op.id }, call.principal, end, startedAt.get(call.requestId) ?? performance.now());
+  }
+
+  /** A command's audit row, in the transaction of its effect (DESIGN.md: an acknowledged write always has one). */
+  async function auditInTx(tx: Db, call: Call, answer: CallResult): Promise<void> {
+    if (!deps.auditor) return;
+    await deps.auditor.recordIn(tx, callEntry(call, { status: answer.status, outcome: answer.outcome, problemCode: null }));
+  }
 
   function handlerOf(op: OperationDef): AnyHandler {
     const handler = deps.handlers[op.id];
@@ -142,11 +156,10 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       now: at,
       baseUrl: config.baseUrl,
       emit: createEmitter({ db, actor: principal, eventTypes: service.eventTypes, now: () => at, sink }),
+      runAsProposer: (row) => executor.runProposed(db, row, requestId, { dryRun, sink }),
       openSecrets: (operationId, stored) => secrets.open(operationId, stored),
     };
-    return attachApprovalRuntime(ctx, {
-      runProposed: (txDb, row) => executor.runProposed(txDb, row, requestId, { dryRun, sink }),
-    });
+    return ctx;
   }
 
   /** Runs the handler in one transaction; a dry run rolls it back and returns what it would have returned. */
@@ -217,34 +230,38 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     const scope: IdempotencyScope | null = key
       ? { credentialId: call.principal.credentialId, operationId: op.id, key, fingerprint: fingerprint(op.id, input) }
       : null;
-    if (scope) {
-      const begun = await beginIdempotent(database.db, scope, retentionHours, now());
-      if (begun.kind === 'replay') return replay(op, begun.response);
-    }
+    if (!scope) return runCommand(op, input, call, null);
+    const begun = await beginIdempotent(database.db, scope, retentionHours, now());
+    if (begun.kind === 'replay') return replay(op, begun.response);
+    const { claim } = begun;
     try {
-      const answer = await runCommand(op, input, call, scope);
-      return answer;
+      return await runCommand(op, input, call, { scope, holder: claim.holder });
     } catch (err) {
-      if (scope) {
-        const status = problemStatus(err);
-        if (status >= 500 || isUnexpected(err)) await abandonIdempotent(database.db, scope).catch(() => undefined);
-        else {
-          const p = toProblemError(err);
-          await completeIdempotent(database.db, scope, {
-            status,
-            body: null,
-            headers: {},
-            problem: { code: p.code, detail: p.detail, errors: p.errors, extra: p.extra, headers: p.headers },
-          }).catch(() => undefined);
-        }
+      const status = problemStatus(err);
+      if (toProblemError(err).code === 'idempotency_key_in_progress') {
+        // The claim was taken over (this request outlived its lease): the new holder's write stands.
+      } else if (status >= 500 || isUnexpected(err)) {
+        await abandonIdempotent(database.db, scope, claim.holder).catch(() => undefined);
+      } else {
+        const p = toProblemError(err);
+        await completeIdempotent(database.db, scope, claim.holder, {
+          status,
+          body: null,
+          headers: {},
+          problem: { code: p.code, detail: p.detail, errors: p.errors, extra: p.extra, headers: p.headers },
+        }).catch(() => undefined);
       }
       throw err;
+    } finally {
+      claim.release();
     }
   }
 
   function replay(op: OperationDef, stored: StoredResponse): CallResult {
     if (stored.problem) {
       const p = stored.problem;
+      // A code the contract no longer defines replays as internal_error (toProblemError).
+      if (!isProblemCode(p.code)) throw toProblemError(p);
       throw new ProblemError(p.code, p.detail, {
         errors: p.errors as never,
         extra: p.extra,
@@ -258,15 +275,21 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     return { status: stored.status, body: opened, outcome, headers: { ...stored.headers, 'Idempotency-Replayed': 'true' } };
   }
 
-  async function runCommand(op: OperationDef, input: Record<string, unknown>, call: Call, scope: IdempotencyScope | null): Promise<CallResult> {
-    const store = scope
-      ? (tx: Db, answer: CallResult) => completeIdempotent(tx, scope, { status: answer.status, body: answer.body, headers: answer.headers })
+  async function runCommand(
+    op: OperationDef,
+    input: Record<string, unknown>,
+    call: Call,
+    held: { scope: IdempotencyScope; holder: string } | null,
+  ): Promise<CallResult> {
+    const store = held
+      ? (tx: Db, answer: CallResult) =>
+          completeIdempotent(tx, held.scope, held.holder, { status: answer.status, body: answer.body, headers: answer.headers })
       : null;
 
     if (op.tier === 2 || op.tier === 3) {
       // A proposal that would fail at once (not yours, invalid) is refused now: plan it first.
       await runHandler(op, input, call.principal, call.requestId, call.controls.ifMatch, true);
-      return database.transaction(async (tx) => {
+      const proposed = await database.transaction(async (tx) => {
         const row = await proposeApproval(tx, { op, input, principal: call.principal, expiryHours, now: now() });
         const view = approvalView(row, now());
         const answer: CallResult = {
@@ -276,8 +299,11 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           headers: { Location: view.pollUrl },
         };
         if (store) await store(tx, answer);
+        await auditInTx(tx, call, answer);
         return answer;
       });
+      auditedInTx.add(call.requestId);
+      return proposed;
     }
 
     let answer: CallResult | null = null;
@@ -288,7 +314,9 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       answer = { status: op.successStatus, body: { outcome: 'ran', result }, outcome: 'ran', headers };
       // The stored copy holds the secrets sealed; the caller gets them in clear, once.
       if (store) await store(tx, { ...answer, body: { outcome: 'ran', result: secrets.seal(op.id, result) } });
+      await auditInTx(tx, call, answer);
     });
+    auditedInTx.add(call.requestId);
     return answer!;
   }
 
@@ -313,37 +341,25 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     async execute(call) {
       const started = performance.now();
       inflight.set(call.requestId, call);
-      let status = 500;
-      let outcome: CallResult['outcome'] | 'error' = 'error';
-      let problemCode: string | null = null;
+      startedAt.set(call.requestId, started);
+      let end: AuditedEnd = { status: 500, outcome: 'error', problemCode: null };
       try {
         const result = await run(call);
-        status = result.status;
-        outcome = result.outcome;
+        end = { status: result.status, outcome: result.outcome, problemCode: null };
         return result;
       } catch (err) {
         if (isUnexpected(err)) {
-          log(`[${call.requestId}] ${call.op.id}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          log(logLine('error', 'unexpected_error', { requestId: call.requestId, operationId: call.op.id, transport: call.transport, error: errorSummary(err) }));
         }
         const p = toProblemError(err);
-        status = problemStatus(p);
-        problemCode = p.code;
+        end = failedWith(p);
         throw p;
       } finally {
+        // A committed command was audited in its own transaction; everything else (reads, dry runs,
+        // refusals, failures) is audited here, in batches.
+        if (!auditedInTx.delete(call.requestId)) deps.auditor?.record(callEntry(call, end));
         inflight.delete(call.requestId);
-        deps.auditor?.record({
-          requestId: call.requestId,
-          transport: call.transport,
-          operationId: call.op.id,
-          toolName: call.toolName,
-          method: call.method,
-          path: call.path,
-          principal: call.principal,
-          status,
-          outcome,
-          problemCode,
-          durationMs: performance.now() - started,
-        });
+        startedAt.delete(call.requestId);
       }
     },
 
@@ -373,30 +389,35 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         outcome = { ok: true, result };
       } catch (err) {
         if (isUnexpected(err)) {
-          log(`[${requestId}] approved ${row.operationId}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          log(logLine('error', 'approved_write_failed', { requestId, operationId: row.operationId, approvalId: row.id, error: errorSummary(err) }));
         }
         outcome = { ok: false, problem: storedProblem(toProblemError(err), requestId, config.baseUrl, row.id) };
       }
       // The approved write is a call of its own, made as the proposer: audit it as such.
       const via = inflight.get(requestId);
-      deps.auditor?.record({
+      const request = {
         requestId,
         transport: via?.transport ?? 'rest',
         operationId: row.operationId,
         toolName: null,
         method: via?.method ?? 'POST',
         path: via?.path ?? `/v1/approvals/${row.id}`,
-        principal: proposer ?? {
-          kind: row.proposerKind as Principal['kind'],
-          id: row.proposerId,
-          credentialId: row.proposerCredentialId,
-          loginMethod: row.proposerLoginMethod as Principal['loginMethod'],
-        },
+      };
+      const who = proposer ?? {
+        kind: row.proposerKind as Principal['kind'],
+        id: row.proposerId,
+        credentialId: row.proposerCredentialId,
+        loginMethod: row.proposerLoginMethod as Principal['loginMethod'],
+      };
+      const end: AuditedEnd = {
         status: outcome.ok ? (op?.successStatus ?? 200) : (outcome.problem?.status ?? 500),
         outcome: outcome.ok ? (mode.dryRun ? 'planned' : 'ran') : 'error',
         problemCode: outcome.ok ? null : (outcome.problem?.code ?? null),
-        durationMs: performance.now() - started,
-      });
+      };
+      const entry = auditEntry(request, who, end, started);
+      // A real approved write commits (or not) with the approve's transaction: its row goes in it.
+      if (deps.auditor && !mode.dryRun) await deps.auditor.recordIn(db, entry);
+      else deps.auditor?.record(entry);
       return outcome;
     },
   };

@@ -70,7 +70,7 @@ function checkStructure(text: string, maxDepth: number): void {
         const raw = text.slice(i, j + 1);
         const name = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
         if (top.names.has(name)) {
-          throw new ProblemError('malformed_json', `The member ${pointerOf(stack, name).slice(0, 200)} appears twice in one object; send each name once.`);
+          throw new ProblemError('malformed_json', `The member ${pointerOf(stack, name).slice(0, 200)} appears twice in one object; send each name once.`); // not a contract limit: echo length
         }
         top.names.add(name);
         top.segment = name;
@@ -87,7 +87,7 @@ export function parseStrictJson(text: string, maxDepth: number): unknown {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new ProblemError('malformed_json', `The body is not valid JSON: ${(err as Error).message.replace(/\s+/g, ' ').slice(0, 200)}`);
+    throw new ProblemError('malformed_json', `The body is not valid JSON: ${(err as Error).message.replace(/\s+/g, ' ').slice(0, 200)}`); // not a contract limit: echo length
   }
   if (value !== null && typeof value === 'object') checkStructure(text, maxDepth);
   return value;

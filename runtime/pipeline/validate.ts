@@ -1,7 +1,7 @@
 // Input validation: REST strings coerced by the operation's parameter types, then the ajv validator
 // generated from the contract's input schema. Every failing field is reported with a JSON pointer.
 import type { OperationDef } from '../contract-types.ts';
-import { ProblemError, type FieldError } from '../problem-error.ts';
+import { ProblemError, validationFailed, type FieldError } from '../problem-error.ts';
 
 /** The shape of an ajv ValidateFunction (generated/validators). */
 export interface ValidateFn {
@@ -47,10 +47,7 @@ export function fieldErrors(errors: readonly AjvErrorLike[] | null | undefined):
   return out;
 }
 
-export function validationFailed(errors: FieldError[]): ProblemError {
-  const detail = errors.map((e) => `${e.pointer || '(input)'} ${e.message}`).join('; ');
-  return new ProblemError('validation_failed', detail || 'The input is not valid.', { errors });
-}
+export { validationFailed };
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

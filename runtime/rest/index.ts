@@ -6,27 +6,20 @@
 import { deprecationHeaders } from '../deprecation.ts';
 import type { Hono } from 'hono';
 import type { Config } from '../config.ts';
-import type { OperationDef } from '../contract-types.ts';
-import type { Auditor } from '../audit.ts';
+import type { OperationDef, RouteDef } from '../contract-types.ts';
+import { auditEntry, failedWith, type Auditor } from '../audit.ts';
 import type { Principal } from '../handler-types.ts';
 import { checkAccess, checkEnabled } from '../pipeline/access.ts';
 import type { AppEnv, Call, CallResult, Executor, RequestAuthenticator } from '../pipeline/types.ts';
 import { ProblemError } from '../problem-error.ts';
-import { problemStatus, toProblemError } from '../problems.ts';
 import { controlsOf, gatherInput } from './input.ts';
 import { problemResponse, requestPath } from './problem.ts';
 
-export interface RestRoute {
-  id: string;
-  method: string;
-  path: string;
-  routerPath: string;
-}
 
 export interface RestDeps {
   executor: Executor;
   authenticate: RequestAuthenticator;
-  routes: readonly RestRoute[];
+  routes: readonly RouteDef[];
   operationsById: Readonly<Record<string, OperationDef>>;
   config: Config;
   maxBodyBytes: number;
@@ -58,7 +51,7 @@ export function renderResult(result: CallResult, op: OperationDef): Response {
 }
 
 /** Compiled router paths, for telling 405 (path known, other method) from 404. */
-export function routeMatchers(routes: readonly RestRoute[]): { method: string; re: RegExp }[] {
+export function routeMatchers(routes: readonly RouteDef[]): { method: string; re: RegExp }[] {
   return routes.map((r) => ({
     method: r.method,
     re: new RegExp(
@@ -104,20 +97,8 @@ export function mountRest(app: Hono<AppEnv>, deps: RestDeps): void {
       } catch (err) {
         if (!executed) {
           // The executor audits what it runs; failures before it are audited here.
-          const p = toProblemError(err);
-          deps.auditor?.record({
-            requestId: c.get('requestId'),
-            transport: 'rest',
-            operationId: op.id,
-            toolName: null,
-            method: c.req.method,
-            path,
-            principal,
-            status: problemStatus(p),
-            outcome: 'error',
-            problemCode: p.code,
-            durationMs: performance.now() - started,
-          });
+          const request = { requestId: c.get('requestId'), transport: 'rest', operationId: op.id, toolName: null, method: c.req.method, path } as const;
+          deps.auditor?.record(auditEntry(request, principal, failedWith(err), started));
         }
         return withDeprecation(problemResponse(c, err, config.baseUrl), op);
       }
@@ -126,7 +107,7 @@ export function mountRest(app: Hono<AppEnv>, deps: RestDeps): void {
 }
 
 /** The app's notFound: 405 with Allow when the path exists under other methods, else 404 not_found. */
-export function notFoundHandler(routes: readonly RestRoute[], baseUrl: string, rewrite: (path: string) => string) {
+export function notFoundHandler(routes: readonly RouteDef[], baseUrl: string, rewrite: (path: string) => string) {
   const matchers = routeMatchers(routes);
   return (c: import('hono').Context<AppEnv>): Response => {
     const routed = rewrite(requestPath(c));

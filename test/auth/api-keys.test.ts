@@ -12,6 +12,7 @@ import {
   notifyKeyRevoked,
   type Authenticator,
 } from '../../runtime/auth/authenticate.ts';
+import { generateApiKeySecret } from '../../runtime/auth/secrets.ts';
 import { freshDatabase } from '../support/db.ts';
 import { addClient, addKey, addMembership, addUser, DAY, rejection, ROLE_SCOPES, SCOPES } from './fixtures.ts';
 
@@ -126,6 +127,21 @@ describe('API keys', () => {
     const auth = makeAuth();
     const err = await rejection(auth.authenticate('Bearer svc_sk_live_' + 'A'.repeat(43), null));
     expect(err.code).toBe('invalid_token');
+  });
+
+  it('an unknown key is remembered as a miss (no database round trip) until any key NOTIFY forgets the misses', async () => {
+    const auth = makeAuth();
+    await auth.ready();
+    const secret = generateApiKeySecret('live');
+    expect((await rejection(auth.authenticate(`Bearer ${secret}`, null))).code).toBe('invalid_token');
+    // The key appears in the database: the remembered miss still answers, without a lookup...
+    const { id } = await addKey(database, { ownerUserId: owner.id, secret });
+    expect((await rejection(auth.authenticate(`Bearer ${secret}`, null))).code).toBe('invalid_token');
+    // ...until a key event on any instance (created, rotated, revoked) forgets every miss.
+    await notifyKeyRevoked(database, id);
+    await vi.waitFor(async () => {
+      expect((await auth.authenticate(`Bearer ${secret}`, null)).credentialId).toBe(id);
+    });
   });
 
   it('expired key (expiresAt, or older than 90 days) -> invalid_token', async () => {

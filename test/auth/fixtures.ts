@@ -4,13 +4,14 @@ import { parse } from 'yaml';
 import type { Database } from '../../runtime/db/client.ts';
 import { apiKeys, clients, memberships, oauthClients, oauthGrants, users } from '../../runtime/db/schema.ts';
 import { generateApiKeySecret, hashSecret, displayPrefix } from '../../runtime/auth/secrets.ts';
-import { defaultRoleScopes } from '../../runtime/auth/authenticate.ts';
+import { service } from '../../generated/registry.ts';
 
 const contract = parse(readFileSync(new URL('../../contract/svc.yaml', import.meta.url), 'utf8')) as {
   scopes: { name: string }[];
 };
 export const SCOPES: string[] = contract.scopes.map((s) => s.name);
-export const ROLE_SCOPES = defaultRoleScopes(SCOPES);
+/** The contract's roles: staff labels every scope, viewer none. */
+export const ROLE_SCOPES = service.roleScopes;
 
 export const DAY = 24 * 3600 * 1000;
 
@@ -68,10 +69,12 @@ export async function addKey(
     expiresAt?: Date;
     revokedAt?: Date | null;
     mode?: 'live' | 'test';
+    /** A chosen secret (default: a fresh one). */
+    secret?: string;
   },
 ): Promise<{ id: string; secret: string }> {
   const id = nextId('key');
-  const secret = generateApiKeySecret(k.mode ?? 'live');
+  const secret = k.secret ?? generateApiKeySecret(k.mode ?? 'live');
   const createdAt = k.createdAt ?? new Date();
   await database.db.insert(apiKeys).values({
     id,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataDirLockedError, LOCK_FILE_NAME, openDatabase, type Database } from '../../runtime/db/client.ts';
+import { DataDirLockedError, LOCK_FILE_NAME, openDatabase, processStart, type Database } from '../../runtime/db/client.ts';
 import { clients, settings, tasks } from '../../runtime/db/schema.ts';
 import { CURSOR_SECRET_SETTING } from '../../runtime/paging.ts';
 import { freshDatabase, usingPostgres } from '../support/db.ts';
@@ -136,6 +136,26 @@ describe('PGlite data directory lock', () => {
       rmSync(join(dir, LOCK_FILE_NAME), { force: true });
     }
   });
+
+  it('takes over a lock whose pid now belongs to another process (a reused pid: another start time)', async () => {
+    const livePid = process.ppid;
+    const start = processStart(livePid);
+    if (start === null) return; // no /proc here: the pid alone decides
+    writeFileSync(join(dir, LOCK_FILE_NAME), JSON.stringify({ pid: livePid, processStart: String(Number(start) + 1), token: 'reused' }));
+    const db = await openDatabase({ databaseUrl: null, dataDir: dir });
+    try {
+      expect((JSON.parse(readFileSync(join(dir, LOCK_FILE_NAME), 'utf8')) as { pid: number }).pid).toBe(process.pid);
+    } finally {
+      await db.close();
+    }
+    // The same live process with its real start time still holds the directory.
+    writeFileSync(join(dir, LOCK_FILE_NAME), JSON.stringify({ pid: livePid, processStart: start, token: 'live' }));
+    try {
+      await expect(openDatabase({ databaseUrl: null, dataDir: dir })).rejects.toThrow(`process ${livePid}`);
+    } finally {
+      rmSync(join(dir, LOCK_FILE_NAME), { force: true });
+    }
+  }, 60_000);
 
   it('takes over a stale lock left by a dead process', async () => {
     const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);

@@ -12,7 +12,7 @@ import { tableCounts, WRITE_TABLES } from './helpers.ts';
 let s: TestServer;
 let m: McpSession;
 const NUL = 'a\u0000b';
-const DEPTH = service.limits.maxJsonDepth!;
+const DEPTH = service.limits.maxJsonDepth;
 
 beforeAll(async () => {
   // The walk below makes some 400 calls with one key: lift the per-minute limit for this suite.

@@ -68,6 +68,10 @@ export function caller(database: Database, p: Principal): Caller {
           async emit(type, subject, data) {
             pending.push({ type, subject, data });
           },
+          // Approved writes run through the pipeline (test/pipeline, test/e2e), not handler calls.
+          runAsProposer: async () => {
+            throw new Error('runAsProposer needs the pipeline: call approvals.approve through the server');
+          },
           openSecrets() {
             throw new Error('handler unit tests open no secrets (the e2e secret tests do)');
           },

@@ -3,7 +3,9 @@ import { and, asc } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../runtime/db/client.ts';
 import { tasks } from '../../runtime/db/schema.ts';
-import { Policy, scopesAllowedByRole } from '../../runtime/policy.ts';
+import { allowedByRole, type OwnerView } from '../../runtime/auth/principal.ts';
+import { Policy } from '../../runtime/policy.ts';
+import { service } from '../../generated/registry.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { freshDatabase } from '../support/db.ts';
 import { ALL_SCOPES, principal } from './context.ts';
@@ -126,6 +128,12 @@ describe('Policy predicates', () => {
   });
 
   it('rule 6: staff labels hold every scope, viewer none, a membership role itself when it is a scope', () => {
+    const rules = { scopes: ALL_SCOPES, roleScopes: service.roleScopes };
+    const owner = (kind: OwnerView['kind'], role: string): OwnerView =>
+      kind === 'client_admin'
+        ? { id: 'u', kind, role: 'member', allClients: false, disabled: false, memberships: [{ clientId: A, role }] }
+        : { id: 'u', kind, role, allClients: true, disabled: false, memberships: [] };
+    const scopesAllowedByRole = (role: string, _all: readonly string[], kind: OwnerView['kind']) => [...allowedByRole(owner(kind, role), rules)];
     for (const label of ['owner', 'admin', 'operator']) expect(scopesAllowedByRole(label, ALL_SCOPES, 'operator')).toEqual(ALL_SCOPES);
     expect(scopesAllowedByRole('viewer', ALL_SCOPES, 'operator')).toEqual([]);
     expect(scopesAllowedByRole('viewer', ALL_SCOPES, 'operator')).not.toContain('pii:read');

@@ -213,7 +213,10 @@ export async function startHarness(
     config,
     tools: fakeTools,
     operationsById: fakeOperations,
-    maxJsonDepth: service.limits.maxJsonDepth!,
+    maxJsonDepth: service.limits.maxJsonDepth,
+    maxBodyBytes: service.limits.requestBodyMaxBytes,
+    protocolVersions: service.mcpProtocolVersions,
+    serverVersion: service.contractVersion,
     log: (m) => logs.push(m),
     ...(options.requestAuthenticator
       ? { authenticateRequest: async (c) => fakeAuthenticate(c.req.header('authorization'), true) }

@@ -201,6 +201,9 @@ export function fakeAuthenticator(principals: Record<string, Principal>): Authen
       if (!p) throw new ProblemError('invalid_token', 'Unknown credential.');
       return p;
     },
+    async authenticateCached() {
+      return null; // nothing is cached here: a throttled address gets 429
+    },
     forget() {},
     async ready() {},
     async flush() {},

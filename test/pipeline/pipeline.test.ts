@@ -2,7 +2,8 @@
 // methods, input gathering and validation, tiers and approvals (Tier 3 exists only here),
 // idempotency, dry-run, If-Match, write switch, audit, problems and headers.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp, generatedRegistry, type SvcApp } from '../../runtime/app.ts';
+import { createApp, type SvcApp } from '../../runtime/app.ts';
+import { svcRegistry } from '../../bin/wiring.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { Database } from '../../runtime/db/client.ts';
 import { freshDatabase } from '../support/db.ts';
@@ -16,7 +17,7 @@ import {
   principal,
 } from './fixtures.ts';
 
-const gen = generatedRegistry();
+const gen = svcRegistry();
 const approvalIds = ['approvals.list', 'approvals.get', 'approvals.approve', 'approvals.reject'];
 const people = {
   alice: principal('usr_alice'),
@@ -43,11 +44,13 @@ function makeApp(writesEnabled = true, rateLimit?: number): SvcApp {
     rateLimit: rateLimit ? { limit: rateLimit } : undefined,
     rebuildProposer: async (_db, row) => Object.values(people).find((p) => p.id === row.proposerId)!,
     registry: {
+      service: gen.service,
       operationsById: { ...fixtureOperationsById, ...Object.fromEntries(approvalIds.map((id) => [id, gen.operationsById[id]!])) },
       validators: fixtureValidators,
       routes: [...fixtureRoutes, ...gen.routes.filter((r) => approvalIds.includes(r.id))],
       handlers: { ...fixtureHandlers, ...Object.fromEntries(approvalIds.map((id) => [id, gen.handlers[id]!])) },
       tools: [],
+      secretPointers: gen.secretPointers,
     },
   });
 }
@@ -236,6 +239,40 @@ describe('idempotency', () => {
     expect(inFlight.status).toBe(409);
     expect(await inFlight.json()).toMatchObject({ code: 'idempotency_key_in_progress', retryable: true });
     expect(inFlight.headers.get('retry-after')).toBeTruthy();
+  });
+  it('takes over a claim whose lease lapsed (its holder died) and runs the write once', async () => {
+    const { fingerprint } = await import('../../runtime/idempotency.ts');
+    const key = uuid();
+    await database.execute(
+      `insert into idempotency_records (credential_id, operation_id, key, fingerprint, state, holder, lease_until, expires_at)
+       values ('cred_usr_alice', 'fx.create', '${key}', '${fingerprint('fx.create', { id: 'k10', value: 'v' })}', 'in_progress',
+               'dead-holder', now() - interval '1 second', now() + interval '1 hour')`,
+    );
+    const res = await req('/v1/fx', { method: 'POST', body: { id: 'k10', value: 'v' }, headers: { 'idempotency-key': key } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('idempotency-replayed')).toBeNull();
+    const again = await req('/v1/fx', { method: 'POST', body: { id: 'k10', value: 'v' }, headers: { 'idempotency-key': key } });
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+  });
+  it('a request that lost its claim to a takeover commits nothing', async () => {
+    const { beginIdempotent, completeIdempotent, fingerprint } = await import('../../runtime/idempotency.ts');
+    const scope = { credentialId: 'cred_lease', operationId: 'fx.create', key: uuid(), fingerprint: fingerprint('fx.create', { id: 'k11' }) };
+    const first = await beginIdempotent(database.db, scope, 24);
+    expect(first.kind).toBe('new');
+    if (first.kind !== 'new') return;
+    first.claim.release();
+    // The lease lapses (the holder stalled) and a retry takes the key over.
+    await database.execute(`update idempotency_records set lease_until = now() - interval '1 second' where key = '${scope.key}'`);
+    const second = await beginIdempotent(database.db, scope, 24);
+    expect(second.kind).toBe('new');
+    if (second.kind !== 'new') return;
+    second.claim.release();
+    await expect(completeIdempotent(database.db, scope, first.claim.holder, { status: 201, body: {}, headers: {} })).rejects.toMatchObject({
+      code: 'idempotency_key_in_progress',
+    });
+    await completeIdempotent(database.db, scope, second.claim.holder, { status: 201, body: { won: true }, headers: {} });
+    const replay = await beginIdempotent(database.db, scope, 24);
+    expect(replay).toMatchObject({ kind: 'replay', response: { body: { won: true } } });
   });
   it('stores 4xx answers but not 5xx ones', async () => {
     const key = uuid();

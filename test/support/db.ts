@@ -8,10 +8,8 @@ export function usingPostgres(): boolean {
   return Boolean(process.env.DATABASE_URL);
 }
 
-export async function freshDatabase(): Promise<Database> {
-  const url = process.env.DATABASE_URL;
-  if (!url) return openDatabase({ databaseUrl: null, dataDir: ':memory:' });
-
+/** A new, empty PostgreSQL database on DATABASE_URL's server: its URL and how to drop it. */
+export async function freshPostgresDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   try {
@@ -21,7 +19,25 @@ export async function freshDatabase(): Promise<Database> {
   }
   const target = new URL(url);
   target.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: target.toString(), dataDir: '' });
+  return {
+    url: target.toString(),
+    async drop() {
+      const dropper = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        await dropper.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await dropper.end({ timeout: 5 });
+      }
+    },
+  };
+}
+
+export async function freshDatabase(): Promise<Database> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return openDatabase({ databaseUrl: null, dataDir: ':memory:' });
+
+  const fresh = await freshPostgresDatabase(url);
+  const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '' });
   const close = database.close.bind(database);
   let closed = false;
   return {
@@ -30,12 +46,7 @@ export async function freshDatabase(): Promise<Database> {
       if (closed) return;
       closed = true;
       await close();
-      const dropper = postgres(url, { max: 1, onnotice: () => {} });
-      try {
-        await dropper.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await dropper.end({ timeout: 5 });
-      }
+      await fresh.drop();
     },
   };
 }

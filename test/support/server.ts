@@ -3,12 +3,16 @@
 // Everything the server logs is captured (logs) so a test can prove no secret reaches it.
 import { loadConfig, type Config } from '../../runtime/config.ts';
 import type { Database } from '../../runtime/db/client.ts';
-import type { CreateAppOptions, SvcApp } from '../../runtime/app.ts';
-import { loadSeed, startServer, type SeedCredentials } from '../../runtime/server.ts';
+import type { CreateAppOptions, Registry, SvcApp } from '../../runtime/app.ts';
+import { loadSeed, startServer, type SeedCredentials, type StartServerOptions } from '../../runtime/server.ts';
+import { svcRegistry } from '../../bin/wiring.ts';
 import { freshDatabase } from './db.ts';
 
 export interface TestServerOptions extends Partial<Config> {
-  app?: Omit<CreateAppOptions, 'database' | 'config' | 'log'>;
+  /** App options; `registry` defaults to the wired one (bin/wiring.ts). */
+  app?: Omit<CreateAppOptions, 'database' | 'config' | 'log' | 'registry'> & { registry?: Registry };
+  /** Shorter request timeouts than the contract's (slow-client tests). */
+  timeouts?: StartServerOptions['timeouts'];
 }
 
 export interface TestServer {
@@ -24,7 +28,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {
-  const { app, ...configOverrides } = overrides;
+  const { app, timeouts, ...configOverrides } = overrides;
   const database = await freshDatabase();
   const logs: string[] = [];
   try {
@@ -33,6 +37,8 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       config: base,
       database,
       hostname: '127.0.0.1',
+      registry: app?.registry ?? svcRegistry(),
+      timeouts,
       app: { ...app, log: (m) => logs.push(m) },
     });
     // Seeded after the server knows its base URL (the seed may record it, e.g. OAuth audiences).
@@ -48,6 +54,16 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       async close() {
         await server.close();
         await database.close();
+        // Suite-wide: whatever a test made the server log is one structured line (runtime/log.ts).
+        const loose = logs.filter((line) => {
+          try {
+            const parsed = JSON.parse(line) as { event?: unknown };
+            return typeof parsed.event !== 'string';
+          } catch {
+            return true;
+          }
+        });
+        if (loose.length > 0) throw new Error(`the server logged lines that are not runtime/log.ts JSON: ${loose.slice(0, 3).join(' | ')}`);
       },
     };
   } catch (err) {

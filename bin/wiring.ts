@@ -1,0 +1,26 @@
+// The one place that wires the generated contract output and the hand-written handlers into the
+// runtime library. runtime/ never imports handlers/; it receives this registry as an argument
+// (createApp, startServer, runServe). Folder graph: bin → {handlers, runtime, generated},
+// handlers → {runtime, generated}, runtime → generated (types and contract facts) only.
+import type { Registry } from '../runtime/app.ts';
+import type { AnyHandler } from '../runtime/pipeline/executor.ts';
+import type { ValidateFn } from '../runtime/pipeline/validate.ts';
+import { mcpTools } from '../generated/mcp-tools.ts';
+import { operationsById, secretPointers, service } from '../generated/registry.ts';
+import { routes } from '../generated/routes.ts';
+import { validators } from '../generated/validators.js';
+import { handlers } from '../handlers/index.ts';
+
+/** The registry of this contract and its handlers: what `svc serve` runs. */
+export function svcRegistry(): Registry {
+  return {
+    service,
+    operationsById,
+    validators: validators as Readonly<Record<string, ValidateFn>>,
+    routes,
+    tools: mcpTools,
+    // AllHandlers is keyed by operation id with each operation's own input/output types.
+    handlers: handlers as unknown as Readonly<Record<string, AnyHandler>>,
+    secretPointers,
+  };
+}

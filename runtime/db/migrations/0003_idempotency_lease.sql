@@ -1,0 +1,2 @@
+ALTER TABLE "idempotency_records" ADD COLUMN "holder" text;--> statement-breakpoint
+ALTER TABLE "idempotency_records" ADD COLUMN "lease_until" timestamp with time zone DEFAULT now() + interval '10 seconds' NOT NULL;
