@@ -18,7 +18,7 @@ import { errorSummary, logLine } from './log.ts';
 import { campaigns, operations, outboundMessages } from './db/schema.ts';
 
 export const MAX_ATTEMPTS = 5;
-const BATCH = 50;
+const BATCH = 50; // not a contract limit: messages claimed per transaction
 
 export interface OutboundMessage {
   id: string;
