@@ -1020,6 +1020,7 @@ export const operations: readonly OperationDef[] = [
               "enrollmentEnd",
               "scheduledAt",
               "sentAt",
+              "operationId",
               "createdAt",
               "updatedAt"
             ],
@@ -1366,7 +1367,7 @@ export const operations: readonly OperationDef[] = [
         "openWorldHint": false,
         "readOnlyHint": true
       },
-      "description": "Clients in the caller's client scope, by name.",
+      "description": "Clients in the caller's client scope, by name (then id).",
       "inputSchema": {
         "additionalProperties": false,
         "properties": {
@@ -9215,6 +9216,13 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "name": {
         "type": "string"
       },
+      "operationId": {
+        "description": "The campaign_send operation (op_…) of the approved send; null until a send is approved.",
+        "type": [
+          "string",
+          "null"
+        ]
+      },
       "scheduledAt": {
         "format": "date-time",
         "type": [
@@ -9248,6 +9256,7 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "enrollmentEnd",
       "scheduledAt",
       "sentAt",
+      "operationId",
       "createdAt",
       "updatedAt"
     ],
@@ -9666,7 +9675,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": [
           "string",
           "null"
-        ]
+        ],
+        "x-svc-personal": true
       },
       "id": {
         "$ref": "#/components/schemas/Id",
@@ -9683,14 +9693,16 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "type": [
           "string",
           "null"
-        ]
+        ],
+        "x-svc-personal": true
       },
       "phone": {
         "description": "Null when redacted or unknown.",
         "type": [
           "string",
           "null"
-        ]
+        ],
+        "x-svc-personal": true
       },
       "redacted": {
         "description": "True when the caller lacks pii:read and name, email and phone were withheld.",
@@ -9815,7 +9827,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "email": {
         "description": "Exact email, case-insensitive.",
         "maxLength": 320,
-        "type": "string"
+        "type": "string",
+        "x-svc-personal": true
       },
       "pageSize": {
         "$ref": "#/components/schemas/PageSize"
@@ -9823,7 +9836,8 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "phone": {
         "description": "Exact phone, digits compared.",
         "maxLength": 40,
-        "type": "string"
+        "type": "string",
+        "x-svc-personal": true
       },
       "query": {
         "description": "Free text matched against name, email, phone and job title.",

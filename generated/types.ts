@@ -233,7 +233,7 @@ export interface paths {
         };
         /**
          * List clients
-         * @description Clients in the caller's client scope, by name.
+         * @description Clients in the caller's client scope, by name (then id).
          */
         get: operations["clients.list"];
         put?: never;
@@ -1808,6 +1808,8 @@ export interface components {
             /** @enum {string} */
             kind: "open_enrollment" | "reminder" | "announcement";
             name: string;
+            /** @description The campaign_send operation (op_…) of the approved send; null until a send is approved. */
+            operationId: string | null;
             /** Format: date-time */
             scheduledAt: string | null;
             /** Format: date-time */

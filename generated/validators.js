@@ -4256,7 +4256,7 @@ validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_campaigns_list = validate53;
 const schema89 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Campaign"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/campaigns.list.json"};
-const schema90 = {"type":"object","required":["id","clientId","name","kind","channel","status","audienceSize","enrollmentStart","enrollmentEnd","scheduledAt","sentAt","createdAt","updatedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A campaign's id (cmp_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"name":{"type":"string"},"kind":{"type":"string","enum":["open_enrollment","reminder","announcement"]},"channel":{"type":"string","enum":["email","sms"]},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/CampaignStatus"},"audienceSize":{"type":"integer","minimum":0,"description":"How many recipients it goes to."},"enrollmentStart":{"type":["string","null"],"format":"date"},"enrollmentEnd":{"type":["string","null"],"format":"date"},"scheduledAt":{"type":["string","null"],"format":"date-time"},"sentAt":{"type":["string","null"],"format":"date-time"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
+const schema90 = {"type":"object","required":["id","clientId","name","kind","channel","status","audienceSize","enrollmentStart","enrollmentEnd","scheduledAt","sentAt","operationId","createdAt","updatedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A campaign's id (cmp_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"name":{"type":"string"},"kind":{"type":"string","enum":["open_enrollment","reminder","announcement"]},"channel":{"type":"string","enum":["email","sms"]},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/CampaignStatus"},"audienceSize":{"type":"integer","minimum":0,"description":"How many recipients it goes to."},"enrollmentStart":{"type":["string","null"],"format":"date"},"enrollmentEnd":{"type":["string","null"],"format":"date"},"scheduledAt":{"type":["string","null"],"format":"date-time"},"sentAt":{"type":["string","null"],"format":"date-time"},"operationId":{"type":["string","null"],"description":"The campaign_send operation (op_…) of the approved send; null until a send is approved."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
 const formats30 = require("ajv-formats/dist/formats").fullFormats.date;
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4380,8 +4380,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.createdAt === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(data.operationId === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "operationId"},message:"must have required property '"+"operationId"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4390,8 +4390,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.updatedAt === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
+if(data.createdAt === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4400,11 +4400,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err13 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.updatedAt === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4413,8 +4410,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err14 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err14 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4423,9 +4423,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data0)){
+const err15 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4435,11 +4434,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.clientId !== undefined){
-let data1 = data.clientId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err16 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4448,8 +4444,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.clientId !== undefined){
+let data1 = data.clientId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4458,9 +4458,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data1)){
+const err18 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4470,9 +4469,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err19 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err19 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4482,10 +4480,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.kind !== undefined){
-let data3 = data.kind;
-if(typeof data3 !== "string"){
-const err20 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err20 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4494,8 +4491,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(((data3 === "open_enrollment") || (data3 === "reminder")) || (data3 === "announcement"))){
-const err21 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema90.properties.kind.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.kind !== undefined){
+let data3 = data.kind;
+if(typeof data3 !== "string"){
+const err21 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4504,11 +4504,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data.channel !== undefined){
-let data4 = data.channel;
-if(typeof data4 !== "string"){
-const err22 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data3 === "open_enrollment") || (data3 === "reminder")) || (data3 === "announcement"))){
+const err22 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema90.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4517,8 +4514,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!((data4 === "email") || (data4 === "sms"))){
-const err23 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema90.properties.channel.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.channel !== undefined){
+let data4 = data.channel;
+if(typeof data4 !== "string"){
+const err23 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4527,11 +4527,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data5 = data.status;
-if(typeof data5 !== "string"){
-const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data4 === "email") || (data4 === "sms"))){
+const err24 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema90.properties.channel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4540,8 +4537,11 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!(((((data5 === "draft") || (data5 === "scheduled")) || (data5 === "sending")) || (data5 === "sent")) || (data5 === "cancelled"))){
-const err25 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/enum",keyword:"enum",params:{allowedValues: schema86.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.status !== undefined){
+let data5 = data.status;
+if(typeof data5 !== "string"){
+const err25 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4550,11 +4550,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-if(data.audienceSize !== undefined){
-let data6 = data.audienceSize;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err26 = {instancePath:instancePath+"/audienceSize",schemaPath:"#/properties/audienceSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(((((data5 === "draft") || (data5 === "scheduled")) || (data5 === "sending")) || (data5 === "sent")) || (data5 === "cancelled"))){
+const err26 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/enum",keyword:"enum",params:{allowedValues: schema86.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4563,9 +4560,11 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(typeof data6 == "number"){
-if(data6 < 0 || isNaN(data6)){
-const err27 = {instancePath:instancePath+"/audienceSize",schemaPath:"#/properties/audienceSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.audienceSize !== undefined){
+let data6 = data.audienceSize;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err27 = {instancePath:instancePath+"/audienceSize",schemaPath:"#/properties/audienceSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4574,12 +4573,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-}
-if(data.enrollmentStart !== undefined){
-let data7 = data.enrollmentStart;
-if((typeof data7 !== "string") && (data7 !== null)){
-const err28 = {instancePath:instancePath+"/enrollmentStart",schemaPath:"#/properties/enrollmentStart/type",keyword:"type",params:{type: schema90.properties.enrollmentStart.type},message:"must be string,null"};
+if(typeof data6 == "number"){
+if(data6 < 0 || isNaN(data6)){
+const err28 = {instancePath:instancePath+"/audienceSize",schemaPath:"#/properties/audienceSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4588,9 +4584,12 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(typeof data7 === "string"){
-if(!(formats30.validate(data7))){
-const err29 = {instancePath:instancePath+"/enrollmentStart",schemaPath:"#/properties/enrollmentStart/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+}
+}
+if(data.enrollmentStart !== undefined){
+let data7 = data.enrollmentStart;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err29 = {instancePath:instancePath+"/enrollmentStart",schemaPath:"#/properties/enrollmentStart/type",keyword:"type",params:{type: schema90.properties.enrollmentStart.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4599,12 +4598,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-}
-if(data.enrollmentEnd !== undefined){
-let data8 = data.enrollmentEnd;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err30 = {instancePath:instancePath+"/enrollmentEnd",schemaPath:"#/properties/enrollmentEnd/type",keyword:"type",params:{type: schema90.properties.enrollmentEnd.type},message:"must be string,null"};
+if(typeof data7 === "string"){
+if(!(formats30.validate(data7))){
+const err30 = {instancePath:instancePath+"/enrollmentStart",schemaPath:"#/properties/enrollmentStart/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -4613,9 +4609,12 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(typeof data8 === "string"){
-if(!(formats30.validate(data8))){
-const err31 = {instancePath:instancePath+"/enrollmentEnd",schemaPath:"#/properties/enrollmentEnd/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+}
+}
+if(data.enrollmentEnd !== undefined){
+let data8 = data.enrollmentEnd;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err31 = {instancePath:instancePath+"/enrollmentEnd",schemaPath:"#/properties/enrollmentEnd/type",keyword:"type",params:{type: schema90.properties.enrollmentEnd.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4624,12 +4623,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-}
-if(data.scheduledAt !== undefined){
-let data9 = data.scheduledAt;
-if((typeof data9 !== "string") && (data9 !== null)){
-const err32 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/type",keyword:"type",params:{type: schema90.properties.scheduledAt.type},message:"must be string,null"};
+if(typeof data8 === "string"){
+if(!(formats30.validate(data8))){
+const err32 = {instancePath:instancePath+"/enrollmentEnd",schemaPath:"#/properties/enrollmentEnd/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4638,9 +4634,12 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(typeof data9 === "string"){
-if(!(formats0.validate(data9))){
-const err33 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+}
+if(data.scheduledAt !== undefined){
+let data9 = data.scheduledAt;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err33 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/type",keyword:"type",params:{type: schema90.properties.scheduledAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4649,12 +4648,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-}
-if(data.sentAt !== undefined){
-let data10 = data.sentAt;
-if((typeof data10 !== "string") && (data10 !== null)){
-const err34 = {instancePath:instancePath+"/sentAt",schemaPath:"#/properties/sentAt/type",keyword:"type",params:{type: schema90.properties.sentAt.type},message:"must be string,null"};
+if(typeof data9 === "string"){
+if(!(formats0.validate(data9))){
+const err34 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4663,9 +4659,12 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(typeof data10 === "string"){
-if(!(formats0.validate(data10))){
-const err35 = {instancePath:instancePath+"/sentAt",schemaPath:"#/properties/sentAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+}
+if(data.sentAt !== undefined){
+let data10 = data.sentAt;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err35 = {instancePath:instancePath+"/sentAt",schemaPath:"#/properties/sentAt/type",keyword:"type",params:{type: schema90.properties.sentAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4674,13 +4673,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-}
-if(data.createdAt !== undefined){
-let data11 = data.createdAt;
-if(typeof data11 === "string"){
-if(!(formats0.validate(data11))){
-const err36 = {instancePath:instancePath+"/createdAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(typeof data10 === "string"){
+if(!(formats0.validate(data10))){
+const err36 = {instancePath:instancePath+"/sentAt",schemaPath:"#/properties/sentAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4690,8 +4685,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-else {
-const err37 = {instancePath:instancePath+"/createdAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.operationId !== undefined){
+let data11 = data.operationId;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err37 = {instancePath:instancePath+"/operationId",schemaPath:"#/properties/operationId/type",keyword:"type",params:{type: schema90.properties.operationId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4701,11 +4699,11 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data.updatedAt !== undefined){
-let data12 = data.updatedAt;
+if(data.createdAt !== undefined){
+let data12 = data.createdAt;
 if(typeof data12 === "string"){
 if(!(formats0.validate(data12))){
-const err38 = {instancePath:instancePath+"/updatedAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err38 = {instancePath:instancePath+"/createdAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4716,7 +4714,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/updatedAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err39 = {instancePath:instancePath+"/createdAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4726,9 +4724,11 @@ vErrors.push(err39);
 errors++;
 }
 }
-}
-else {
-const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.updatedAt !== undefined){
+let data13 = data.updatedAt;
+if(typeof data13 === "string"){
+if(!(formats0.validate(data13))){
+const err40 = {instancePath:instancePath+"/updatedAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4737,10 +4737,33 @@ vErrors.push(err40);
 }
 errors++;
 }
+}
+else {
+const err41 = {instancePath:instancePath+"/updatedAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
 validate54.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"id":true,"clientId":true,"name":true,"kind":true,"channel":true,"status":true,"audienceSize":true,"enrollmentStart":true,"enrollmentEnd":true,"scheduledAt":true,"sentAt":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"id":true,"clientId":true,"name":true,"kind":true,"channel":true,"status":true,"audienceSize":true,"enrollmentStart":true,"enrollmentEnd":true,"scheduledAt":true,"sentAt":true,"operationId":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5063,8 +5086,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.createdAt === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(data.operationId === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "operationId"},message:"must have required property '"+"operationId"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5073,8 +5096,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.updatedAt === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
+if(data.createdAt === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5083,11 +5106,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(func1(data0) > 64){
-const err13 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.updatedAt === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5096,8 +5116,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err14 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err14 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5106,9 +5129,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data0)){
+const err15 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5118,11 +5140,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.clientId !== undefined){
-let data1 = data.clientId;
-if(typeof data1 === "string"){
-if(func1(data1) > 64){
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err16 = {instancePath:instancePath+"/id",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5131,8 +5150,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.clientId !== undefined){
+let data1 = data.clientId;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5141,9 +5164,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data1)){
+const err18 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5153,9 +5175,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err19 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err19 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5165,10 +5186,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.kind !== undefined){
-let data3 = data.kind;
-if(typeof data3 !== "string"){
-const err20 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err20 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5177,8 +5197,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(((data3 === "open_enrollment") || (data3 === "reminder")) || (data3 === "announcement"))){
-const err21 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema90.properties.kind.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.kind !== undefined){
+let data3 = data.kind;
+if(typeof data3 !== "string"){
+const err21 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5187,11 +5210,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data.channel !== undefined){
-let data4 = data.channel;
-if(typeof data4 !== "string"){
-const err22 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data3 === "open_enrollment") || (data3 === "reminder")) || (data3 === "announcement"))){
+const err22 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema90.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5200,8 +5220,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!((data4 === "email") || (data4 === "sms"))){
-const err23 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema90.properties.channel.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.channel !== undefined){
+let data4 = data.channel;
+if(typeof data4 !== "string"){
+const err23 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5210,11 +5233,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data5 = data.status;
-if(typeof data5 !== "string"){
-const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data4 === "email") || (data4 === "sms"))){
+const err24 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema90.properties.channel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -5223,8 +5243,11 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!(((((data5 === "draft") || (data5 === "scheduled")) || (data5 === "sending")) || (data5 === "sent")) || (data5 === "cancelled"))){
-const err25 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/enum",keyword:"enum",params:{allowedValues: schema86.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.status !== undefined){
+let data5 = data.status;
+if(typeof data5 !== "string"){
+const err25 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -5233,11 +5256,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-if(data.audienceSize !== undefined){
-let data6 = data.audienceSize;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err26 = {instancePath:instancePath+"/audienceSize",schemaPath:"#/properties/audienceSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(((((data5 === "draft") || (data5 === "scheduled")) || (data5 === "sending")) || (data5 === "sent")) || (data5 === "cancelled"))){
+const err26 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/CampaignStatus/enum",keyword:"enum",params:{allowedValues: schema86.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -5246,9 +5266,11 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(typeof data6 == "number"){
-if(data6 < 0 || isNaN(data6)){
-const err27 = {instancePath:instancePath+"/audienceSize",schemaPath:"#/properties/audienceSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.audienceSize !== undefined){
+let data6 = data.audienceSize;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err27 = {instancePath:instancePath+"/audienceSize",schemaPath:"#/properties/audienceSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5257,12 +5279,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-}
-if(data.enrollmentStart !== undefined){
-let data7 = data.enrollmentStart;
-if((typeof data7 !== "string") && (data7 !== null)){
-const err28 = {instancePath:instancePath+"/enrollmentStart",schemaPath:"#/properties/enrollmentStart/type",keyword:"type",params:{type: schema90.properties.enrollmentStart.type},message:"must be string,null"};
+if(typeof data6 == "number"){
+if(data6 < 0 || isNaN(data6)){
+const err28 = {instancePath:instancePath+"/audienceSize",schemaPath:"#/properties/audienceSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -5271,9 +5290,12 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(typeof data7 === "string"){
-if(!(formats30.validate(data7))){
-const err29 = {instancePath:instancePath+"/enrollmentStart",schemaPath:"#/properties/enrollmentStart/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+}
+}
+if(data.enrollmentStart !== undefined){
+let data7 = data.enrollmentStart;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err29 = {instancePath:instancePath+"/enrollmentStart",schemaPath:"#/properties/enrollmentStart/type",keyword:"type",params:{type: schema90.properties.enrollmentStart.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -5282,12 +5304,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-}
-if(data.enrollmentEnd !== undefined){
-let data8 = data.enrollmentEnd;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err30 = {instancePath:instancePath+"/enrollmentEnd",schemaPath:"#/properties/enrollmentEnd/type",keyword:"type",params:{type: schema90.properties.enrollmentEnd.type},message:"must be string,null"};
+if(typeof data7 === "string"){
+if(!(formats30.validate(data7))){
+const err30 = {instancePath:instancePath+"/enrollmentStart",schemaPath:"#/properties/enrollmentStart/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -5296,9 +5315,12 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(typeof data8 === "string"){
-if(!(formats30.validate(data8))){
-const err31 = {instancePath:instancePath+"/enrollmentEnd",schemaPath:"#/properties/enrollmentEnd/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+}
+}
+if(data.enrollmentEnd !== undefined){
+let data8 = data.enrollmentEnd;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err31 = {instancePath:instancePath+"/enrollmentEnd",schemaPath:"#/properties/enrollmentEnd/type",keyword:"type",params:{type: schema90.properties.enrollmentEnd.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -5307,12 +5329,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-}
-if(data.scheduledAt !== undefined){
-let data9 = data.scheduledAt;
-if((typeof data9 !== "string") && (data9 !== null)){
-const err32 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/type",keyword:"type",params:{type: schema90.properties.scheduledAt.type},message:"must be string,null"};
+if(typeof data8 === "string"){
+if(!(formats30.validate(data8))){
+const err32 = {instancePath:instancePath+"/enrollmentEnd",schemaPath:"#/properties/enrollmentEnd/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -5321,9 +5340,12 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(typeof data9 === "string"){
-if(!(formats0.validate(data9))){
-const err33 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+}
+if(data.scheduledAt !== undefined){
+let data9 = data.scheduledAt;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err33 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/type",keyword:"type",params:{type: schema90.properties.scheduledAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -5332,12 +5354,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-}
-if(data.sentAt !== undefined){
-let data10 = data.sentAt;
-if((typeof data10 !== "string") && (data10 !== null)){
-const err34 = {instancePath:instancePath+"/sentAt",schemaPath:"#/properties/sentAt/type",keyword:"type",params:{type: schema90.properties.sentAt.type},message:"must be string,null"};
+if(typeof data9 === "string"){
+if(!(formats0.validate(data9))){
+const err34 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -5346,9 +5365,12 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(typeof data10 === "string"){
-if(!(formats0.validate(data10))){
-const err35 = {instancePath:instancePath+"/sentAt",schemaPath:"#/properties/sentAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+}
+if(data.sentAt !== undefined){
+let data10 = data.sentAt;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err35 = {instancePath:instancePath+"/sentAt",schemaPath:"#/properties/sentAt/type",keyword:"type",params:{type: schema90.properties.sentAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -5357,13 +5379,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-}
-if(data.createdAt !== undefined){
-let data11 = data.createdAt;
-if(typeof data11 === "string"){
-if(!(formats0.validate(data11))){
-const err36 = {instancePath:instancePath+"/createdAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(typeof data10 === "string"){
+if(!(formats0.validate(data10))){
+const err36 = {instancePath:instancePath+"/sentAt",schemaPath:"#/properties/sentAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -5373,8 +5391,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-else {
-const err37 = {instancePath:instancePath+"/createdAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.operationId !== undefined){
+let data11 = data.operationId;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err37 = {instancePath:instancePath+"/operationId",schemaPath:"#/properties/operationId/type",keyword:"type",params:{type: schema90.properties.operationId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -5384,11 +5405,11 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data.updatedAt !== undefined){
-let data12 = data.updatedAt;
+if(data.createdAt !== undefined){
+let data12 = data.createdAt;
 if(typeof data12 === "string"){
 if(!(formats0.validate(data12))){
-const err38 = {instancePath:instancePath+"/updatedAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err38 = {instancePath:instancePath+"/createdAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -5399,7 +5420,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/updatedAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err39 = {instancePath:instancePath+"/createdAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -5409,9 +5430,11 @@ vErrors.push(err39);
 errors++;
 }
 }
-}
-else {
-const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.updatedAt !== undefined){
+let data13 = data.updatedAt;
+if(typeof data13 === "string"){
+if(!(formats0.validate(data13))){
+const err40 = {instancePath:instancePath+"/updatedAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -5420,10 +5443,33 @@ vErrors.push(err40);
 }
 errors++;
 }
+}
+else {
+const err41 = {instancePath:instancePath+"/updatedAt",schemaPath:"https://svc.invalid/schemas.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
 validate58.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"id":true,"clientId":true,"name":true,"kind":true,"channel":true,"status":true,"audienceSize":true,"enrollmentStart":true,"enrollmentEnd":true,"scheduledAt":true,"sentAt":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":{"id":true,"clientId":true,"name":true,"kind":true,"channel":true,"status":true,"audienceSize":true,"enrollmentStart":true,"enrollmentEnd":true,"scheduledAt":true,"sentAt":true,"operationId":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5444,7 +5490,7 @@ errors = vErrors.length;
 validate57.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":{"id":true,"clientId":true,"name":true,"kind":true,"channel":true,"status":true,"audienceSize":true,"enrollmentStart":true,"enrollmentEnd":true,"scheduledAt":true,"sentAt":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":{"id":true,"clientId":true,"name":true,"kind":true,"channel":true,"status":true,"audienceSize":true,"enrollmentStart":true,"enrollmentEnd":true,"scheduledAt":true,"sentAt":true,"operationId":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_clients_get = validate60;
 const schema106 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["client_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/clients.get.json"};

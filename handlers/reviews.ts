@@ -1,8 +1,92 @@
-// reviews.*: not implemented yet; every operation answers 501 not_implemented.
-import { notImplemented } from '../runtime/not-implemented.ts';
+// reviews.*: deliverables checked by the team before they are released to the client.
+// Visibility: the client scope (rule 5), and a client admin sees released reviews only (a draft or
+// ready review is 404 to it). Service accounts and operators see every status in their reach.
+import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { reviews } from '../runtime/db/schema.ts';
+import { registerSubjectLoader } from '../runtime/approval-subjects.ts';
+import type { HandlerContext, Page } from '../runtime/handler-types.ts';
+import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { notFound } from '../runtime/problem-error.ts';
+import { toReview, type Review, type ReviewRow } from './mappers/crm.ts';
+import { actorName, invalidTransition } from './shared.ts';
+import type { ReviewsHandlers } from '../generated/handlers/reviews.ts';
+import type { components } from '../generated/types.ts';
+
+type Schemas = components['schemas'];
+
+registerSubjectLoader('review', async (db, id) => {
+  const [row] = await db.select({ clientId: reviews.clientId }).from(reviews).where(eq(reviews.id, id)).limit(1);
+  return row;
+});
+
+function releasedOnly(ctx: HandlerContext): boolean {
+  return ctx.principal.kind === 'client_admin';
+}
+
+async function visibleReview(ctx: HandlerContext, id: string): Promise<ReviewRow> {
+  const [row] = await ctx.db.select().from(reviews).where(eq(reviews.id, id));
+  if (!row || !ctx.policy.canReadClient(row.clientId)) throw notFound('Review');
+  if (releasedOnly(ctx) && row.status !== 'released') throw notFound('Review');
+  return row;
+}
+
+async function list(input: Schemas['ReviewsListInput'], ctx: HandlerContext): Promise<Page<Review>> {
+  const { clientId, projectId, status } = input;
+  if (clientId !== undefined) ctx.policy.assertClientInScope(clientId);
+  const page = await startPage(ctx.db, input, 'reviews.list', { clientId, projectId, status });
+  const filters: (SQL | undefined)[] = [
+    ctx.policy.clientWhere(reviews.clientId),
+    releasedOnly(ctx) ? eq(reviews.status, 'released') : undefined,
+    clientId !== undefined ? eq(reviews.clientId, clientId) : undefined,
+    projectId !== undefined ? eq(reviews.projectId, projectId) : undefined,
+    status !== undefined ? eq(reviews.status, status) : undefined,
+    page.after(reviews.createdAt, reviews.id),
+  ];
+  const rows = await ctx.db
+    .select({ ...getTableColumns(reviews), pageKey: pageKeyColumn(reviews.createdAt) })
+    .from(reviews)
+    .where(and(...filters))
+    .orderBy(...page.orderBy(reviews.createdAt, reviews.id))
+    .limit(page.fetch);
+  return page.finish(rows, toReview);
+}
+
+async function get(input: { review_id: string }, ctx: HandlerContext): Promise<Review> {
+  return toReview(await visibleReview(ctx, input.review_id));
+}
+
+/** Tier 2, run as the proposer once approved: ready -> released; released stays as it is, silently. */
+async function release(input: { review_id: string; note?: string }, ctx: HandlerContext): Promise<Review> {
+  const current = await visibleReview(ctx, input.review_id);
+  if (current.status === 'released') return toReview(current);
+  if (current.status !== 'ready') throw invalidTransition(`Only a ready review can be released; this one is ${current.status}.`);
+  const [row] = await ctx.db
+    .update(reviews)
+    .set({
+      status: 'released',
+      releaseNote: input.note ?? null,
+      releasedAt: ctx.now,
+      releasedByKind: ctx.principal.kind,
+      releasedById: ctx.principal.id,
+      releasedByName: await actorName(ctx.db, ctx.principal.id),
+      updatedAt: ctx.now,
+      version: sql`${reviews.version} + 1`,
+    })
+    .where(and(eq(reviews.id, current.id), eq(reviews.status, 'ready')))
+    .returning();
+  if (!row) {
+    // Released (or moved) concurrently: report what it is now.
+    const now = await visibleReview(ctx, current.id);
+    if (now.status === 'released') return toReview(now);
+    throw invalidTransition(`Only a ready review can be released; this one is ${now.status}.`);
+  }
+  const review = toReview(row);
+  await ctx.emit('review.released', { clientId: review.clientId, subjectId: review.id }, review);
+  return review;
+}
 
 export const reviewsHandlers = {
-  'reviews.list': notImplemented('reviews.list'),
-  'reviews.get': notImplemented('reviews.get'),
-  'reviews.release': notImplemented('reviews.release'),
-};
+  'reviews.list': list,
+  'reviews.get': get,
+  'reviews.release': release,
+} satisfies ReviewsHandlers;

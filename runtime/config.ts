@@ -22,6 +22,10 @@ export interface Config {
   mcpUnderscoreAliases: boolean;
   /** Requests a credential may make a minute (SVC_RATE_LIMIT_PER_MINUTE); null: the contract's limits.rateLimitPerMinute. */
   rateLimitPerMinute: number | null;
+  /** SMTP URL the outbox sends e-mail through (nodemailer); null: outbound messages stay queued. */
+  smtpUrl: string | null;
+  /** From address of outbound e-mail (SVC_SMTP_FROM). */
+  smtpFrom: string;
   /** SVC_SECRET_KEY's 32 bytes (seals stored bearer secrets); null: a key generated once into the database. */
   secretKey: Buffer | null;
   /**
@@ -83,6 +87,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: flag(env.SVC_WEBHOOK_ALLOW_PRIVATE, false),
     mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
     rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),
+    smtpUrl: env.SVC_SMTP_URL || null,
+    smtpFrom: env.SVC_SMTP_FROM || 'no-reply@svc.example',
     secretKey: env.SVC_SECRET_KEY ? parseSecretKey(env.SVC_SECRET_KEY) : null,
   };
   return { ...config, ...overrides };

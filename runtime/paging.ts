@@ -181,3 +181,78 @@ export async function startPage(
     },
   };
 }
+
+// -------------------------------------------------------------------------------------------------
+// Keyset paging by (name asc, id asc): clients.list and crm.accounts.list. Same signed cursor format
+// with v: 2 and the last row's name in n.
+
+export interface NamePageWindow {
+  readonly fetch: number;
+  readonly pageSize: number;
+  /** WHERE part: rows strictly after the cursor position (undefined on the first page). */
+  after(name: AnyColumn, id: AnyColumn): SQL | undefined;
+  /** ORDER BY name asc, id asc. */
+  orderBy(name: AnyColumn, id: AnyColumn): SQL[];
+  finish<R extends { id: string; name: string }, T>(rows: R[], map: (row: R) => T): PageResult<T>;
+}
+
+function encodeNameCursor(secret: string, query: string, key: { name: string; id: string }): string {
+  const encoded = Buffer.from(JSON.stringify({ v: 2, q: query, n: key.name, i: key.id }), 'utf8').toString('base64url');
+  return `${encoded}.${sign(secret, encoded)}`;
+}
+
+function decodeNameCursor(secret: string, query: string, cursor: string): { name: string; id: string } {
+  const bad = (why: string) => invalidField('/cursor', why);
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 2048) throw bad('is not a cursor from this API');
+  const dot = cursor.indexOf('.');
+  if (dot <= 0 || dot !== cursor.lastIndexOf('.')) throw bad('is not a cursor from this API');
+  const encoded = cursor.slice(0, dot);
+  const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
+  const expected = Buffer.from(sign(secret, encoded), 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw bad('was altered or was not issued by this service');
+  }
+  let body: { v?: unknown; q?: unknown; n?: unknown; i?: unknown };
+  try {
+    body = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as typeof body;
+  } catch {
+    throw bad('is not a cursor from this API');
+  }
+  if (body?.v !== 2 || typeof body.n !== 'string' || typeof body.i !== 'string') throw bad('is not a cursor from this API');
+  if (body.q !== query) throw bad('belongs to another list or other filters; start again without a cursor');
+  return { name: body.n, id: body.i };
+}
+
+/** Like startPage, ordered by (name, id) ascending. */
+export async function startNamePage(
+  db: Db,
+  input: PageInput,
+  operation: string,
+  filters: Record<string, unknown> = {},
+): Promise<NamePageWindow> {
+  const pageSize = pageSizeOf(input);
+  const secret = await cursorSecret(db);
+  const query = queryHash(operation, filters);
+  const position =
+    input.cursor === undefined || input.cursor === null ? null : decodeNameCursor(secret, query, input.cursor);
+  return {
+    fetch: pageSize + 1,
+    pageSize,
+    after(name, id) {
+      if (!position) return undefined;
+      return sql`(${name} collate "C", ${id}) > (${position.name} collate "C", ${position.id}::text)`;
+    },
+    orderBy(name, id) {
+      return [sql`${name} collate "C" asc`, sql`${id} asc`];
+    },
+    finish(rows, map) {
+      const more = rows.length > pageSize;
+      const kept = more ? rows.slice(0, pageSize) : rows;
+      const last = kept[kept.length - 1];
+      return {
+        items: kept.map(map),
+        nextCursor: more && last ? encodeNameCursor(secret, query, { name: last.name, id: last.id }) : null,
+      };
+    },
+  };
+}

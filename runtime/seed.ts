@@ -9,14 +9,22 @@ import { service } from '../generated/registry.ts';
 import { displayPrefix, generateApiKeySecret, hashSecret, type KeyMode } from './auth/secrets.ts';
 import type { Database, Db } from './db/client.ts';
 import {
+  accounts,
   apiKeys,
+  campaignRecipients,
+  campaigns,
   clients,
+  contacts,
+  leads,
   memberships,
+  opportunities,
   oauthClients,
   oauthGrants,
   projects,
+  reviews,
   taskComments,
   tasks,
+  touchpoints,
   users,
 } from './db/schema.ts';
 import { newId } from './ids.ts';
@@ -112,6 +120,9 @@ const CLIENT_ADMIN_ROLES = [
   'approvals:read',
   'operations:read',
   'events:read',
+  'crm:read',
+  'campaigns:read',
+  'campaigns:propose',
 ];
 
 export async function seed(database: Database, options: SeedOptions): Promise<SeedCredentials> {
@@ -338,4 +349,209 @@ async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<vo
       { id: 'cmt_demo_hiring_1', taskId: 'tsk_demo_internal_hiring', authorKind: 'operator', authorId: ID.admin, authorName: 'Adam Admin', body: 'Two candidates in the final round.', createdAt: at(5) },
     ])
     .onConflictDoNothing({ target: taskComments.id });
+
+  await seedReviewsAndCrm(tx, now, at);
 }
+
+/**
+ * Reviews in each status, CRM rows (accounts, contacts with personal data, leads in each status, open
+ * opportunities, a touchpoint) and draft campaigns, for Acme, Globex and the platform itself.
+ * Every contact's name, e-mail and phone is listed in SEEDED_PERSONAL_DATA (the personal-data tests
+ * look for them in every response a caller without pii:read gets).
+ */
+async function seedReviewsAndCrm(tx: Db, now: Date, at: (daysAgo: number, minutes?: number) => Date): Promise<void> {
+  const review = (id: string, clientId: string, projectId: string | null, title: string, kind: string, status: string, daysAgo: number) => ({
+    id,
+    clientId,
+    projectId,
+    title,
+    kind,
+    status,
+    summary: `${title}.`,
+    fileIds: [],
+    reviewerKind: status === 'draft' ? null : 'operator',
+    reviewerId: status === 'draft' ? null : ID.staff,
+    reviewerName: status === 'draft' ? null : 'Oscar Operator',
+    releasedAt: status === 'released' ? at(daysAgo - 1) : null,
+    releasedByKind: status === 'released' ? 'operator' : null,
+    releasedById: status === 'released' ? ID.admin : null,
+    releasedByName: status === 'released' ? 'Adam Admin' : null,
+    createdAt: at(daysAgo),
+    updatedAt: at(status === 'released' ? daysAgo - 1 : daysAgo),
+  });
+  await tx
+    .insert(reviews)
+    .values([
+      review('rev_demo_acme_plan', ID.clientAcme, 'prj_demo_acme_portal', 'Plan comparison report', 'report', 'released', 15),
+      review('rev_demo_acme_design', ID.clientAcme, 'prj_demo_acme_portal', 'Portal design mock-ups', 'design', 'ready', 6),
+      review('rev_demo_acme_guide', ID.clientAcme, 'prj_demo_acme_enrollment', 'Enrollment guide draft', 'document', 'draft', 2),
+      review('rev_demo_globex_deck', ID.clientGlobex, 'prj_demo_globex_launch', 'Launch deck', 'deliverable', 'released', 12),
+      review('rev_demo_globex_faq', ID.clientGlobex, 'prj_demo_globex_launch', 'Member FAQ', 'document', 'ready', 4),
+      review('rev_demo_globex_notes', ID.clientGlobex, null, 'Carrier notes', 'report', 'draft', 1),
+    ])
+    .onConflictDoNothing({ target: reviews.id });
+
+  const account = (id: string, clientId: string | null, name: string, domain: string, industry: string, status: string, daysAgo: number) => ({
+    id,
+    clientId,
+    name,
+    domain,
+    industry,
+    status,
+    ownerId: ID.staff,
+    createdAt: at(daysAgo),
+    updatedAt: at(daysAgo),
+  });
+  await tx
+    .insert(accounts)
+    .values([
+      account('acc_demo_acme_brokers', ID.clientAcme, 'Acme Broker Network', 'brokers.acme.example', 'Insurance', 'customer', 50),
+      account('acc_demo_acme_plants', ID.clientAcme, 'Acme Plant Services', 'plants.acme.example', 'Manufacturing', 'prospect', 25),
+      account('acc_demo_globex_clinics', ID.clientGlobex, 'Globex Clinics', 'clinics.globex.example', 'Healthcare', 'prospect', 30),
+      account('acc_demo_platform_umbrella', null, 'Umbrella Logistics', 'umbrella.example', 'Logistics', 'prospect', 20),
+      account('acc_demo_platform_hooli', null, 'Hooli Systems', 'hooli.example', 'Software', 'former_customer', 80),
+    ])
+    .onConflictDoNothing({ target: accounts.id });
+
+  const contactRows = SEEDED_CONTACTS.map((c) => ({
+    id: c.id,
+    clientId: c.clientId,
+    accountId: c.accountId,
+    name: c.name,
+    email: c.email,
+    phone: c.phone,
+    phoneDigits: c.phone.replace(/\D/g, ''),
+    jobTitle: c.jobTitle,
+    createdAt: at(c.daysAgo),
+    updatedAt: at(c.daysAgo),
+  }));
+  await tx.insert(contacts).values(contactRows).onConflictDoNothing({ target: contacts.id });
+
+  const lead = (
+    id: string,
+    clientId: string | null,
+    title: string,
+    company: string,
+    status: string,
+    accountId: string | null,
+    contactId: string | null,
+    daysAgo: number,
+  ) => ({
+    id,
+    clientId,
+    title,
+    company,
+    source: 'referral',
+    status,
+    accountId,
+    contactId,
+    ownerId: ID.staff,
+    estimatedValue: 25000,
+    currency: 'USD',
+    notes: '',
+    createdAt: at(daysAgo),
+    updatedAt: at(daysAgo),
+  });
+  await tx
+    .insert(leads)
+    .values([
+      lead('led_demo_acme_new', ID.clientAcme, 'Broker portal add-on', 'Acme Broker Network', 'new', 'acc_demo_acme_brokers', 'con_demo_acme_priya', 3),
+      lead('led_demo_acme_contacted', ID.clientAcme, 'Plant wellness programme', 'Acme Plant Services', 'contacted', 'acc_demo_acme_plants', 'con_demo_acme_marco', 9),
+      lead('led_demo_acme_qualified', ID.clientAcme, 'Retiree benefits', 'Acme Broker Network', 'qualified', 'acc_demo_acme_brokers', null, 14),
+      lead('led_demo_acme_disqualified', ID.clientAcme, 'Fleet insurance', 'Acme Plant Services', 'disqualified', null, null, 40),
+      lead('led_demo_acme_converted', ID.clientAcme, 'Dental rider', 'Acme Broker Network', 'converted', 'acc_demo_acme_brokers', null, 60),
+      lead('led_demo_globex_new', ID.clientGlobex, 'Clinic staff benefits', 'Globex Clinics', 'new', 'acc_demo_globex_clinics', 'con_demo_globex_lena', 2),
+      lead('led_demo_platform_new', null, '2027 benefits renewal', 'Umbrella Logistics', 'new', 'acc_demo_platform_umbrella', 'con_demo_platform_tom', 1),
+    ])
+    .onConflictDoNothing({ target: leads.id });
+
+  const opportunity = (id: string, clientId: string | null, accountId: string, leadId: string | null, name: string, stage: string, daysAgo: number) => ({
+    id,
+    clientId,
+    accountId,
+    leadId,
+    name,
+    stage,
+    amount: 48000,
+    currency: 'USD',
+    closeDate: new Date(now.getTime() + 30 * 86_400_000).toISOString().slice(0, 10),
+    ownerId: ID.staff,
+    createdAt: at(daysAgo),
+    updatedAt: at(daysAgo),
+  });
+  await tx
+    .insert(opportunities)
+    .values([
+      opportunity('opp_demo_acme_retiree', ID.clientAcme, 'acc_demo_acme_brokers', 'led_demo_acme_qualified', 'Retiree benefits', 'proposal', 10),
+      opportunity('opp_demo_acme_fleet', ID.clientAcme, 'acc_demo_acme_plants', null, 'Fleet insurance', 'lost', 35),
+      opportunity('opp_demo_globex_clinics', ID.clientGlobex, 'acc_demo_globex_clinics', null, 'Clinic staff benefits', 'qualification', 2),
+      opportunity('opp_demo_platform_umbrella', null, 'acc_demo_platform_umbrella', 'led_demo_platform_new', 'Umbrella Logistics onboarding', 'negotiation', 1),
+    ])
+    .onConflictDoNothing({ target: opportunities.id });
+
+  await tx
+    .insert(touchpoints)
+    .values({
+      id: 'tch_demo_acme_call',
+      clientId: ID.clientAcme,
+      leadId: 'led_demo_acme_contacted',
+      contactId: 'con_demo_acme_marco',
+      accountId: 'acc_demo_acme_plants',
+      opportunityId: null,
+      channel: 'call',
+      direction: 'outbound',
+      summary: 'Intro call about the wellness programme.',
+      occurredAt: at(8),
+      loggedByKind: 'operator',
+      loggedById: ID.staff,
+      loggedByName: 'Oscar Operator',
+      createdAt: at(8),
+    })
+    .onConflictDoNothing({ target: touchpoints.id });
+
+  const campaign = (id: string, clientId: string, name: string, kind: string, channel: string, daysAgo: number) => ({
+    id,
+    clientId,
+    name,
+    kind,
+    channel,
+    status: 'draft',
+    subject: name,
+    body: `${name}: enrollment opens soon. Visit your benefits portal for details.`,
+    enrollmentStart: new Date(now.getTime() + 20 * 86_400_000).toISOString().slice(0, 10),
+    enrollmentEnd: new Date(now.getTime() + 50 * 86_400_000).toISOString().slice(0, 10),
+    createdAt: at(daysAgo),
+    updatedAt: at(daysAgo),
+  });
+  await tx
+    .insert(campaigns)
+    .values([
+      campaign('cmp_demo_acme_oe', ID.clientAcme, 'Open enrollment 2027', 'open_enrollment', 'email', 5),
+      campaign('cmp_demo_acme_reminder', ID.clientAcme, 'Enrollment reminder', 'reminder', 'sms', 4),
+      campaign('cmp_demo_globex_oe', ID.clientGlobex, 'Globex open enrollment', 'open_enrollment', 'email', 3),
+    ])
+    .onConflictDoNothing({ target: campaigns.id });
+  await tx
+    .insert(campaignRecipients)
+    .values([
+      { id: 'rcp_demo_acme_oe_1', campaignId: 'cmp_demo_acme_oe', name: 'Acme employee 1', address: 'employee1@acme.example' },
+      { id: 'rcp_demo_acme_oe_2', campaignId: 'cmp_demo_acme_oe', name: 'Acme employee 2', address: 'employee2@acme.example' },
+      { id: 'rcp_demo_acme_oe_3', campaignId: 'cmp_demo_acme_oe', name: 'Acme employee 3', address: 'employee3@acme.example' },
+      { id: 'rcp_demo_acme_rem_1', campaignId: 'cmp_demo_acme_reminder', name: 'Acme employee 1', address: '+1 555 010 0001' },
+      { id: 'rcp_demo_globex_oe_1', campaignId: 'cmp_demo_globex_oe', name: 'Globex employee 1', address: 'employee1@globex.example' },
+      { id: 'rcp_demo_globex_oe_2', campaignId: 'cmp_demo_globex_oe', name: 'Globex employee 2', address: 'employee2@globex.example' },
+    ])
+    .onConflictDoNothing({ target: campaignRecipients.id });
+}
+
+/** Seeded contacts (personal data: name, email, phone). */
+export const SEEDED_CONTACTS = [
+  { id: 'con_demo_acme_priya', clientId: ID.clientAcme, accountId: 'acc_demo_acme_brokers', name: 'Priya Natarajan', email: 'Priya.Natarajan@brokers.acme.example', phone: '+1 (415) 555-0142', jobTitle: 'Benefits Director', daysAgo: 20 },
+  { id: 'con_demo_acme_marco', clientId: ID.clientAcme, accountId: 'acc_demo_acme_plants', name: 'Marco Albertini', email: 'marco.albertini@plants.acme.example', phone: '+1 415 555 0199', jobTitle: 'HR Manager', daysAgo: 18 },
+  { id: 'con_demo_globex_lena', clientId: ID.clientGlobex, accountId: 'acc_demo_globex_clinics', name: 'Lena Hoffmann', email: 'lena.hoffmann@clinics.globex.example', phone: '+49 30 5550 1234', jobTitle: 'Benefits Director', daysAgo: 15 },
+  { id: 'con_demo_platform_tom', clientId: null, accountId: 'acc_demo_platform_umbrella', name: 'Tomasz Wieczorek', email: 'tomasz.wieczorek@umbrella.example', phone: '+48 22 555 0177', jobTitle: 'CFO', daysAgo: 10 },
+  { id: 'con_demo_platform_ada', clientId: null, accountId: 'acc_demo_platform_hooli', name: 'Adaeze Okonkwo', email: 'adaeze.okonkwo@hooli.example', phone: '+1 650 555 0123', jobTitle: 'HR Manager', daysAgo: 70 },
+] as const;
+
+/** Every seeded personal value (name, e-mail, phone): none may reach a caller without pii:read. */
+export const SEEDED_PERSONAL_DATA: string[] = SEEDED_CONTACTS.flatMap((c) => [c.name, c.email, c.phone]);

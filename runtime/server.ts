@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type CreateAppOptions, type Registry, type SvcApp } from './app.ts';
 import type { Config } from './config.ts';
+import { stderrLog } from './log.ts';
+import { mailSender, startDeliveryLoop } from './outbox.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
 import type { Limits } from '../generated/contract.ts';
@@ -115,6 +117,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();
     const running = svc;
+    // The outbound-message outbox is delivered only when a sender is configured (SVC_SMTP_URL).
+    const delivery = config.smtpUrl
+      ? startDeliveryLoop(database, mailSender(config.smtpUrl, config.smtpFrom), { log: options.app?.log ?? stderrLog })
+      : null;
     const httpServer = server!;
     let closed = false;
     return {
@@ -132,6 +138,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           (httpServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           httpServer.close(() => resolve());
         });
+        await delivery?.stop();
         await running.close();
         if (ownDatabase) await database.close();
       },

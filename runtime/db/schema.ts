@@ -5,6 +5,7 @@ import {
   bigserial,
   boolean,
   date,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -18,15 +19,19 @@ import {
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const textArray = (name: string) => text(name).array().notNull().default(sql`'{}'::text[]`);
 
-export const clients = pgTable('clients', {
-  id: text('id').primaryKey(),
-  name: text('name').notNull(),
-  status: text('status').notNull(),
-  industry: text('industry'),
-  primaryContactName: text('primary_contact_name'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-});
+export const clients = pgTable(
+  'clients',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    status: text('status').notNull(),
+    industry: text('industry'),
+    primaryContactName: text('primary_contact_name'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('clients_name').on(sql`${t.name} collate "C"`, t.id)],
+);
 
 /** People: operators (staff) and client admins. OAuth subjects map here. */
 export const users = pgTable(
@@ -266,6 +271,253 @@ export const settings = pgTable('settings', {
   value: text('value').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
 });
+
+// -------------------------------------------------------------------------------------------------
+// Clients' reviews and hub, CRM, campaigns (issue 11).
+
+/** Deliverables checked by the team before release. Actor columns keep who reviewed and released. */
+export const reviews = pgTable(
+  'reviews',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id').notNull(),
+    projectId: text('project_id'),
+    title: text('title').notNull(),
+    kind: text('kind').notNull(),
+    status: text('status').notNull(), // draft | ready | released
+    summary: text('summary').notNull().default(''),
+    fileIds: textArray('file_ids'),
+    reviewerKind: text('reviewer_kind'),
+    reviewerId: text('reviewer_id'),
+    reviewerName: text('reviewer_name'),
+    releaseNote: text('release_note'),
+    releasedAt: ts('released_at'),
+    releasedByKind: text('released_by_kind'),
+    releasedById: text('released_by_id'),
+    releasedByName: text('released_by_name'),
+    version: integer('version').notNull().default(1),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('reviews_created').on(t.createdAt, t.id), index('reviews_client_created').on(t.clientId, t.createdAt, t.id)],
+);
+
+/** Published versions of a client's hub: a snapshot of its released material and its content hash. */
+export const hubPublications = pgTable(
+  'hub_publications',
+  {
+    clientId: text('client_id').notNull(),
+    version: integer('version').notNull(),
+    contentHash: text('content_hash').notNull(),
+    content: jsonb('content').notNull(),
+    url: text('url').notNull(),
+    note: text('note'),
+    publishedAt: ts('published_at').notNull().defaultNow(),
+    publishedByKind: text('published_by_kind').notNull(),
+    publishedById: text('published_by_id').notNull(),
+    publishedByName: text('published_by_name'),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.version] })],
+);
+
+/** CRM organisations. client_id null: the platform's own sales rows. */
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id'),
+    name: text('name').notNull(),
+    domain: text('domain'),
+    industry: text('industry'),
+    status: text('status').notNull(),
+    ownerId: text('owner_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('accounts_name').on(sql`${t.name} collate "C"`, t.id),
+    index('accounts_client_name').on(t.clientId, sql`${t.name} collate "C"`, t.id),
+  ],
+);
+
+/** CRM people. name, email and phone are personal data (redacted without pii:read). */
+export const contacts = pgTable(
+  'contacts',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id'),
+    accountId: text('account_id'),
+    name: text('name').notNull(),
+    email: text('email'),
+    phone: text('phone'),
+    /** The phone's digits only, for exact phone search. */
+    phoneDigits: text('phone_digits'),
+    jobTitle: text('job_title'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('contacts_created').on(t.createdAt, t.id),
+    index('contacts_client_created').on(t.clientId, t.createdAt, t.id),
+    index('contacts_account').on(t.accountId),
+    index('contacts_email_lower').on(sql`lower(${t.email})`),
+    index('contacts_phone_digits').on(t.phoneDigits),
+  ],
+);
+
+export const leads = pgTable(
+  'leads',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id'),
+    title: text('title').notNull(),
+    company: text('company').notNull(),
+    source: text('source').notNull(),
+    status: text('status').notNull(),
+    accountId: text('account_id'),
+    contactId: text('contact_id'),
+    ownerId: text('owner_id'),
+    estimatedValue: doublePrecision('estimated_value'),
+    currency: text('currency').notNull(),
+    notes: text('notes').notNull().default(''),
+    version: integer('version').notNull().default(1),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('leads_created').on(t.createdAt, t.id),
+    index('leads_client_created').on(t.clientId, t.createdAt, t.id),
+    index('leads_status_created').on(t.status, t.createdAt, t.id),
+  ],
+);
+
+export const opportunities = pgTable(
+  'opportunities',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id'),
+    accountId: text('account_id'),
+    leadId: text('lead_id'),
+    name: text('name').notNull(),
+    stage: text('stage').notNull(),
+    amount: doublePrecision('amount'),
+    currency: text('currency').notNull(),
+    closeDate: date('close_date', { mode: 'string' }),
+    ownerId: text('owner_id'),
+    convertedProjectId: text('converted_project_id'),
+    convertedAt: ts('converted_at'),
+    version: integer('version').notNull().default(1),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('opportunities_created').on(t.createdAt, t.id),
+    index('opportunities_client_created').on(t.clientId, t.createdAt, t.id),
+    index('opportunities_account').on(t.accountId),
+  ],
+);
+
+export const touchpoints = pgTable(
+  'touchpoints',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id'),
+    leadId: text('lead_id'),
+    contactId: text('contact_id'),
+    accountId: text('account_id'),
+    opportunityId: text('opportunity_id'),
+    channel: text('channel').notNull(),
+    direction: text('direction').notNull(),
+    summary: text('summary').notNull(),
+    occurredAt: ts('occurred_at').notNull(),
+    loggedByKind: text('logged_by_kind').notNull(),
+    loggedById: text('logged_by_id').notNull(),
+    loggedByName: text('logged_by_name'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('touchpoints_lead').on(t.leadId), index('touchpoints_client_created').on(t.clientId, t.createdAt, t.id)],
+);
+
+export const campaigns = pgTable(
+  'campaigns',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id').notNull(),
+    name: text('name').notNull(),
+    kind: text('kind').notNull(),
+    channel: text('channel').notNull(), // email | sms
+    status: text('status').notNull(),
+    subject: text('subject').notNull().default(''),
+    body: text('body').notNull().default(''),
+    enrollmentStart: date('enrollment_start', { mode: 'string' }),
+    enrollmentEnd: date('enrollment_end', { mode: 'string' }),
+    scheduledAt: ts('scheduled_at'),
+    sentAt: ts('sent_at'),
+    /** The campaign_send operation of the approved send. */
+    operationId: text('operation_id'),
+    version: integer('version').notNull().default(1),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('campaigns_created').on(t.createdAt, t.id), index('campaigns_client_created').on(t.clientId, t.createdAt, t.id)],
+);
+
+/** Who a campaign goes to (an e-mail address or a phone number, by the campaign's channel). */
+export const campaignRecipients = pgTable(
+  'campaign_recipients',
+  {
+    id: text('id').primaryKey(),
+    campaignId: text('campaign_id').notNull(),
+    name: text('name'),
+    address: text('address').notNull(),
+  },
+  (t) => [index('campaign_recipients_campaign').on(t.campaignId)],
+);
+
+/** Long-running work (Operation resource): visible to the principal that requested it. */
+export const operations = pgTable(
+  'operations',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind').notNull(), // pipeline_run | extraction | campaign_send | hub_publish
+    status: text('status').notNull(), // queued | running | succeeded | failed | cancelled
+    progress: integer('progress').notNull().default(0),
+    requestedByKind: text('requested_by_kind').notNull(),
+    requestedById: text('requested_by_id').notNull(),
+    requestedByName: text('requested_by_name'),
+    requestedByCredentialId: text('requested_by_credential_id').notNull(),
+    subjectId: text('subject_id'),
+    result: jsonb('result'),
+    error: jsonb('error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    finishedAt: ts('finished_at'),
+    cancelRequestedAt: ts('cancel_requested_at'),
+  },
+  (t) => [index('operations_requester_created').on(t.requestedByCredentialId, t.createdAt, t.id)],
+);
+
+/** Outbox of messages leaving the service (campaign sends). Sent by the delivery loop when SVC_SMTP_URL is set. */
+export const outboundMessages = pgTable(
+  'outbound_messages',
+  {
+    id: text('id').primaryKey(),
+    operationId: text('operation_id'),
+    campaignId: text('campaign_id'),
+    channel: text('channel').notNull(), // email | sms
+    recipient: text('recipient').notNull(),
+    subject: text('subject').notNull().default(''),
+    body: text('body').notNull(),
+    status: text('status').notNull(), // queued | sent | failed
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    /** Not before this time (a scheduled send). */
+    notBefore: ts('not_before').notNull().defaultNow(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    sentAt: ts('sent_at'),
+  },
+  (t) => [index('outbound_messages_queue').on(t.status, t.notBefore), index('outbound_messages_operation').on(t.operationId)],
+);
 
 /**
  * Portal sessions (runtime/portal/sessions.ts): a browser's sign-in, kept server-side behind an

@@ -14,7 +14,7 @@ import { freshDatabase } from '../support/db.ts';
 
 async function counts(database: Database): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const t of ['clients', 'users', 'memberships', 'oauth_clients', 'oauth_grants', 'projects', 'tasks', 'task_comments', 'api_keys']) {
+  for (const t of ['clients', 'users', 'memberships', 'oauth_clients', 'oauth_grants', 'projects', 'tasks', 'task_comments', 'api_keys', 'reviews', 'accounts', 'contacts', 'leads', 'opportunities', 'touchpoints', 'campaigns', 'campaign_recipients']) {
     const [row] = await database.execute<{ n: number }>(sql.raw(`select count(*)::int as n from ${t}`));
     out[t] = row.n;
   }

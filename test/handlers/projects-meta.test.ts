@@ -114,9 +114,12 @@ describe('handlers map', () => {
     const missing = unimplementedOperations(map);
     expect(missing).not.toContain('tasks.create');
     expect(missing).not.toContain('meta.get');
-    expect(missing).toContain('clients.list');
-    expect(isNotImplemented(map['clients.list'])).toBe(true);
-    const p = await problem((map['clients.list'] as (i: unknown, c: unknown) => Promise<unknown>)({}, {}));
-    expect(p.code).toBe('not_implemented');
+    expect(missing).not.toContain('clients.list');
+    // Whichever operation is still unimplemented answers not_implemented (none, once all are built).
+    for (const id of missing.slice(0, 1)) {
+      expect(isNotImplemented(map[id])).toBe(true);
+      const p = await problem((map[id] as (i: unknown, c: unknown) => Promise<unknown>)({}, {}));
+      expect(p.code).toBe('not_implemented');
+    }
   });
 });
