@@ -3686,7 +3686,7 @@ return errors === 0;
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_events_list = validate43;
-const schema116 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only events at or after this instant (for a first page; then follow nextCursor)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.list.json"};
+const schema116 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only events at or after this instant (for a first page; then follow nextCursor)."},"after":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Only events after this event id (evt_…): a reader that caught up (nextCursor null) resumes from the last event it saw."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.list.json"};
 const schema117 = {"type":"string","enum":["task.created","task.updated","task.completed","project.stage_advanced","intake.finalized","review.released","membership.invited","membership.revoked","approval.approved","approval.rejected"],"description":"New event types may be added within /v1."};
 const func0 = require("ajv/dist/runtime/equal").default;
 
@@ -3703,7 +3703,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(((((key0 === "types") || (key0 === "clientId")) || (key0 === "since")) || (key0 === "cursor")) || (key0 === "pageSize"))){
+if(!((((((key0 === "types") || (key0 === "clientId")) || (key0 === "since")) || (key0 === "after")) || (key0 === "cursor")) || (key0 === "pageSize"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -3843,11 +3843,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data4 = data.cursor;
+if(data.after !== undefined){
+let data4 = data.after;
 if(typeof data4 === "string"){
-if(func1(data4) > 512){
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(func1(data4) > 64){
+const err11 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3856,8 +3856,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data4)){
+const err12 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3868,7 +3868,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3878,10 +3878,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.pageSize !== undefined){
-let data5 = data.pageSize;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.cursor !== undefined){
+let data5 = data.cursor;
+if(typeof data5 === "string"){
+if(func1(data5) > 512){
+const err14 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3890,9 +3891,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 200 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(func1(data5) < 1){
+const err15 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3901,8 +3901,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data5 < 1 || isNaN(data5)){
-const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err16 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3912,15 +3913,49 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.pageSize !== undefined){
+let data6 = data.pageSize;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err17 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+if(typeof data6 == "number"){
+if(data6 > 200 || isNaN(data6)){
+const err18 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data6 < 1 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }
@@ -3930,7 +3965,7 @@ return errors === 0;
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_events_stream = validate44;
-const schema122 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"after":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Start after this event id; the Last-Event-ID header does the same and wins."}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.stream.json"};
+const schema123 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"after":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Start after this event id; the Last-Event-ID header does the same and wins."}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.stream.json"};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/events.stream.json" */;
@@ -4112,7 +4147,7 @@ return errors === 0;
 validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_execution_jobs_get = validate45;
-const schema126 = {"type":"object","properties":{"job_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An execution job's id (job_…)."}},"required":["job_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.jobs.get.json"};
+const schema127 = {"type":"object","properties":{"job_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An execution job's id (job_…)."}},"required":["job_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.jobs.get.json"};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/execution.jobs.get.json" */;
@@ -4200,7 +4235,7 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_execution_requests_propose = validate46;
-const schema128 = {"type":"object","properties":{"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"instructions":{"type":"string","minLength":1,"maxLength":20000,"pattern":"\\S"},"parameters":{"type":"object","maxProperties":50},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["kind","title","instructions"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.requests.propose.json"};
+const schema129 = {"type":"object","properties":{"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"instructions":{"type":"string","minLength":1,"maxLength":20000,"pattern":"\\S"},"parameters":{"type":"object","maxProperties":50},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["kind","title","instructions"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.requests.propose.json"};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/execution.requests.propose.json" */;
@@ -4269,7 +4304,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((data0 === "script") || (data0 === "data_fix")) || (data0 === "report")) || (data0 === "sync"))){
-const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema128.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema129.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4446,7 +4481,7 @@ return errors === 0;
 validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_extraction_get = validate47;
-const schema130 = {"type":"object","properties":{"extraction_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An extraction's id (ext_…)."}},"required":["extraction_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/extraction.get.json"};
+const schema131 = {"type":"object","properties":{"extraction_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An extraction's id (ext_…)."}},"required":["extraction_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/extraction.get.json"};
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/extraction.get.json" */;
@@ -4534,7 +4569,7 @@ return errors === 0;
 validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_download_url = validate48;
-const schema132 = {"type":"object","properties":{"file_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."}},"required":["file_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.download_url.json"};
+const schema133 = {"type":"object","properties":{"file_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."}},"required":["file_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.download_url.json"};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/files.download_url.json" */;
@@ -4622,8 +4657,8 @@ return errors === 0;
 validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_register = validate49;
-const schema134 = {"type":"object","properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An upload's id (upl_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"intakeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S","description":"Defaults to the name given for the upload."}},"required":["uploadId"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.register.json"};
-const schema139 = {"type":"string","enum":["intake_document","deliverable","attachment","other"]};
+const schema135 = {"type":"object","properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An upload's id (upl_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"intakeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S","description":"Defaults to the name given for the upload."}},"required":["uploadId"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.register.json"};
+const schema140 = {"type":"string","enum":["intake_document","deliverable","attachment","other"]};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/files.register.json" */;
@@ -4812,7 +4847,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((((data4 === "intake_document") || (data4 === "deliverable")) || (data4 === "attachment")) || (data4 === "other"))){
-const err15 = {instancePath:instancePath+"/purpose",schemaPath:"https://svc.invalid/schemas.json#/$defs/FilePurpose/enum",keyword:"enum",params:{allowedValues: schema139.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/purpose",schemaPath:"https://svc.invalid/schemas.json#/$defs/FilePurpose/enum",keyword:"enum",params:{allowedValues: schema140.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4884,7 +4919,7 @@ return errors === 0;
 validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_upload_url = validate50;
-const schema140 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S"},"contentType":{"type":"string","minLength":3,"maxLength":255},"sizeBytes":{"type":"integer","minimum":1,"maximum":104857600},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["name","contentType","sizeBytes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.upload_url.json"};
+const schema141 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S"},"contentType":{"type":"string","minLength":3,"maxLength":255},"sizeBytes":{"type":"integer","minimum":1,"maximum":104857600},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["name","contentType","sizeBytes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.upload_url.json"};
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/files.upload_url.json" */;
@@ -5107,9 +5142,9 @@ return errors === 0;
 validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_create = validate51;
-const schema142 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"template":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"values":{"type":"object","description":"Initial values by field key; each must fit its field's type.","maxProperties":200,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"}}},"required":["clientId","template","title"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.create.json"};
-const schema145 = {"description":"A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id).","anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]};
-const pattern59 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+const schema143 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"template":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"values":{"type":"object","description":"Initial values by field key; each must fit its field's type.","maxProperties":200,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"}}},"required":["clientId","template","title"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.create.json"};
+const schema146 = {"description":"A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id).","anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]};
+const pattern60 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.create.json" */;
@@ -5258,7 +5293,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern59.test(data2)){
+if(!pattern60.test(data2)){
 const err12 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -5341,7 +5376,7 @@ errors++;
 for(const key1 in data4){
 const _errs14 = errors;
 if(typeof key1 === "string"){
-if(!pattern59.test(key1)){
+if(!pattern60.test(key1)){
 const err19 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err19];
@@ -5471,8 +5506,8 @@ return errors === 0;
 validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_draft_set_field = validate52;
-const schema146 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"source":{"type":"string","enum":["manual","extraction","import"],"default":"manual"}},"required":["intake_id","field_key","value"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.draft.set_field.json"};
-const schema148 = {"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$","description":"A field's key within its record, lower snake_case."};
+const schema147 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"source":{"type":"string","enum":["manual","extraction","import"],"default":"manual"}},"required":["intake_id","field_key","value"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.draft.set_field.json"};
+const schema149 = {"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$","description":"A field's key within its record, lower snake_case."};
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.draft.set_field.json" */;
@@ -5586,7 +5621,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern59.test(data1)){
+if(!pattern60.test(data1)){
 const err9 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -5699,7 +5734,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!(((data3 === "manual") || (data3 === "extraction")) || (data3 === "import"))){
-const err17 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema146.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema147.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5726,7 +5761,7 @@ return errors === 0;
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_finalize = validate53;
-const schema150 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.finalize.json"};
+const schema151 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.finalize.json"};
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.finalize.json" */;
@@ -5814,7 +5849,7 @@ return errors === 0;
 validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_get = validate54;
-const schema152 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.get.json"};
+const schema153 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.get.json"};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.get.json" */;
@@ -5902,8 +5937,8 @@ return errors === 0;
 validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_list = validate55;
-const schema154 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.list.json"};
-const schema157 = {"type":"string","enum":["draft","finalized"]};
+const schema155 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.list.json"};
+const schema158 = {"type":"string","enum":["draft","finalized"]};
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.list.json" */;
@@ -6012,7 +6047,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data2 === "draft") || (data2 === "finalized"))){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema157.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema158.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6109,7 +6144,7 @@ return errors === 0;
 validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_reopen_field = validate56;
-const schema160 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"reason":{"type":"string","maxLength":2000,"description":"Shown to the approver."}},"required":["intake_id","field_key"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.reopen_field.json"};
+const schema161 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"reason":{"type":"string","maxLength":2000,"description":"Shown to the approver."}},"required":["intake_id","field_key"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.reopen_field.json"};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.reopen_field.json" */;
@@ -6213,7 +6248,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern59.test(data1)){
+if(!pattern60.test(data1)){
 const err8 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -6277,9 +6312,9 @@ return errors === 0;
 validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_create = validate57;
-const schema163 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode","default":"live"},"scopes":{"type":"array","items":{"type":"string","pattern":"^[a-z_]+:[a-z_]+$"},"minItems":1,"uniqueItems":true},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"maxItems":100,"uniqueItems":true,"description":"Bind the key to these clients; omit or empty for unbound."},"ipAllowlist":{"type":"array","items":{"type":"string","maxLength":43},"maxItems":50,"uniqueItems":true,"description":"CIDR ranges (IPv4 or IPv6)."}},"required":["name","scopes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.create.json"};
-const schema164 = {"type":"string","enum":["live","test"]};
-const pattern71 = new RegExp("^[a-z_]+:[a-z_]+$", "u");
+const schema164 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode","default":"live"},"scopes":{"type":"array","items":{"type":"string","pattern":"^[a-z_]+:[a-z_]+$"},"minItems":1,"uniqueItems":true},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"maxItems":100,"uniqueItems":true,"description":"Bind the key to these clients; omit or empty for unbound."},"ipAllowlist":{"type":"array","items":{"type":"string","maxLength":43},"maxItems":50,"uniqueItems":true,"description":"CIDR ranges (IPv4 or IPv6)."}},"required":["name","scopes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.create.json"};
+const schema165 = {"type":"string","enum":["live","test"]};
+const pattern72 = new RegExp("^[a-z_]+:[a-z_]+$", "u");
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.create.json" */;
@@ -6383,7 +6418,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data1 === "live") || (data1 === "test"))){
-const err8 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema164.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema165.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6410,7 +6445,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 === "string"){
-if(!pattern71.test(data3)){
+if(!pattern72.test(data3)){
 const err10 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^[a-z_]+:[a-z_]+$"},message:"must match pattern \""+"^[a-z_]+:[a-z_]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -6641,7 +6676,7 @@ return errors === 0;
 validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_list = validate58;
-const schema166 = {"type":"object","properties":{"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode"},"includeRevoked":{"type":"boolean","default":false},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.list.json"};
+const schema167 = {"type":"object","properties":{"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode"},"includeRevoked":{"type":"boolean","default":false},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.list.json"};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.list.json" */;
@@ -6680,7 +6715,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!((data0 === "live") || (data0 === "test"))){
-const err2 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema164.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema165.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6789,7 +6824,7 @@ return errors === 0;
 validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_revoke = validate59;
-const schema170 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.revoke.json"};
+const schema171 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.revoke.json"};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.revoke.json" */;
@@ -6877,7 +6912,7 @@ return errors === 0;
 validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_rotate = validate60;
-const schema172 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.rotate.json"};
+const schema173 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.rotate.json"};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.rotate.json" */;
@@ -6965,7 +7000,7 @@ return errors === 0;
 validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_memberships_invite = validate61;
-const schema174 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"email":{"type":"string","format":"email","maxLength":320},"name":{"type":"string","maxLength":200},"role":{"type":"string","minLength":1,"maxLength":64,"description":"A role label; a permission label (a scope name such as tasks:read) allows that scope."}},"required":["client_id","email","role"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.invite.json"};
+const schema175 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"email":{"type":"string","format":"email","maxLength":320},"name":{"type":"string","maxLength":200},"role":{"type":"string","minLength":1,"maxLength":64,"description":"A role label; a permission label (a scope name such as tasks:read) allows that scope."}},"required":["client_id","email","role"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.invite.json"};
 const formats8 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7169,7 +7204,7 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_memberships_revoke = validate62;
-const schema176 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"membership_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A membership's id (mem_…)."}},"required":["client_id","membership_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.revoke.json"};
+const schema177 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"membership_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A membership's id (mem_…)."}},"required":["client_id","membership_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.revoke.json"};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/memberships.revoke.json" */;
@@ -7302,7 +7337,7 @@ return errors === 0;
 validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_meta_get = validate63;
-const schema179 = {"type":"object","properties":{},"additionalProperties":false,"$id":"https://svc.invalid/inputs/meta.get.json"};
+const schema180 = {"type":"object","properties":{},"additionalProperties":false,"$id":"https://svc.invalid/inputs/meta.get.json"};
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/meta.get.json" */;
@@ -7343,7 +7378,7 @@ return errors === 0;
 validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_notifications_list = validate64;
-const schema180 = {"type":"object","properties":{"unread":{"type":"boolean","description":"true for unread only, false for read only."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.list.json"};
+const schema181 = {"type":"object","properties":{"unread":{"type":"boolean","description":"true for unread only, false for read only."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.list.json"};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/notifications.list.json" */;
@@ -7468,7 +7503,7 @@ return errors === 0;
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_notifications_read = validate65;
-const schema183 = {"type":"object","properties":{"notificationIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A notification's id (ntf_…)."},"minItems":1,"maxItems":100,"uniqueItems":true}},"required":["notificationIds"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.read.json"};
+const schema184 = {"type":"object","properties":{"notificationIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A notification's id (ntf_…)."},"minItems":1,"maxItems":100,"uniqueItems":true}},"required":["notificationIds"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.read.json"};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/notifications.read.json" */;
@@ -7612,7 +7647,7 @@ return errors === 0;
 validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_oauth_grants_list = validate66;
-const schema185 = {"type":"object","properties":{"includeRevoked":{"type":"boolean","default":false},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.list.json"};
+const schema186 = {"type":"object","properties":{"includeRevoked":{"type":"boolean","default":false},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.list.json"};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/oauth_grants.list.json" */;
@@ -7737,7 +7772,7 @@ return errors === 0;
 validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_oauth_grants_revoke = validate67;
-const schema188 = {"type":"object","properties":{"grant_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An OAuth grant's id (grt_…)."}},"required":["grant_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.revoke.json"};
+const schema189 = {"type":"object","properties":{"grant_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An OAuth grant's id (grt_…)."}},"required":["grant_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.revoke.json"};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/oauth_grants.revoke.json" */;
@@ -7825,7 +7860,7 @@ return errors === 0;
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_operations_cancel = validate68;
-const schema190 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.cancel.json"};
+const schema191 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.cancel.json"};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/operations.cancel.json" */;
@@ -7913,7 +7948,7 @@ return errors === 0;
 validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_operations_get = validate69;
-const schema192 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.get.json"};
+const schema193 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.get.json"};
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/operations.get.json" */;
@@ -8001,8 +8036,8 @@ return errors === 0;
 validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_operations_list = validate70;
-const schema194 = {"type":"object","properties":{"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/OperationStatus"},"kind":{"type":"string","enum":["pipeline_run","extraction","campaign_send","hub_publish"]},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.list.json"};
-const schema195 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
+const schema195 = {"type":"object","properties":{"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/OperationStatus"},"kind":{"type":"string","enum":["pipeline_run","extraction","campaign_send","hub_publish"]},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.list.json"};
+const schema196 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/operations.list.json" */;
@@ -8041,7 +8076,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(((((data0 === "queued") || (data0 === "running")) || (data0 === "succeeded")) || (data0 === "failed")) || (data0 === "cancelled"))){
-const err2 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/OperationStatus/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/OperationStatus/enum",keyword:"enum",params:{allowedValues: schema196.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8064,7 +8099,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((((data1 === "pipeline_run") || (data1 === "extraction")) || (data1 === "campaign_send")) || (data1 === "hub_publish"))){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema194.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema195.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8161,7 +8196,7 @@ return errors === 0;
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_events_list = validate71;
-const schema198 = {"type":"object","properties":{"runId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"level":{"type":"string","enum":["debug","info","warning","error"],"description":"This level and above."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.events.list.json"};
+const schema199 = {"type":"object","properties":{"runId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"level":{"type":"string","enum":["debug","info","warning","error"],"description":"This level and above."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.events.list.json"};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.events.list.json" */;
@@ -8270,7 +8305,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((data2 === "debug") || (data2 === "info")) || (data2 === "warning")) || (data2 === "error"))){
-const err8 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema198.properties.level.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema199.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8367,7 +8402,7 @@ return errors === 0;
 validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_run_rerun_partial = validate72;
-const schema203 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"fromStep":{"type":"string","minLength":1,"maxLength":64,"description":"The first step to repeat; earlier steps keep the parent run's outputs."}},"required":["run_id","fromStep"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.rerun_partial.json"};
+const schema204 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"fromStep":{"type":"string","minLength":1,"maxLength":64,"description":"The first step to repeat; earlier steps keep the parent run's outputs."}},"required":["run_id","fromStep"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.rerun_partial.json"};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.run.rerun_partial.json" */;
@@ -8500,7 +8535,7 @@ return errors === 0;
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_run_start = validate73;
-const schema205 = {"type":"object","properties":{"pipeline":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Omit for an internal run (operators only)."},"parameters":{"type":"object","maxProperties":50}},"required":["pipeline"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.start.json"};
+const schema206 = {"type":"object","properties":{"pipeline":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Omit for an internal run (operators only)."},"parameters":{"type":"object","maxProperties":50}},"required":["pipeline"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.start.json"};
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.run.start.json" */;
@@ -8559,7 +8594,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern59.test(data0)){
+if(!pattern60.test(data0)){
 const err4 = {instancePath:instancePath+"/pipeline",schemaPath:"#/properties/pipeline/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8658,7 +8693,7 @@ return errors === 0;
 validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_runs_get = validate74;
-const schema207 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."}},"required":["run_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.get.json"};
+const schema208 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."}},"required":["run_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.get.json"};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.runs.get.json" */;
@@ -8746,8 +8781,8 @@ return errors === 0;
 validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_runs_list = validate75;
-const schema209 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"pipeline":{"type":"string","maxLength":64},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.list.json"};
-const schema211 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
+const schema210 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"pipeline":{"type":"string","maxLength":64},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.list.json"};
+const schema212 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.runs.list.json" */;
@@ -8846,7 +8881,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "succeeded")) || (data2 === "failed")) || (data2 === "cancelled"))){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema211.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema212.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8943,7 +8978,7 @@ return errors === 0;
 validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_create = validate76;
-const schema214 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"startDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["clientId","name"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.create.json"};
+const schema215 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"startDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["clientId","name"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.create.json"};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.create.json" */;
@@ -9161,7 +9196,7 @@ return errors === 0;
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_get = validate77;
-const schema218 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.get.json"};
+const schema219 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.get.json"};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.get.json" */;
@@ -9249,9 +9284,9 @@ return errors === 0;
 validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_list = validate78;
-const schema220 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"stage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.list.json"};
-const schema222 = {"type":"string","enum":["discovery","onboarding","build","review","launch","live"]};
-const schema223 = {"type":"string","enum":["active","on_hold","archived"]};
+const schema221 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"stage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.list.json"};
+const schema223 = {"type":"string","enum":["discovery","onboarding","build","review","launch","live"]};
+const schema224 = {"type":"string","enum":["active","on_hold","archived"]};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.list.json" */;
@@ -9325,7 +9360,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((((data1 === "discovery") || (data1 === "onboarding")) || (data1 === "build")) || (data1 === "review")) || (data1 === "launch")) || (data1 === "live"))){
-const err5 = {instancePath:instancePath+"/stage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/enum",keyword:"enum",params:{allowedValues: schema222.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/stage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/enum",keyword:"enum",params:{allowedValues: schema223.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9348,7 +9383,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((data2 === "active") || (data2 === "on_hold")) || (data2 === "archived"))){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/enum",keyword:"enum",params:{allowedValues: schema223.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/enum",keyword:"enum",params:{allowedValues: schema224.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9445,7 +9480,7 @@ return errors === 0;
 validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_stage_advance = validate79;
-const schema226 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"expectedStage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage","description":"The stage the caller believes the project is in now."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.stage.advance.json"};
+const schema227 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"expectedStage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage","description":"The stage the caller believes the project is in now."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.stage.advance.json"};
 
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.stage.advance.json" */;
@@ -9529,7 +9564,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((((((data1 === "discovery") || (data1 === "onboarding")) || (data1 === "build")) || (data1 === "review")) || (data1 === "launch")) || (data1 === "live"))){
-const err6 = {instancePath:instancePath+"/expectedStage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/enum",keyword:"enum",params:{allowedValues: schema222.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/expectedStage",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStage/enum",keyword:"enum",params:{allowedValues: schema223.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9556,7 +9591,7 @@ return errors === 0;
 validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_update = validate80;
-const schema229 = {"type":"object","minProperties":2,"properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"startDate":{"type":["string","null"],"format":"date"},"targetDate":{"type":["string","null"],"format":"date"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.update.json"};
+const schema230 = {"type":"object","minProperties":2,"properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"startDate":{"type":["string","null"],"format":"date"},"targetDate":{"type":["string","null"],"format":"date"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.update.json"};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.update.json" */;
@@ -9720,7 +9755,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((data3 === "active") || (data3 === "on_hold")) || (data3 === "archived"))){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/enum",keyword:"enum",params:{allowedValues: schema223.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ProjectStatus/enum",keyword:"enum",params:{allowedValues: schema224.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9733,7 +9768,7 @@ errors++;
 if(data.startDate !== undefined){
 let data4 = data.startDate;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err14 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: schema229.properties.startDate.type},message:"must be string,null"};
+const err14 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: schema230.properties.startDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9758,7 +9793,7 @@ errors++;
 if(data.targetDate !== undefined){
 let data5 = data.targetDate;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/type",keyword:"type",params:{type: schema229.properties.targetDate.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/type",keyword:"type",params:{type: schema230.properties.targetDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9797,7 +9832,7 @@ return errors === 0;
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_reviews_get = validate81;
-const schema232 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.get.json"};
+const schema233 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.get.json"};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/reviews.get.json" */;
@@ -9885,8 +9920,8 @@ return errors === 0;
 validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_reviews_list = validate82;
-const schema234 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ReviewStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.list.json"};
-const schema237 = {"type":"string","enum":["draft","ready","released"]};
+const schema235 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ReviewStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.list.json"};
+const schema238 = {"type":"string","enum":["draft","ready","released"]};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/reviews.list.json" */;
@@ -9995,7 +10030,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((data2 === "draft") || (data2 === "ready")) || (data2 === "released"))){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema237.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema238.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10092,7 +10127,7 @@ return errors === 0;
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_reviews_release = validate83;
-const schema240 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."},"note":{"type":"string","maxLength":2000,"description":"Shown to the approver and to the client with the release."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.release.json"};
+const schema241 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."},"note":{"type":"string","maxLength":2000,"description":"Shown to the approver and to the client with the release."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.release.json"};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/reviews.release.json" */;
@@ -10205,8 +10240,8 @@ return errors === 0;
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_search_query = validate84;
-const schema242 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"uniqueItems":true,"minItems":1},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["query"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/search.query.json"};
-const schema243 = {"type":"string","enum":["client","project","task","intake_record","review","lead","account","contact","opportunity","campaign","file"]};
+const schema243 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"uniqueItems":true,"minItems":1},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["query"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/search.query.json"};
+const schema244 = {"type":"string","enum":["client","project","task","intake_record","review","lead","account","contact","opportunity","campaign","file"]};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/search.query.json" */;
@@ -10314,7 +10349,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((((((((((data2 === "client") || (data2 === "project")) || (data2 === "task")) || (data2 === "intake_record")) || (data2 === "review")) || (data2 === "lead")) || (data2 === "account")) || (data2 === "contact")) || (data2 === "opportunity")) || (data2 === "campaign")) || (data2 === "file"))){
-const err8 = {instancePath:instancePath+"/types/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/SearchHitType/enum",keyword:"enum",params:{allowedValues: schema243.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/types/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/SearchHitType/enum",keyword:"enum",params:{allowedValues: schema244.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10478,9 +10513,9 @@ return errors === 0;
 validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_batch_create = validate85;
-const schema247 = {"type":"object","properties":{"tasks":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskDraft"}}},"required":["tasks"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.batch_create.json"};
-const schema248 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}}};
-const schema251 = {"type":"string","enum":["low","normal","high","urgent"]};
+const schema248 = {"type":"object","properties":{"tasks":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskDraft"}}},"required":["tasks"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.batch_create.json"};
+const schema249 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}}};
+const schema252 = {"type":"string","enum":["low","normal","high","urgent"]};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10504,7 +10539,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func43.call(schema248.properties, key0))){
+if(!(func43.call(schema249.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -10668,7 +10703,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
-const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema248.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema249.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10691,7 +10726,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
-const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema252.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10952,7 +10987,7 @@ return errors === 0;
 validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_comment = validate88;
-const schema255 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"body":{"type":"string","minLength":1,"maxLength":10000,"pattern":"\\S"}},"required":["task_id","body"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comment.json"};
+const schema256 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"body":{"type":"string","minLength":1,"maxLength":10000,"pattern":"\\S"}},"required":["task_id","body"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comment.json"};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.comment.json" */;
@@ -11095,7 +11130,7 @@ return errors === 0;
 validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_comments_list = validate89;
-const schema257 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comments.list.json"};
+const schema258 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comments.list.json"};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.comments.list.json" */;
@@ -11253,7 +11288,7 @@ return errors === 0;
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_complete = validate90;
-const schema261 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.complete.json"};
+const schema262 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.complete.json"};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.complete.json" */;
@@ -11341,7 +11376,7 @@ return errors === 0;
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_create = validate91;
-const schema263 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["title"],"$id":"https://svc.invalid/inputs/tasks.create.json"};
+const schema264 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["title"],"$id":"https://svc.invalid/inputs/tasks.create.json"};
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.create.json" */;
@@ -11366,7 +11401,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func43.call(schema263.properties, key0))){
+if(!(func43.call(schema264.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -11530,7 +11565,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
-const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema263.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema264.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11553,7 +11588,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
-const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema252.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11721,7 +11756,7 @@ return errors === 0;
 validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_get = validate92;
-const schema270 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.get.json"};
+const schema271 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.get.json"};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.get.json" */;
@@ -11809,8 +11844,8 @@ return errors === 0;
 validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_list = validate93;
-const schema272 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"assigneeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Matches the owner and co-assignees."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.list.json"};
-const schema276 = {"type":"string","enum":["open","in_progress","blocked","done"]};
+const schema273 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"assigneeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Matches the owner and co-assignees."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.list.json"};
+const schema277 = {"type":"string","enum":["open","in_progress","blocked","done"]};
 
 function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.list.json" */;
@@ -11954,7 +11989,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data3 === "open") || (data3 === "in_progress")) || (data3 === "blocked")) || (data3 === "done"))){
-const err11 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema276.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema277.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12051,7 +12086,7 @@ return errors === 0;
 validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_update = validate94;
-const schema279 = {"type":"object","minProperties":2,"properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"type":"string","enum":["open","in_progress","blocked"],"description":"done is reached through tasks.complete."},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"],"minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","description":"A user's id (usr_…), or null for no owner."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"type":["string","null"],"format":"date"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.update.json"};
+const schema280 = {"type":"object","minProperties":2,"properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"type":"string","enum":["open","in_progress","blocked"],"description":"done is reached through tasks.complete."},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"],"minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","description":"A user's id (usr_…), or null for no owner."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"type":["string","null"],"format":"date"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.update.json"};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.update.json" */;
@@ -12215,7 +12250,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((data3 === "open") || (data3 === "in_progress")) || (data3 === "blocked"))){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema279.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema280.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12238,7 +12273,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((((data4 === "low") || (data4 === "normal")) || (data4 === "high")) || (data4 === "urgent"))){
-const err15 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema252.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12251,7 +12286,7 @@ errors++;
 if(data.ownerId !== undefined){
 let data5 = data.ownerId;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema279.properties.ownerId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema280.properties.ownerId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12377,7 +12412,7 @@ errors++;
 if(data.dueDate !== undefined){
 let data8 = data.dueDate;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err26 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema279.properties.dueDate.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema280.properties.dueDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -12416,7 +12451,7 @@ return errors === 0;
 validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_timeline_list = validate95;
-const schema283 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"taskId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only entries at or after this instant."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/timeline.list.json"};
+const schema284 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"taskId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only entries at or after this instant."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/timeline.list.json"};
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/timeline.list.json" */;
@@ -12659,8 +12694,8 @@ return errors === 0;
 validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_deliveries_list = validate96;
-const schema290 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.deliveries.list.json"};
-const schema292 = {"type":"string","enum":["pending","succeeded","failed"]};
+const schema291 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.deliveries.list.json"};
+const schema293 = {"type":"string","enum":["pending","succeeded","failed"]};
 
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.deliveries.list.json" */;
@@ -12744,7 +12779,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data1 === "pending") || (data1 === "succeeded")) || (data1 === "failed"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema292.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema293.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12841,7 +12876,7 @@ return errors === 0;
 validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_delivery_replay = validate97;
-const schema295 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"delivery_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook delivery's id (whd_…)."}},"required":["endpoint_id","delivery_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.delivery.replay.json"};
+const schema296 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"delivery_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook delivery's id (whd_…)."}},"required":["endpoint_id","delivery_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.delivery.replay.json"};
 
 function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.delivery.replay.json" */;
@@ -12974,9 +13009,8 @@ return errors === 0;
 validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_create = validate98;
-const schema298 = {"type":"object","properties":{"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https://","description":"An https URL that is not on a private network."},"description":{"type":"string","maxLength":500,"default":""},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client admin's endpoint is always bound to its client; an operator may omit it."}},"required":["url","eventTypes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.create.json"};
+const schema299 = {"type":"object","properties":{"url":{"type":"string","format":"uri","maxLength":2048,"description":"An https URL that is not on a private network (http:// only for loopback under SVC_WEBHOOK_ALLOW_PRIVATE, in tests)."},"description":{"type":"string","maxLength":500,"default":""},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client admin's endpoint is always bound to its client; an operator may omit it."}},"required":["url","eventTypes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.create.json"};
 const formats26 = require("ajv-formats/dist/formats").fullFormats.uri;
-const pattern130 = new RegExp("^https://", "u");
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.create.json" */;
@@ -13035,8 +13069,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern130.test(data0)){
-const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
+if(!(formats26(data0))){
+const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -13045,8 +13079,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(formats26(data0))){
-const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -13056,8 +13091,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data1 = data.description;
+if(typeof data1 === "string"){
+if(func1(data1) > 500){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -13067,11 +13105,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data1 = data.description;
-if(typeof data1 === "string"){
-if(func1(data1) > 500){
-const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -13081,8 +13116,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-else {
-const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.eventTypes !== undefined){
+let data2 = data.eventTypes;
+if(Array.isArray(data2)){
+if(data2.length < 1){
+const err8 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13091,12 +13129,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.eventTypes !== undefined){
-let data2 = data.eventTypes;
-if(Array.isArray(data2)){
-if(data2.length < 1){
-const err9 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 !== "string"){
+const err9 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13105,26 +13142,13 @@ vErrors.push(err9);
 }
 errors++;
 }
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 !== "string"){
-const err10 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((((((data3 === "task.created") || (data3 === "task.updated")) || (data3 === "task.completed")) || (data3 === "project.stage_advanced")) || (data3 === "intake.finalized")) || (data3 === "review.released")) || (data3 === "membership.invited")) || (data3 === "membership.revoked")) || (data3 === "approval.approved")) || (data3 === "approval.rejected"))){
+const err10 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema117.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
-}
-errors++;
-}
-if(!((((((((((data3 === "task.created") || (data3 === "task.updated")) || (data3 === "task.completed")) || (data3 === "project.stage_advanced")) || (data3 === "intake.finalized")) || (data3 === "review.released")) || (data3 === "membership.invited")) || (data3 === "membership.revoked")) || (data3 === "approval.approved")) || (data3 === "approval.rejected"))){
-const err11 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema117.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
 }
 errors++;
 }
@@ -13136,12 +13160,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data2[i1], data2[j0])){
-const err12 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err11 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err11];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err11);
 }
 errors++;
 break outer0;
@@ -13151,12 +13175,12 @@ break outer0;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err12 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err12];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -13165,7 +13189,17 @@ if(data.clientId !== undefined){
 let data4 = data.clientId;
 if(typeof data4 === "string"){
 if(func1(data4) > 64){
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern4.test(data4)){
+const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -13174,8 +13208,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -13185,25 +13220,14 @@ vErrors.push(err15);
 errors++;
 }
 }
+}
 else {
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
 }
 errors++;
 }
@@ -13213,7 +13237,7 @@ return errors === 0;
 validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_delete = validate99;
-const schema301 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.delete.json"};
+const schema302 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.delete.json"};
 
 function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.delete.json" */;
@@ -13301,7 +13325,7 @@ return errors === 0;
 validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_rotate_secret = validate100;
-const schema303 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.rotate_secret.json"};
+const schema304 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.rotate_secret.json"};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.rotate_secret.json" */;
@@ -13389,7 +13413,7 @@ return errors === 0;
 validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_test = validate101;
-const schema305 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"eventType":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType","description":"The type of the sample event; defaults to the endpoint's first type."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.test.json"};
+const schema306 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"eventType":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType","description":"The type of the sample event; defaults to the endpoint's first type."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.test.json"};
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.test.json" */;
@@ -13500,8 +13524,8 @@ return errors === 0;
 validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_update = validate102;
-const schema308 = {"type":"object","minProperties":2,"properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https://"},"description":{"type":"string","maxLength":500},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.update.json"};
-const schema311 = {"type":"string","enum":["enabled","disabled"]};
+const schema309 = {"type":"object","minProperties":2,"properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"url":{"type":"string","format":"uri","maxLength":2048},"description":{"type":"string","maxLength":500},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.update.json"};
+const schema312 = {"type":"string","enum":["enabled","disabled"]};
 
 function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.update.json" */;
@@ -13595,8 +13619,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern130.test(data1)){
-const err7 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
+if(!(formats26(data1))){
+const err7 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -13605,8 +13629,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!(formats26(data1))){
-const err8 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+else {
+const err8 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13616,8 +13641,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func1(data2) > 500){
+const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13627,11 +13655,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data2 = data.description;
-if(typeof data2 === "string"){
-if(func1(data2) > 500){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13641,8 +13666,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.eventTypes !== undefined){
+let data3 = data.eventTypes;
+if(Array.isArray(data3)){
+if(data3.length < 1){
+const err11 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13651,12 +13679,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.eventTypes !== undefined){
-let data3 = data.eventTypes;
-if(Array.isArray(data3)){
-if(data3.length < 1){
-const err12 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(typeof data4 !== "string"){
+const err12 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13665,26 +13692,13 @@ vErrors.push(err12);
 }
 errors++;
 }
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(typeof data4 !== "string"){
-const err13 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((((((data4 === "task.created") || (data4 === "task.updated")) || (data4 === "task.completed")) || (data4 === "project.stage_advanced")) || (data4 === "intake.finalized")) || (data4 === "review.released")) || (data4 === "membership.invited")) || (data4 === "membership.revoked")) || (data4 === "approval.approved")) || (data4 === "approval.rejected"))){
+const err13 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema117.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
-}
-errors++;
-}
-if(!((((((((((data4 === "task.created") || (data4 === "task.updated")) || (data4 === "task.completed")) || (data4 === "project.stage_advanced")) || (data4 === "intake.finalized")) || (data4 === "review.released")) || (data4 === "membership.invited")) || (data4 === "membership.revoked")) || (data4 === "approval.approved")) || (data4 === "approval.rejected"))){
-const err14 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema117.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }
@@ -13696,12 +13710,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data3[i1], data3[j0])){
-const err15 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err14 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err14];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err14);
 }
 errors++;
 break outer0;
@@ -13711,7 +13725,20 @@ break outer0;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err15 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data5 = data.status;
+if(typeof data5 !== "string"){
+const err16 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -13720,11 +13747,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data5 = data.status;
-if(typeof data5 !== "string"){
-const err17 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data5 === "enabled") || (data5 === "disabled"))){
+const err17 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema312.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -13733,25 +13757,15 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((data5 === "enabled") || (data5 === "disabled"))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema311.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
 }
 errors++;
 }
@@ -13761,7 +13775,7 @@ return errors === 0;
 validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoints_get = validate103;
-const schema312 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.get.json"};
+const schema313 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.get.json"};
 
 function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoints.get.json" */;
@@ -13849,7 +13863,7 @@ return errors === 0;
 validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoints_list = validate104;
-const schema314 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.list.json"};
+const schema315 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.list.json"};
 
 function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoints.list.json" */;
@@ -13923,7 +13937,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((data1 === "enabled") || (data1 === "disabled"))){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema311.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema312.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
