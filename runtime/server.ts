@@ -6,6 +6,8 @@ import { createApp, type CreateAppOptions, type Registry, type SvcApp } from './
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
+import { errorSummary, logLine, stderrLog } from './log.ts';
+import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.ts';
 import type { Limits } from '../generated/contract.ts';
 
 /** What `svc seed --json` prints (runtime/seed.ts). */
@@ -50,6 +52,8 @@ export interface StartServerOptions {
   app?: Omit<CreateAppOptions, 'database' | 'config' | 'registry'>;
   /** How long a client may take to send its headers and its whole request; default the contract's limits (tests shorten them). */
   timeouts?: Partial<RequestTimeouts>;
+  /** Run the webhook worker in this process (default: when webhooks are enabled); tests drive their own. */
+  webhookWorker?: boolean;
 }
 
 export interface RequestTimeouts {
@@ -114,6 +118,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();
+    const log = options.app?.log ?? stderrLog;
+    const worker: WebhookWorker | null =
+      (options.webhookWorker ?? config.webhooksEnabled)
+        ? startWebhookWorker({
+            db: database.db,
+            onError: (err) => log(logLine('error', 'webhook_worker_failed', { error: errorSummary(err) })),
+          })
+        : null;
     const running = svc;
     const httpServer = server!;
     let closed = false;
@@ -132,6 +144,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           (httpServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           httpServer.close(() => resolve());
         });
+        await worker?.stop();
         await running.close();
         if (ownDatabase) await database.close();
       },
