@@ -3,11 +3,13 @@
 // client admins and every API key only their clients' events.
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { eventsAfter, seqOfVisibleEvent, startFeedPage, toFeedEvent, type FeedEvent } from '../runtime/events-feed.ts';
-import { notImplemented } from '../runtime/not-implemented.ts';
+import { openEventStream } from '../runtime/events-stream.ts';
 import type { EventsHandlers } from '../generated/handlers/events.ts';
 import type { components } from '../generated/types.ts';
 
 type EventsListInput = components['schemas']['EventsListInput'];
+type EventsStreamInput = components['schemas']['EventsStreamInput'];
+type EventsStreamOutput = components['schemas']['EventsStreamOutput'];
 
 async function list(input: EventsListInput, ctx: HandlerContext): Promise<Page<FeedEvent>> {
   const { types, clientId, since, after } = input;
@@ -24,7 +26,17 @@ async function list(input: EventsListInput, ctx: HandlerContext): Promise<Page<F
   return { items: kept.map(toFeedEvent), nextCursor: more && last ? page.cursorFor(Number(last.seq)) : null };
 }
 
+/** The SSE body (the REST layer sends a ReadableStream as text/event-stream). Last-Event-ID arrives as `after`. */
+async function stream(input: EventsStreamInput, ctx: HandlerContext): Promise<EventsStreamOutput> {
+  const { types, clientId, after } = input;
+  if (clientId !== undefined) ctx.policy.assertClientInScope(clientId);
+  const afterSeq = after !== undefined ? await seqOfVisibleEvent(ctx.db, ctx.policy, after) : null;
+  const body = await openEventStream({ db: ctx.db, principal: ctx.principal, filters: { types, clientId }, afterSeq });
+  // The contract types the stream by its messages (Event); the transport sends the stream itself.
+  return body as unknown as EventsStreamOutput;
+}
+
 export const eventsHandlers = {
   'events.list': list,
-  'events.stream': notImplemented('events.stream'),
+  'events.stream': stream,
 } satisfies EventsHandlers;

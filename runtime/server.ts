@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
 import { errorSummary, logLine, stderrLog } from './log.ts';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.ts';
+import { startEventHub } from './events-stream.ts';
 import type { Limits } from '../generated/contract.ts';
 
 /** What `svc seed --json` prints (runtime/seed.ts). */
@@ -126,6 +127,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
             onError: (err) => log(logLine('error', 'webhook_worker_failed', { error: errorSummary(err) })),
           })
         : null;
+    // One LISTEN on svc_events per process for every open event stream.
+    const stopHub = await startEventHub(database);
     const running = svc;
     const httpServer = server!;
     let closed = false;
@@ -145,6 +148,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           httpServer.close(() => resolve());
         });
         await worker?.stop();
+        await stopHub();
         await running.close();
         if (ownDatabase) await database.close();
       },
