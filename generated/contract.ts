@@ -191,6 +191,9 @@ export interface Limits {
   readonly apiKeyLifetimeDays: number;
   readonly approvalExpiryHours: number;
   readonly batchCreateMaxItems: number;
+  readonly eventRetentionDays: number;
+  readonly eventStreamKeepAliveSeconds: number;
+  readonly eventStreamsPerCredential: number;
   readonly failedAuthPerMinute: number;
   readonly idempotencyRetentionHours: number;
   readonly jwksFetchTimeoutSeconds: number;
@@ -204,6 +207,7 @@ export interface Limits {
   readonly requestBodyMaxBytes: number;
   readonly requestHeadersTimeoutSeconds: number;
   readonly requestTimeoutSeconds: number;
+  readonly webhookAttemptTimeoutSeconds: number;
   readonly webhookSecretOverlapHours: number;
 }
 
@@ -212,6 +216,9 @@ export const limits: Limits = {
   "apiKeyLifetimeDays": 90,
   "approvalExpiryHours": 168,
   "batchCreateMaxItems": 100,
+  "eventRetentionDays": 30,
+  "eventStreamKeepAliveSeconds": 15,
+  "eventStreamsPerCredential": 5,
   "failedAuthPerMinute": 100,
   "idempotencyRetentionHours": 24,
   "jwksFetchTimeoutSeconds": 5,
@@ -225,6 +232,7 @@ export const limits: Limits = {
   "requestBodyMaxBytes": 1048576,
   "requestHeadersTimeoutSeconds": 10,
   "requestTimeoutSeconds": 30,
+  "webhookAttemptTimeoutSeconds": 10,
   "webhookSecretOverlapHours": 24
 };
 

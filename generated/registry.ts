@@ -6,8 +6,8 @@ import type { Limits, ProblemCode } from './contract.ts';
 export type Service = ServiceDef<Limits, ProblemCode>;
 
 export const service: Service = {
-  "apiVersion": "1.0",
-  "contractVersion": "1.0.0",
+  "apiVersion": "1.1",
+  "contractVersion": "1.1.0",
   "eventTypes": [
     "task.created",
     "task.updated",
@@ -25,6 +25,9 @@ export const service: Service = {
     "apiKeyLifetimeDays": 90,
     "approvalExpiryHours": 168,
     "batchCreateMaxItems": 100,
+    "eventRetentionDays": 30,
+    "eventStreamKeepAliveSeconds": 15,
+    "eventStreamsPerCredential": 5,
     "failedAuthPerMinute": 100,
     "idempotencyRetentionHours": 24,
     "jwksFetchTimeoutSeconds": 5,
@@ -38,6 +41,7 @@ export const service: Service = {
     "requestBodyMaxBytes": 1048576,
     "requestHeadersTimeoutSeconds": 10,
     "requestTimeoutSeconds": 30,
+    "webhookAttemptTimeoutSeconds": 10,
     "webhookSecretOverlapHours": 24
   },
   "mcpProtocolVersions": [
@@ -2852,6 +2856,7 @@ export const operations: readonly OperationDef[] = [
     "method": "GET",
     "paged": true,
     "paramTypes": {
+      "after": "string",
       "clientId": "string",
       "cursor": "string",
       "pageSize": "integer",
@@ -2859,6 +2864,7 @@ export const operations: readonly OperationDef[] = [
       "types": "array"
     },
     "params": {
+      "after": "query",
       "clientId": "query",
       "cursor": "query",
       "pageSize": "query",
@@ -10265,6 +10271,10 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
   "EventsListInput": {
     "additionalProperties": false,
     "properties": {
+      "after": {
+        "$ref": "#/components/schemas/Id",
+        "description": "Only events after this event id (evt_…): a reader that caught up (nextCursor null) resumes from the last event it saw."
+      },
       "clientId": {
         "$ref": "#/components/schemas/Id",
         "description": "A client's id (cli_…)."
@@ -14581,10 +14591,9 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
         "uniqueItems": true
       },
       "url": {
-        "description": "An https URL that is not on a private network.",
+        "description": "An https URL that is not on a private network (http:// only for loopback under SVC_WEBHOOK_ALLOW_PRIVATE, in tests).",
         "format": "uri",
         "maxLength": 2048,
-        "pattern": "^https://",
         "type": "string"
       }
     },
@@ -14675,7 +14684,6 @@ export const schemas: Readonly<Record<string, JsonSchema>> = {
       "url": {
         "format": "uri",
         "maxLength": 2048,
-        "pattern": "^https://",
         "type": "string"
       }
     },

@@ -2119,6 +2119,8 @@ export interface components {
             type: components["schemas"]["EventType"];
         };
         EventsListInput: {
+            /** @description Only events after this event id (evt_…): a reader that caught up (nextCursor null) resumes from the last event it saw. */
+            after?: components["schemas"]["Id"];
             /** @description A client's id (cli_…). */
             clientId?: components["schemas"]["Id"];
             cursor?: components["schemas"]["Cursor"];
@@ -3290,7 +3292,7 @@ export interface components {
             eventTypes: components["schemas"]["EventType"][];
             /**
              * Format: uri
-             * @description An https URL that is not on a private network.
+             * @description An https URL that is not on a private network (http:// only for loopback under SVC_WEBHOOK_ALLOW_PRIVATE, in tests).
              */
             url: string;
         };
@@ -6199,6 +6201,8 @@ export interface operations {
     "events.list": {
         parameters: {
             query?: {
+                /** @description Only events after this event id (evt_…): a reader that caught up (nextCursor null) resumes from the last event it saw. */
+                after?: components["schemas"]["Id"];
                 /** @description A client's id (cli_…). */
                 clientId?: components["schemas"]["Id"];
                 cursor?: components["schemas"]["Cursor"];
@@ -12822,7 +12826,7 @@ export interface operations {
                     eventTypes: components["schemas"]["EventType"][];
                     /**
                      * Format: uri
-                     * @description An https URL that is not on a private network.
+                     * @description An https URL that is not on a private network (http:// only for loopback under SVC_WEBHOOK_ALLOW_PRIVATE, in tests).
                      */
                     url: string;
                 };

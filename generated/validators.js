@@ -14736,7 +14736,7 @@ return errors === 0;
 validate125.evaluated = {"props":{"id":true,"clientId":true,"leadId":true,"contactId":true,"accountId":true,"opportunityId":true,"channel":true,"direction":true,"summary":true,"occurredAt":true,"loggedBy":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_events_list = validate129;
-const schema263 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only events at or after this instant (for a first page; then follow nextCursor)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.list.json"};
+const schema263 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only events at or after this instant (for a first page; then follow nextCursor)."},"after":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Only events after this event id (evt_…): a reader that caught up (nextCursor null) resumes from the last event it saw."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.list.json"};
 const schema264 = {"type":"string","enum":["task.created","task.updated","task.completed","project.stage_advanced","intake.finalized","review.released","membership.invited","membership.revoked","approval.approved","approval.rejected"],"description":"New event types may be added within /v1."};
 const func0 = require("ajv/dist/runtime/equal").default;
 
@@ -14753,7 +14753,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(((((key0 === "types") || (key0 === "clientId")) || (key0 === "since")) || (key0 === "cursor")) || (key0 === "pageSize"))){
+if(!((((((key0 === "types") || (key0 === "clientId")) || (key0 === "since")) || (key0 === "after")) || (key0 === "cursor")) || (key0 === "pageSize"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -14893,11 +14893,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data4 = data.cursor;
+if(data.after !== undefined){
+let data4 = data.after;
 if(typeof data4 === "string"){
-if(func1(data4) > 512){
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(func1(data4) > 64){
+const err11 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -14906,8 +14906,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err12 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data4)){
+const err12 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -14918,7 +14918,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/after",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -14928,10 +14928,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.pageSize !== undefined){
-let data5 = data.pageSize;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err14 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.cursor !== undefined){
+let data5 = data.cursor;
+if(typeof data5 === "string"){
+if(func1(data5) > 512){
+const err14 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -14940,9 +14941,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 200 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(func1(data5) < 1){
+const err15 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -14951,8 +14951,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data5 < 1 || isNaN(data5)){
-const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err16 = {instancePath:instancePath+"/cursor",schemaPath:"https://svc.invalid/schemas.json#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -14962,15 +14963,49 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.pageSize !== undefined){
+let data6 = data.pageSize;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err17 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+if(typeof data6 == "number"){
+if(data6 > 200 || isNaN(data6)){
+const err18 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data6 < 1 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/pageSize",schemaPath:"https://svc.invalid/schemas.json#/$defs/PageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }
@@ -14980,8 +15015,8 @@ return errors === 0;
 validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_events_list = validate130;
-const schema269 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Event"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/events.list.json"};
-const schema270 = {"type":"object","required":["id","type","occurredAt","clientId","subjectId","data"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Increasing in feed order; the SSE id and the webhook-id header."},"type":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"clientId":{"type":["string","null"],"description":"Null for an event about an internal task."},"subjectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"The record the event is about (task, project, intake record, review, membership or approval)."},"data":{"type":"object","description":"The subject as it was right after the change."}}};
+const schema270 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Event"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/events.list.json"};
+const schema271 = {"type":"object","required":["id","type","occurredAt","clientId","subjectId","data"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Increasing in feed order; the SSE id and the webhook-id header."},"type":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"clientId":{"type":["string","null"],"description":"Null for an event about an internal task."},"subjectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"The record the event is about (task, project, intake record, review, membership or approval)."},"data":{"type":"object","description":"The subject as it was right after the change."}}};
 
 function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -15140,7 +15175,7 @@ errors++;
 if(data.clientId !== undefined){
 let data3 = data.clientId;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err13 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema270.properties.clientId.type},message:"must be string,null"};
+const err13 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema271.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -15272,7 +15307,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema269.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema270.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -15299,7 +15334,7 @@ return errors === 0;
 validate130.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_events_stream = validate133;
-const schema275 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"after":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Start after this event id; the Last-Event-ID header does the same and wins."}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.stream.json"};
+const schema276 = {"type":"object","properties":{"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"uniqueItems":true,"minItems":1,"description":"Only these event types."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"after":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Start after this event id; the Last-Event-ID header does the same and wins."}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/events.stream.json"};
 
 function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/events.stream.json" */;
@@ -15481,7 +15516,7 @@ return errors === 0;
 validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_events_stream = validate134;
-const schema279 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Event","$id":"https://svc.invalid/outputs/events.stream.json"};
+const schema280 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Event","$id":"https://svc.invalid/outputs/events.stream.json"};
 
 function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -15640,7 +15675,7 @@ errors++;
 if(data.clientId !== undefined){
 let data3 = data.clientId;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err13 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema270.properties.clientId.type},message:"must be string,null"};
+const err13 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema271.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -15736,7 +15771,7 @@ return errors === 0;
 validate134.evaluated = {"props":{"id":true,"type":true,"occurredAt":true,"clientId":true,"subjectId":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_execution_jobs_get = validate137;
-const schema285 = {"type":"object","properties":{"job_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An execution job's id (job_…)."}},"required":["job_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.jobs.get.json"};
+const schema286 = {"type":"object","properties":{"job_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An execution job's id (job_…)."}},"required":["job_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.jobs.get.json"};
 
 function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/execution.jobs.get.json" */;
@@ -15824,9 +15859,9 @@ return errors === 0;
 validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_execution_jobs_get = validate138;
-const schema287 = {"$ref":"https://svc.invalid/schemas.json#/$defs/ExecutionJob","$id":"https://svc.invalid/outputs/execution.jobs.get.json"};
-const schema288 = {"type":"object","required":["id","requestId","clientId","runner","status","result","error","createdAt","startedAt","finishedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An execution job's id (job_…)."},"requestId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A request's id (req_…)."},"clientId":{"type":["string","null"]},"runner":{"type":["string","null"],"description":"The runner that claimed it."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ExecutionJobStatus"},"result":{"type":["object","null"]},"error":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ProblemRecord"},{"type":"null"}]},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"startedAt":{"type":["string","null"],"format":"date-time"},"finishedAt":{"type":["string","null"],"format":"date-time"}}};
-const schema291 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
+const schema288 = {"$ref":"https://svc.invalid/schemas.json#/$defs/ExecutionJob","$id":"https://svc.invalid/outputs/execution.jobs.get.json"};
+const schema289 = {"type":"object","required":["id","requestId","clientId","runner","status","result","error","createdAt","startedAt","finishedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An execution job's id (job_…)."},"requestId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A request's id (req_…)."},"clientId":{"type":["string","null"]},"runner":{"type":["string","null"],"description":"The runner that claimed it."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ExecutionJobStatus"},"result":{"type":["object","null"]},"error":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ProblemRecord"},{"type":"null"}]},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"startedAt":{"type":["string","null"],"format":"date-time"},"finishedAt":{"type":["string","null"],"format":"date-time"}}};
+const schema292 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
 
 function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -16012,7 +16047,7 @@ errors++;
 if(data.clientId !== undefined){
 let data2 = data.clientId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema288.properties.clientId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema289.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -16025,7 +16060,7 @@ errors++;
 if(data.runner !== undefined){
 let data3 = data.runner;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err17 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/type",keyword:"type",params:{type: schema288.properties.runner.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/type",keyword:"type",params:{type: schema289.properties.runner.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -16048,7 +16083,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data4 === "queued") || (data4 === "running")) || (data4 === "succeeded")) || (data4 === "failed")) || (data4 === "cancelled"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ExecutionJobStatus/enum",keyword:"enum",params:{allowedValues: schema291.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ExecutionJobStatus/enum",keyword:"enum",params:{allowedValues: schema292.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -16061,7 +16096,7 @@ errors++;
 if(data.result !== undefined){
 let data5 = data.result;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-const err20 = {instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: schema288.properties.result.type},message:"must be object,null"};
+const err20 = {instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: schema289.properties.result.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -16315,7 +16350,7 @@ errors++;
 if(data.startedAt !== undefined){
 let data16 = data.startedAt;
 if((typeof data16 !== "string") && (data16 !== null)){
-const err38 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema288.properties.startedAt.type},message:"must be string,null"};
+const err38 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema289.properties.startedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -16340,7 +16375,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data17 = data.finishedAt;
 if((typeof data17 !== "string") && (data17 !== null)){
-const err40 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema288.properties.finishedAt.type},message:"must be string,null"};
+const err40 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema289.properties.finishedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -16400,7 +16435,7 @@ return errors === 0;
 validate138.evaluated = {"props":{"id":true,"requestId":true,"clientId":true,"runner":true,"status":true,"result":true,"error":true,"createdAt":true,"startedAt":true,"finishedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_execution_requests_propose = validate141;
-const schema294 = {"type":"object","properties":{"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"instructions":{"type":"string","minLength":1,"maxLength":20000,"pattern":"\\S"},"parameters":{"type":"object","maxProperties":50},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["kind","title","instructions"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.requests.propose.json"};
+const schema295 = {"type":"object","properties":{"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"instructions":{"type":"string","minLength":1,"maxLength":20000,"pattern":"\\S"},"parameters":{"type":"object","maxProperties":50},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["kind","title","instructions"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/execution.requests.propose.json"};
 
 function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/execution.requests.propose.json" */;
@@ -16469,7 +16504,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((data0 === "script") || (data0 === "data_fix")) || (data0 === "report")) || (data0 === "sync"))){
-const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema294.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema295.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -16646,9 +16681,9 @@ return errors === 0;
 validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_execution_requests_propose = validate142;
-const schema296 = {"$ref":"https://svc.invalid/schemas.json#/$defs/ExecutionRequest","$id":"https://svc.invalid/outputs/execution.requests.propose.json"};
-const schema297 = {"type":"object","required":["id","clientId","kind","title","instructions","parameters","status","jobId","requestedBy","createdAt","decidedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An execution request's id (exr_…)."},"clientId":{"type":["string","null"]},"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string"},"instructions":{"type":"string"},"parameters":{"type":"object"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ExecutionRequestStatus"},"jobId":{"type":["string","null"],"description":"The job that runs it, once accepted."},"requestedBy":{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"decidedAt":{"type":["string","null"],"format":"date-time"}}};
-const schema299 = {"type":"string","enum":["pending","accepted","declined","cancelled"]};
+const schema297 = {"$ref":"https://svc.invalid/schemas.json#/$defs/ExecutionRequest","$id":"https://svc.invalid/outputs/execution.requests.propose.json"};
+const schema298 = {"type":"object","required":["id","clientId","kind","title","instructions","parameters","status","jobId","requestedBy","createdAt","decidedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An execution request's id (exr_…)."},"clientId":{"type":["string","null"]},"kind":{"type":"string","enum":["script","data_fix","report","sync"]},"title":{"type":"string"},"instructions":{"type":"string"},"parameters":{"type":"object"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ExecutionRequestStatus"},"jobId":{"type":["string","null"],"description":"The job that runs it, once accepted."},"requestedBy":{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"decidedAt":{"type":["string","null"],"format":"date-time"}}};
+const schema300 = {"type":"string","enum":["pending","accepted","declined","cancelled"]};
 
 function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -16809,7 +16844,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema297.properties.clientId.type},message:"must be string,null"};
+const err14 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema298.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -16832,7 +16867,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!((((data2 === "script") || (data2 === "data_fix")) || (data2 === "report")) || (data2 === "sync"))){
-const err16 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema297.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema298.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -16892,7 +16927,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!((((data6 === "pending") || (data6 === "accepted")) || (data6 === "declined")) || (data6 === "cancelled"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ExecutionRequestStatus/enum",keyword:"enum",params:{allowedValues: schema299.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ExecutionRequestStatus/enum",keyword:"enum",params:{allowedValues: schema300.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -16905,7 +16940,7 @@ errors++;
 if(data.jobId !== undefined){
 let data7 = data.jobId;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err22 = {instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: schema297.properties.jobId.type},message:"must be string,null"};
+const err22 = {instancePath:instancePath+"/jobId",schemaPath:"#/properties/jobId/type",keyword:"type",params:{type: schema298.properties.jobId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -16949,7 +16984,7 @@ errors++;
 if(data.decidedAt !== undefined){
 let data10 = data.decidedAt;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err25 = {instancePath:instancePath+"/decidedAt",schemaPath:"#/properties/decidedAt/type",keyword:"type",params:{type: schema297.properties.decidedAt.type},message:"must be string,null"};
+const err25 = {instancePath:instancePath+"/decidedAt",schemaPath:"#/properties/decidedAt/type",keyword:"type",params:{type: schema298.properties.decidedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -17009,7 +17044,7 @@ return errors === 0;
 validate142.evaluated = {"props":{"id":true,"clientId":true,"kind":true,"title":true,"instructions":true,"parameters":true,"status":true,"jobId":true,"requestedBy":true,"createdAt":true,"decidedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_extraction_get = validate146;
-const schema301 = {"type":"object","properties":{"extraction_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An extraction's id (ext_…)."}},"required":["extraction_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/extraction.get.json"};
+const schema302 = {"type":"object","properties":{"extraction_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An extraction's id (ext_…)."}},"required":["extraction_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/extraction.get.json"};
 
 function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/extraction.get.json" */;
@@ -17097,13 +17132,13 @@ return errors === 0;
 validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_extraction_get = validate147;
-const schema303 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Extraction","$id":"https://svc.invalid/outputs/extraction.get.json"};
-const schema304 = {"type":"object","required":["id","clientId","fileId","intakeId","status","fields","error","createdAt","completedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An extraction's id (ext_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"fileId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."},"intakeId":{"type":["string","null"],"description":"The intake record whose fields it proposes values for."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ExtractionStatus"},"fields":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/ExtractedField"}},"error":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ProblemRecord"},{"type":"null"}]},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"completedAt":{"type":["string","null"],"format":"date-time"}}};
-const schema308 = {"type":"string","enum":["queued","running","succeeded","failed"]};
-const schema309 = {"type":"object","required":["key","value","confidence","page"],"properties":{"key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"confidence":{"type":"number","minimum":0,"maximum":1},"page":{"type":["integer","null"],"minimum":1,"description":"Page of the source document, when known."}}};
-const schema310 = {"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$","description":"A field's key within its record, lower snake_case."};
-const schema311 = {"description":"A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id).","anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]};
-const pattern92 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+const schema304 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Extraction","$id":"https://svc.invalid/outputs/extraction.get.json"};
+const schema305 = {"type":"object","required":["id","clientId","fileId","intakeId","status","fields","error","createdAt","completedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An extraction's id (ext_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"fileId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."},"intakeId":{"type":["string","null"],"description":"The intake record whose fields it proposes values for."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ExtractionStatus"},"fields":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/ExtractedField"}},"error":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ProblemRecord"},{"type":"null"}]},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"completedAt":{"type":["string","null"],"format":"date-time"}}};
+const schema309 = {"type":"string","enum":["queued","running","succeeded","failed"]};
+const schema310 = {"type":"object","required":["key","value","confidence","page"],"properties":{"key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"confidence":{"type":"number","minimum":0,"maximum":1},"page":{"type":["integer","null"],"minimum":1,"description":"Page of the source document, when known."}}};
+const schema311 = {"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$","description":"A field's key within its record, lower snake_case."};
+const schema312 = {"description":"A field's value; its JSON type follows the field's type (string, number, boolean, date string, choice string, file id).","anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]};
+const pattern93 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 
 function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -17179,7 +17214,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern92.test(data0)){
+if(!pattern93.test(data0)){
 const err6 = {instancePath:instancePath+"/key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -17317,7 +17352,7 @@ errors++;
 if(data.page !== undefined){
 let data3 = data.page;
 if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
-const err16 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: schema309.properties.page.type},message:"must be integer,null"};
+const err16 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: schema310.properties.page.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -17565,7 +17600,7 @@ errors++;
 if(data.intakeId !== undefined){
 let data3 = data.intakeId;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err18 = {instancePath:instancePath+"/intakeId",schemaPath:"#/properties/intakeId/type",keyword:"type",params:{type: schema304.properties.intakeId.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/intakeId",schemaPath:"#/properties/intakeId/type",keyword:"type",params:{type: schema305.properties.intakeId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -17588,7 +17623,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((((data4 === "queued") || (data4 === "running")) || (data4 === "succeeded")) || (data4 === "failed"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ExtractionStatus/enum",keyword:"enum",params:{allowedValues: schema308.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ExtractionStatus/enum",keyword:"enum",params:{allowedValues: schema309.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -17864,7 +17899,7 @@ errors++;
 if(data.completedAt !== undefined){
 let data17 = data.completedAt;
 if((typeof data17 !== "string") && (data17 !== null)){
-const err39 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema304.properties.completedAt.type},message:"must be string,null"};
+const err39 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema305.properties.completedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -17924,7 +17959,7 @@ return errors === 0;
 validate147.evaluated = {"props":{"id":true,"clientId":true,"fileId":true,"intakeId":true,"status":true,"fields":true,"error":true,"createdAt":true,"completedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_download_url = validate152;
-const schema314 = {"type":"object","properties":{"file_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."}},"required":["file_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.download_url.json"};
+const schema315 = {"type":"object","properties":{"file_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."}},"required":["file_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.download_url.json"};
 
 function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/files.download_url.json" */;
@@ -18012,8 +18047,8 @@ return errors === 0;
 validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_files_download_url = validate153;
-const schema316 = {"$ref":"https://svc.invalid/schemas.json#/$defs/DownloadUrl","$id":"https://svc.invalid/outputs/files.download_url.json"};
-const schema317 = {"type":"object","required":["fileId","url","expiresAt"],"properties":{"fileId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."},"url":{"type":"string","format":"uri","description":"Signed URL; a bearer secret, valid until expiresAt."},"expiresAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
+const schema317 = {"$ref":"https://svc.invalid/schemas.json#/$defs/DownloadUrl","$id":"https://svc.invalid/outputs/files.download_url.json"};
+const schema318 = {"type":"object","required":["fileId","url","expiresAt"],"properties":{"fileId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."},"url":{"type":"string","format":"uri","description":"Signed URL; a bearer secret, valid until expiresAt."},"expiresAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
 
 function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -18179,8 +18214,8 @@ return errors === 0;
 validate153.evaluated = {"props":{"fileId":true,"url":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_register = validate156;
-const schema320 = {"type":"object","properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An upload's id (upl_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"intakeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S","description":"Defaults to the name given for the upload."}},"required":["uploadId"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.register.json"};
-const schema325 = {"type":"string","enum":["intake_document","deliverable","attachment","other"]};
+const schema321 = {"type":"object","properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An upload's id (upl_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"intakeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S","description":"Defaults to the name given for the upload."}},"required":["uploadId"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.register.json"};
+const schema326 = {"type":"string","enum":["intake_document","deliverable","attachment","other"]};
 
 function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/files.register.json" */;
@@ -18369,7 +18404,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((((data4 === "intake_document") || (data4 === "deliverable")) || (data4 === "attachment")) || (data4 === "other"))){
-const err15 = {instancePath:instancePath+"/purpose",schemaPath:"https://svc.invalid/schemas.json#/$defs/FilePurpose/enum",keyword:"enum",params:{allowedValues: schema325.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/purpose",schemaPath:"https://svc.invalid/schemas.json#/$defs/FilePurpose/enum",keyword:"enum",params:{allowedValues: schema326.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -18441,10 +18476,10 @@ return errors === 0;
 validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_files_register = validate157;
-const schema326 = {"$ref":"https://svc.invalid/schemas.json#/$defs/FileRecord","$id":"https://svc.invalid/outputs/files.register.json"};
-const schema327 = {"type":"object","required":["id","clientId","projectId","intakeId","name","contentType","sizeBytes","sha256","purpose","status","extractionId","uploadedBy","createdAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."},"clientId":{"type":["string","null"]},"projectId":{"type":["string","null"]},"intakeId":{"type":["string","null"]},"name":{"type":"string"},"contentType":{"type":"string"},"sizeBytes":{"type":"integer","minimum":0},"sha256":{"type":"string","pattern":"^[a-f0-9]{64}$"},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/FileStatus"},"extractionId":{"type":["string","null"],"description":"The extraction started for an intake document."},"uploadedBy":{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
-const schema330 = {"type":"string","enum":["scanning","available","rejected"]};
-const pattern101 = new RegExp("^[a-f0-9]{64}$", "u");
+const schema327 = {"$ref":"https://svc.invalid/schemas.json#/$defs/FileRecord","$id":"https://svc.invalid/outputs/files.register.json"};
+const schema328 = {"type":"object","required":["id","clientId","projectId","intakeId","name","contentType","sizeBytes","sha256","purpose","status","extractionId","uploadedBy","createdAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."},"clientId":{"type":["string","null"]},"projectId":{"type":["string","null"]},"intakeId":{"type":["string","null"]},"name":{"type":"string"},"contentType":{"type":"string"},"sizeBytes":{"type":"integer","minimum":0},"sha256":{"type":"string","pattern":"^[a-f0-9]{64}$"},"purpose":{"$ref":"https://svc.invalid/schemas.json#/$defs/FilePurpose"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/FileStatus"},"extractionId":{"type":["string","null"],"description":"The extraction started for an intake document."},"uploadedBy":{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
+const schema331 = {"type":"string","enum":["scanning","available","rejected"]};
+const pattern102 = new RegExp("^[a-f0-9]{64}$", "u");
 
 function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -18625,7 +18660,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema327.properties.clientId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema328.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -18638,7 +18673,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err17 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema327.properties.projectId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema328.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -18651,7 +18686,7 @@ errors++;
 if(data.intakeId !== undefined){
 let data3 = data.intakeId;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err18 = {instancePath:instancePath+"/intakeId",schemaPath:"#/properties/intakeId/type",keyword:"type",params:{type: schema327.properties.intakeId.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/intakeId",schemaPath:"#/properties/intakeId/type",keyword:"type",params:{type: schema328.properties.intakeId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -18713,7 +18748,7 @@ errors++;
 if(data.sha256 !== undefined){
 let data7 = data.sha256;
 if(typeof data7 === "string"){
-if(!pattern101.test(data7)){
+if(!pattern102.test(data7)){
 const err23 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -18748,7 +18783,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((((data8 === "intake_document") || (data8 === "deliverable")) || (data8 === "attachment")) || (data8 === "other"))){
-const err26 = {instancePath:instancePath+"/purpose",schemaPath:"https://svc.invalid/schemas.json#/$defs/FilePurpose/enum",keyword:"enum",params:{allowedValues: schema325.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/purpose",schemaPath:"https://svc.invalid/schemas.json#/$defs/FilePurpose/enum",keyword:"enum",params:{allowedValues: schema326.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -18771,7 +18806,7 @@ vErrors.push(err27);
 errors++;
 }
 if(!(((data9 === "scanning") || (data9 === "available")) || (data9 === "rejected"))){
-const err28 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/FileStatus/enum",keyword:"enum",params:{allowedValues: schema330.enum},message:"must be equal to one of the allowed values"};
+const err28 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/FileStatus/enum",keyword:"enum",params:{allowedValues: schema331.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -18784,7 +18819,7 @@ errors++;
 if(data.extractionId !== undefined){
 let data10 = data.extractionId;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err29 = {instancePath:instancePath+"/extractionId",schemaPath:"#/properties/extractionId/type",keyword:"type",params:{type: schema327.properties.extractionId.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/extractionId",schemaPath:"#/properties/extractionId/type",keyword:"type",params:{type: schema328.properties.extractionId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -18863,7 +18898,7 @@ return errors === 0;
 validate157.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"intakeId":true,"name":true,"contentType":true,"sizeBytes":true,"sha256":true,"purpose":true,"status":true,"extractionId":true,"uploadedBy":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_files_upload_url = validate161;
-const schema332 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S"},"contentType":{"type":"string","minLength":3,"maxLength":255},"sizeBytes":{"type":"integer","minimum":1,"maximum":104857600},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["name","contentType","sizeBytes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.upload_url.json"};
+const schema333 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":255,"pattern":"\\S"},"contentType":{"type":"string","minLength":3,"maxLength":255},"sizeBytes":{"type":"integer","minimum":1,"maximum":104857600},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"required":["name","contentType","sizeBytes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/files.upload_url.json"};
 
 function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/files.upload_url.json" */;
@@ -19086,8 +19121,8 @@ return errors === 0;
 validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_files_upload_url = validate162;
-const schema334 = {"$ref":"https://svc.invalid/schemas.json#/$defs/UploadUrl","$id":"https://svc.invalid/outputs/files.upload_url.json"};
-const schema335 = {"type":"object","required":["uploadId","url","method","headers","expiresAt","maxBytes"],"properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Pass to files.register once the bytes are uploaded."},"url":{"type":"string","format":"uri","description":"Signed URL; a bearer secret, valid until expiresAt."},"method":{"type":"string","enum":["PUT"]},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Headers the upload request must carry."},"expiresAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"maxBytes":{"type":"integer"}}};
+const schema335 = {"$ref":"https://svc.invalid/schemas.json#/$defs/UploadUrl","$id":"https://svc.invalid/outputs/files.upload_url.json"};
+const schema336 = {"type":"object","required":["uploadId","url","method","headers","expiresAt","maxBytes"],"properties":{"uploadId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Pass to files.register once the bytes are uploaded."},"url":{"type":"string","format":"uri","description":"Signed URL; a bearer secret, valid until expiresAt."},"method":{"type":"string","enum":["PUT"]},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Headers the upload request must carry."},"expiresAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"maxBytes":{"type":"integer"}}};
 
 function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -19233,7 +19268,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(data2 === "PUT")){
-const err12 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema335.properties.method.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema336.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -19346,7 +19381,7 @@ return errors === 0;
 validate162.evaluated = {"props":{"uploadId":true,"url":true,"method":true,"headers":true,"expiresAt":true,"maxBytes":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_create = validate165;
-const schema338 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"template":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"values":{"type":"object","description":"Initial values by field key; each must fit its field's type.","maxProperties":200,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"}}},"required":["clientId","template","title"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.create.json"};
+const schema339 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"template":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"values":{"type":"object","description":"Initial values by field key; each must fit its field's type.","maxProperties":200,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"}}},"required":["clientId","template","title"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.create.json"};
 
 function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.create.json" */;
@@ -19495,7 +19530,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern92.test(data2)){
+if(!pattern93.test(data2)){
 const err12 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -19578,7 +19613,7 @@ errors++;
 for(const key1 in data4){
 const _errs14 = errors;
 if(typeof key1 === "string"){
-if(!pattern92.test(key1)){
+if(!pattern93.test(key1)){
 const err19 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err19];
@@ -19708,11 +19743,11 @@ return errors === 0;
 validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_intake_create = validate166;
-const schema342 = {"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord","$id":"https://svc.invalid/outputs/intake.create.json"};
-const schema343 = {"type":"object","required":["id","clientId","projectId","title","template","status","fields","createdAt","updatedAt","finalizedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"type":["string","null"]},"title":{"type":"string"},"template":{"type":"string","description":"The intake template the fields come from, for example benefits_onboarding."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeStatus"},"fields":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeField"}},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"finalizedAt":{"type":["string","null"],"format":"date-time"}}};
-const schema346 = {"type":"string","enum":["draft","finalized"]};
-const schema347 = {"type":"object","required":["key","label","type","required","value","status","source","updatedAt","updatedBy"],"properties":{"key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"label":{"type":"string"},"type":{"type":"string","enum":["text","number","date","boolean","choice","file"]},"required":{"type":"boolean"},"choices":{"type":"array","items":{"type":"string"},"description":"Allowed values of a choice field; absent for other types."},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldStatus"},"source":{"type":"string","enum":["manual","extraction","import"],"description":"Where the current value came from."},"updatedAt":{"type":["string","null"],"format":"date-time"},"updatedBy":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},{"type":"null"}]}}};
-const schema350 = {"type":"string","enum":["empty","draft","final"]};
+const schema343 = {"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord","$id":"https://svc.invalid/outputs/intake.create.json"};
+const schema344 = {"type":"object","required":["id","clientId","projectId","title","template","status","fields","createdAt","updatedAt","finalizedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"type":["string","null"]},"title":{"type":"string"},"template":{"type":"string","description":"The intake template the fields come from, for example benefits_onboarding."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeStatus"},"fields":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeField"}},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"finalizedAt":{"type":["string","null"],"format":"date-time"}}};
+const schema347 = {"type":"string","enum":["draft","finalized"]};
+const schema348 = {"type":"object","required":["key","label","type","required","value","status","source","updatedAt","updatedBy"],"properties":{"key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"label":{"type":"string"},"type":{"type":"string","enum":["text","number","date","boolean","choice","file"]},"required":{"type":"boolean"},"choices":{"type":"array","items":{"type":"string"},"description":"Allowed values of a choice field; absent for other types."},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldStatus"},"source":{"type":"string","enum":["manual","extraction","import"],"description":"Where the current value came from."},"updatedAt":{"type":["string","null"],"format":"date-time"},"updatedBy":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},{"type":"null"}]}}};
+const schema351 = {"type":"string","enum":["empty","draft","final"]};
 
 function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -19838,7 +19873,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern92.test(data0)){
+if(!pattern93.test(data0)){
 const err11 = {instancePath:instancePath+"/key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -19885,7 +19920,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((((((data2 === "text") || (data2 === "number")) || (data2 === "date")) || (data2 === "boolean")) || (data2 === "choice")) || (data2 === "file"))){
-const err15 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema347.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema348.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -20026,7 +20061,7 @@ vErrors.push(err24);
 errors++;
 }
 if(!(((data7 === "empty") || (data7 === "draft")) || (data7 === "final"))){
-const err25 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldStatus/enum",keyword:"enum",params:{allowedValues: schema350.enum},message:"must be equal to one of the allowed values"};
+const err25 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldStatus/enum",keyword:"enum",params:{allowedValues: schema351.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -20049,7 +20084,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!(((data8 === "manual") || (data8 === "extraction")) || (data8 === "import"))){
-const err27 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema347.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema348.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -20062,7 +20097,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data9 = data.updatedAt;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err28 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema347.properties.updatedAt.type},message:"must be string,null"};
+const err28 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: schema348.properties.updatedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -20348,7 +20383,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema343.properties.projectId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema344.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -20395,7 +20430,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "draft") || (data5 === "finalized"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema346.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema347.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -20480,7 +20515,7 @@ errors++;
 if(data.finalizedAt !== undefined){
 let data10 = data.finalizedAt;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema343.properties.finalizedAt.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema344.properties.finalizedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -20540,7 +20575,7 @@ return errors === 0;
 validate166.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"template":true,"status":true,"fields":true,"createdAt":true,"updatedAt":true,"finalizedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_draft_set_field = validate172;
-const schema353 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"source":{"type":"string","enum":["manual","extraction","import"],"default":"manual"}},"required":["intake_id","field_key","value"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.draft.set_field.json"};
+const schema354 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"value":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldValue"},"source":{"type":"string","enum":["manual","extraction","import"],"default":"manual"}},"required":["intake_id","field_key","value"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.draft.set_field.json"};
 
 function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.draft.set_field.json" */;
@@ -20654,7 +20689,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern92.test(data1)){
+if(!pattern93.test(data1)){
 const err9 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -20767,7 +20802,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!(((data3 === "manual") || (data3 === "extraction")) || (data3 === "import"))){
-const err17 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema353.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema354.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -20794,7 +20829,7 @@ return errors === 0;
 validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_intake_draft_set_field = validate173;
-const schema357 = {"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord","$id":"https://svc.invalid/outputs/intake.draft.set_field.json"};
+const schema358 = {"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord","$id":"https://svc.invalid/outputs/intake.draft.set_field.json"};
 
 function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -20980,7 +21015,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema343.properties.projectId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema344.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -21027,7 +21062,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "draft") || (data5 === "finalized"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema346.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema347.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -21112,7 +21147,7 @@ errors++;
 if(data.finalizedAt !== undefined){
 let data10 = data.finalizedAt;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema343.properties.finalizedAt.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema344.properties.finalizedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -21172,7 +21207,7 @@ return errors === 0;
 validate173.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"template":true,"status":true,"fields":true,"createdAt":true,"updatedAt":true,"finalizedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_finalize = validate177;
-const schema364 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.finalize.json"};
+const schema365 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.finalize.json"};
 
 function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.finalize.json" */;
@@ -21260,7 +21295,7 @@ return errors === 0;
 validate177.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_intake_finalize = validate178;
-const schema366 = {"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord","$id":"https://svc.invalid/outputs/intake.finalize.json"};
+const schema367 = {"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord","$id":"https://svc.invalid/outputs/intake.finalize.json"};
 
 function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21446,7 +21481,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema343.properties.projectId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema344.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -21493,7 +21528,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "draft") || (data5 === "finalized"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema346.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema347.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -21578,7 +21613,7 @@ errors++;
 if(data.finalizedAt !== undefined){
 let data10 = data.finalizedAt;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema343.properties.finalizedAt.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema344.properties.finalizedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -21638,7 +21673,7 @@ return errors === 0;
 validate178.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"template":true,"status":true,"fields":true,"createdAt":true,"updatedAt":true,"finalizedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_get = validate182;
-const schema373 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.get.json"};
+const schema374 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."}},"required":["intake_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.get.json"};
 
 function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.get.json" */;
@@ -21726,7 +21761,7 @@ return errors === 0;
 validate182.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_intake_get = validate183;
-const schema375 = {"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord","$id":"https://svc.invalid/outputs/intake.get.json"};
+const schema376 = {"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord","$id":"https://svc.invalid/outputs/intake.get.json"};
 
 function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21912,7 +21947,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema343.properties.projectId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema344.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -21959,7 +21994,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "draft") || (data5 === "finalized"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema346.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema347.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -22044,7 +22079,7 @@ errors++;
 if(data.finalizedAt !== undefined){
 let data10 = data.finalizedAt;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema343.properties.finalizedAt.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema344.properties.finalizedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -22104,7 +22139,7 @@ return errors === 0;
 validate183.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"template":true,"status":true,"fields":true,"createdAt":true,"updatedAt":true,"finalizedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_list = validate187;
-const schema382 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.list.json"};
+const schema383 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.list.json"};
 
 function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.list.json" */;
@@ -22213,7 +22248,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data2 === "draft") || (data2 === "finalized"))){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema346.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema347.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -22310,7 +22345,7 @@ return errors === 0;
 validate187.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_intake_list = validate188;
-const schema388 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/intake.list.json"};
+const schema389 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/intake.list.json"};
 
 function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -22496,7 +22531,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema343.properties.projectId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema344.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -22543,7 +22578,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "draft") || (data5 === "finalized"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema346.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema347.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -22628,7 +22663,7 @@ errors++;
 if(data.finalizedAt !== undefined){
 let data10 = data.finalizedAt;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema343.properties.finalizedAt.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema344.properties.finalizedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -22724,7 +22759,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema388.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema389.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -22751,7 +22786,7 @@ return errors === 0;
 validate188.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_intake_reopen_field = validate192;
-const schema395 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"reason":{"type":"string","maxLength":2000,"description":"Shown to the approver."}},"required":["intake_id","field_key"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.reopen_field.json"};
+const schema396 = {"type":"object","properties":{"intake_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An intake record's id (int_…)."},"field_key":{"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey"},"reason":{"type":"string","maxLength":2000,"description":"Shown to the approver."}},"required":["intake_id","field_key"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/intake.reopen_field.json"};
 
 function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/intake.reopen_field.json" */;
@@ -22855,7 +22890,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern92.test(data1)){
+if(!pattern93.test(data1)){
 const err8 = {instancePath:instancePath+"/field_key",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeFieldKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -22919,7 +22954,7 @@ return errors === 0;
 validate192.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_intake_reopen_field = validate193;
-const schema398 = {"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord","$id":"https://svc.invalid/outputs/intake.reopen_field.json"};
+const schema399 = {"$ref":"https://svc.invalid/schemas.json#/$defs/IntakeRecord","$id":"https://svc.invalid/outputs/intake.reopen_field.json"};
 
 function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -23105,7 +23140,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema343.properties.projectId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema344.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -23152,7 +23187,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "draft") || (data5 === "finalized"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema346.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/IntakeStatus/enum",keyword:"enum",params:{allowedValues: schema347.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -23237,7 +23272,7 @@ errors++;
 if(data.finalizedAt !== undefined){
 let data10 = data.finalizedAt;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema343.properties.finalizedAt.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: schema344.properties.finalizedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -23297,9 +23332,9 @@ return errors === 0;
 validate193.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"template":true,"status":true,"fields":true,"createdAt":true,"updatedAt":true,"finalizedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_create = validate197;
-const schema405 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode","default":"live"},"scopes":{"type":"array","items":{"type":"string","pattern":"^[a-z_]+:[a-z_]+$"},"minItems":1,"uniqueItems":true},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"maxItems":100,"uniqueItems":true,"description":"Bind the key to these clients; omit or empty for unbound."},"ipAllowlist":{"type":"array","items":{"type":"string","maxLength":43},"maxItems":50,"uniqueItems":true,"description":"CIDR ranges (IPv4 or IPv6)."}},"required":["name","scopes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.create.json"};
-const schema406 = {"type":"string","enum":["live","test"]};
-const pattern132 = new RegExp("^[a-z_]+:[a-z_]+$", "u");
+const schema406 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode","default":"live"},"scopes":{"type":"array","items":{"type":"string","pattern":"^[a-z_]+:[a-z_]+$"},"minItems":1,"uniqueItems":true},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"maxItems":100,"uniqueItems":true,"description":"Bind the key to these clients; omit or empty for unbound."},"ipAllowlist":{"type":"array","items":{"type":"string","maxLength":43},"maxItems":50,"uniqueItems":true,"description":"CIDR ranges (IPv4 or IPv6)."}},"required":["name","scopes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.create.json"};
+const schema407 = {"type":"string","enum":["live","test"]};
+const pattern133 = new RegExp("^[a-z_]+:[a-z_]+$", "u");
 
 function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.create.json" */;
@@ -23403,7 +23438,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data1 === "live") || (data1 === "test"))){
-const err8 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema406.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema407.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -23430,7 +23465,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 === "string"){
-if(!pattern132.test(data3)){
+if(!pattern133.test(data3)){
 const err10 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^[a-z_]+:[a-z_]+$"},message:"must match pattern \""+"^[a-z_]+:[a-z_]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -23661,9 +23696,9 @@ return errors === 0;
 validate197.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_keys_create = validate198;
-const schema408 = {"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyWithSecret","$id":"https://svc.invalid/outputs/keys.create.json"};
-const schema409 = {"type":"object","required":["id","name","prefix","mode","scopes","clientIds","ipAllowlist","createdAt","expiresAt","lastUsedAt","revokedAt","secret"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."},"name":{"type":"string"},"prefix":{"type":"string"},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode"},"scopes":{"type":"array","items":{"type":"string"}},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"ipAllowlist":{"type":"array","items":{"type":"string"}},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"expiresAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"lastUsedAt":{"type":["string","null"],"format":"date-time"},"revokedAt":{"type":["string","null"],"format":"date-time"},"secret":{"type":"string","pattern":"^svc_sk_(live|test)_","description":"The full key. Shown only in this response; stored hashed."}}};
-const pattern136 = new RegExp("^svc_sk_(live|test)_", "u");
+const schema409 = {"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyWithSecret","$id":"https://svc.invalid/outputs/keys.create.json"};
+const schema410 = {"type":"object","required":["id","name","prefix","mode","scopes","clientIds","ipAllowlist","createdAt","expiresAt","lastUsedAt","revokedAt","secret"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."},"name":{"type":"string"},"prefix":{"type":"string"},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode"},"scopes":{"type":"array","items":{"type":"string"}},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}},"ipAllowlist":{"type":"array","items":{"type":"string"}},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"expiresAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"lastUsedAt":{"type":["string","null"],"format":"date-time"},"revokedAt":{"type":["string","null"],"format":"date-time"},"secret":{"type":"string","pattern":"^svc_sk_(live|test)_","description":"The full key. Shown only in this response; stored hashed."}}};
+const pattern137 = new RegExp("^svc_sk_(live|test)_", "u");
 
 function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -23868,7 +23903,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!((data3 === "live") || (data3 === "test"))){
-const err18 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema406.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema407.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -24038,7 +24073,7 @@ errors++;
 if(data.lastUsedAt !== undefined){
 let data12 = data.lastUsedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err31 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema409.properties.lastUsedAt.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema410.properties.lastUsedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -24063,7 +24098,7 @@ errors++;
 if(data.revokedAt !== undefined){
 let data13 = data.revokedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err33 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema409.properties.revokedAt.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema410.properties.revokedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -24088,7 +24123,7 @@ errors++;
 if(data.secret !== undefined){
 let data14 = data.secret;
 if(typeof data14 === "string"){
-if(!pattern136.test(data14)){
+if(!pattern137.test(data14)){
 const err35 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^svc_sk_(live|test)_"},message:"must match pattern \""+"^svc_sk_(live|test)_"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -24148,7 +24183,7 @@ return errors === 0;
 validate198.evaluated = {"props":{"id":true,"name":true,"prefix":true,"mode":true,"scopes":true,"clientIds":true,"ipAllowlist":true,"createdAt":true,"expiresAt":true,"lastUsedAt":true,"revokedAt":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_list = validate201;
-const schema415 = {"type":"object","properties":{"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode"},"includeRevoked":{"type":"boolean","default":false},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.list.json"};
+const schema416 = {"type":"object","properties":{"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode"},"includeRevoked":{"type":"boolean","default":false},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.list.json"};
 
 function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.list.json" */;
@@ -24187,7 +24222,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!((data0 === "live") || (data0 === "test"))){
-const err2 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema406.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema407.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -24296,8 +24331,8 @@ return errors === 0;
 validate201.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_keys_list = validate202;
-const schema419 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKey"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/keys.list.json"};
-const schema420 = {"type":"object","required":["id","name","prefix","mode","scopes","clientIds","ipAllowlist","createdAt","expiresAt","lastUsedAt","revokedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."},"name":{"type":"string"},"prefix":{"type":"string","description":"The secret's visible start, e.g. svc_sk_live_ab12."},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode"},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes granted to the key."},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"description":"Clients it is bound to; empty means unbound."},"ipAllowlist":{"type":"array","items":{"type":"string"},"description":"CIDR ranges it may be used from; empty means anywhere."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"expiresAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"lastUsedAt":{"type":["string","null"],"format":"date-time"},"revokedAt":{"type":["string","null"],"format":"date-time"}}};
+const schema420 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKey"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/keys.list.json"};
+const schema421 = {"type":"object","required":["id","name","prefix","mode","scopes","clientIds","ipAllowlist","createdAt","expiresAt","lastUsedAt","revokedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."},"name":{"type":"string"},"prefix":{"type":"string","description":"The secret's visible start, e.g. svc_sk_live_ab12."},"mode":{"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyMode"},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes granted to the key."},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"description":"Clients it is bound to; empty means unbound."},"ipAllowlist":{"type":"array","items":{"type":"string"},"description":"CIDR ranges it may be used from; empty means anywhere."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"expiresAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"lastUsedAt":{"type":["string","null"],"format":"date-time"},"revokedAt":{"type":["string","null"],"format":"date-time"}}};
 
 function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -24492,7 +24527,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((data3 === "live") || (data3 === "test"))){
-const err17 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema406.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema407.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -24662,7 +24697,7 @@ errors++;
 if(data.lastUsedAt !== undefined){
 let data12 = data.lastUsedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err30 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema420.properties.lastUsedAt.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema421.properties.lastUsedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -24687,7 +24722,7 @@ errors++;
 if(data.revokedAt !== undefined){
 let data13 = data.revokedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err32 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema420.properties.revokedAt.type},message:"must be string,null"};
+const err32 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema421.properties.revokedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -24783,7 +24818,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema419.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema420.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -24810,7 +24845,7 @@ return errors === 0;
 validate202.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_revoke = validate205;
-const schema426 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.revoke.json"};
+const schema427 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.revoke.json"};
 
 function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.revoke.json" */;
@@ -24898,7 +24933,7 @@ return errors === 0;
 validate205.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_keys_revoke = validate206;
-const schema428 = {"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKey","$id":"https://svc.invalid/outputs/keys.revoke.json"};
+const schema429 = {"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKey","$id":"https://svc.invalid/outputs/keys.revoke.json"};
 
 function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -25093,7 +25128,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((data3 === "live") || (data3 === "test"))){
-const err17 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema406.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema407.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -25263,7 +25298,7 @@ errors++;
 if(data.lastUsedAt !== undefined){
 let data12 = data.lastUsedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err30 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema420.properties.lastUsedAt.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema421.properties.lastUsedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -25288,7 +25323,7 @@ errors++;
 if(data.revokedAt !== undefined){
 let data13 = data.revokedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err32 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema420.properties.revokedAt.type},message:"must be string,null"};
+const err32 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema421.properties.revokedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -25348,7 +25383,7 @@ return errors === 0;
 validate206.evaluated = {"props":{"id":true,"name":true,"prefix":true,"mode":true,"scopes":true,"clientIds":true,"ipAllowlist":true,"createdAt":true,"expiresAt":true,"lastUsedAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_keys_rotate = validate209;
-const schema435 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.rotate.json"};
+const schema436 = {"type":"object","properties":{"key_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An API key's id (key_…)."}},"required":["key_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/keys.rotate.json"};
 
 function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/keys.rotate.json" */;
@@ -25436,7 +25471,7 @@ return errors === 0;
 validate209.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_keys_rotate = validate210;
-const schema437 = {"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyWithSecret","$id":"https://svc.invalid/outputs/keys.rotate.json"};
+const schema438 = {"$ref":"https://svc.invalid/schemas.json#/$defs/ApiKeyWithSecret","$id":"https://svc.invalid/outputs/keys.rotate.json"};
 
 function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -25641,7 +25676,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!((data3 === "live") || (data3 === "test"))){
-const err18 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema406.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/mode",schemaPath:"https://svc.invalid/schemas.json#/$defs/ApiKeyMode/enum",keyword:"enum",params:{allowedValues: schema407.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -25811,7 +25846,7 @@ errors++;
 if(data.lastUsedAt !== undefined){
 let data12 = data.lastUsedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err31 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema409.properties.lastUsedAt.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema410.properties.lastUsedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -25836,7 +25871,7 @@ errors++;
 if(data.revokedAt !== undefined){
 let data13 = data.revokedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err33 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema409.properties.revokedAt.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema410.properties.revokedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -25861,7 +25896,7 @@ errors++;
 if(data.secret !== undefined){
 let data14 = data.secret;
 if(typeof data14 === "string"){
-if(!pattern136.test(data14)){
+if(!pattern137.test(data14)){
 const err35 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^svc_sk_(live|test)_"},message:"must match pattern \""+"^svc_sk_(live|test)_"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -25921,7 +25956,7 @@ return errors === 0;
 validate210.evaluated = {"props":{"id":true,"name":true,"prefix":true,"mode":true,"scopes":true,"clientIds":true,"ipAllowlist":true,"createdAt":true,"expiresAt":true,"lastUsedAt":true,"revokedAt":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_memberships_invite = validate213;
-const schema444 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"email":{"type":"string","format":"email","maxLength":320},"name":{"type":"string","maxLength":200},"role":{"type":"string","minLength":1,"maxLength":64,"description":"A role label; a permission label (a scope name such as tasks:read) allows that scope."}},"required":["client_id","email","role"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.invite.json"};
+const schema445 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"email":{"type":"string","format":"email","maxLength":320},"name":{"type":"string","maxLength":200},"role":{"type":"string","minLength":1,"maxLength":64,"description":"A role label; a permission label (a scope name such as tasks:read) allows that scope."}},"required":["client_id","email","role"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.invite.json"};
 
 function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/memberships.invite.json" */;
@@ -26124,7 +26159,7 @@ return errors === 0;
 validate213.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_memberships_invite = validate214;
-const schema446 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Membership","$id":"https://svc.invalid/outputs/memberships.invite.json"};
+const schema447 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Membership","$id":"https://svc.invalid/outputs/memberships.invite.json"};
 
 function validate215(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -26522,7 +26557,7 @@ return errors === 0;
 validate214.evaluated = {"props":{"id":true,"clientId":true,"userId":true,"email":true,"name":true,"role":true,"status":true,"invitedBy":true,"createdAt":true,"acceptedAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_memberships_revoke = validate218;
-const schema452 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"membership_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A membership's id (mem_…)."}},"required":["client_id","membership_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.revoke.json"};
+const schema453 = {"type":"object","properties":{"client_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"membership_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A membership's id (mem_…)."}},"required":["client_id","membership_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/memberships.revoke.json"};
 
 function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/memberships.revoke.json" */;
@@ -26655,7 +26690,7 @@ return errors === 0;
 validate218.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_memberships_revoke = validate219;
-const schema455 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Membership","$id":"https://svc.invalid/outputs/memberships.revoke.json"};
+const schema456 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Membership","$id":"https://svc.invalid/outputs/memberships.revoke.json"};
 
 function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -27053,7 +27088,7 @@ return errors === 0;
 validate219.evaluated = {"props":{"id":true,"clientId":true,"userId":true,"email":true,"name":true,"role":true,"status":true,"invitedBy":true,"createdAt":true,"acceptedAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_meta_get = validate223;
-const schema461 = {"type":"object","properties":{},"additionalProperties":false,"$id":"https://svc.invalid/inputs/meta.get.json"};
+const schema462 = {"type":"object","properties":{},"additionalProperties":false,"$id":"https://svc.invalid/inputs/meta.get.json"};
 
 function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/meta.get.json" */;
@@ -27094,9 +27129,9 @@ return errors === 0;
 validate223.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_meta_get = validate224;
-const schema462 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Meta","$id":"https://svc.invalid/outputs/meta.get.json"};
-const schema463 = {"type":"object","required":["contractVersion","apiVersion","versions","deprecations","mcpProtocolVersions","principal","effectiveScopes","clientScope"],"properties":{"contractVersion":{"type":"string","description":"The contract's semantic version, e.g. 1.0.0."},"apiVersion":{"type":"string","description":"major.minor, as sent in X-Svc-Api-Version."},"versions":{"type":"array","items":{"type":"object","required":["version","status","sunset"],"properties":{"version":{"type":"string","description":"Path version, e.g. v1."},"status":{"type":"string","enum":["current","deprecated"]},"sunset":{"type":["string","null"],"description":"HTTP-date after which the version stops answering; null while none is set."}}}},"deprecations":{"type":"array","description":"Active deprecations (empty in 1.0.0).","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Deprecation"}},"mcpProtocolVersions":{"type":"array","items":{"type":"string"}},"principal":{"type":"object","required":["kind","id","loginMethod"],"properties":{"kind":{"$ref":"https://svc.invalid/schemas.json#/$defs/PrincipalKind"},"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"loginMethod":{"type":"string","enum":["api_key","oauth"]},"credentialId":{"type":"string"}}},"effectiveScopes":{"type":"array","items":{"type":"string"}},"clientScope":{"type":"object","required":["all","clientIds"],"description":"The clients the caller may reach. all is true for operators with no client binding.","properties":{"all":{"type":"boolean"},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}}}}}};
-const schema464 = {"type":"object","required":["target","deprecatedAt","sunset","link","successor"],"properties":{"target":{"type":"string","description":"An operation id, or a path version such as v1."},"deprecatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"sunset":{"type":"string","description":"HTTP-date when it stops answering."},"link":{"type":"string","format":"uri","description":"The deprecation notice."},"successor":{"type":"string","description":"The replacing operation id or version."}}};
+const schema463 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Meta","$id":"https://svc.invalid/outputs/meta.get.json"};
+const schema464 = {"type":"object","required":["contractVersion","apiVersion","versions","deprecations","mcpProtocolVersions","principal","effectiveScopes","clientScope"],"properties":{"contractVersion":{"type":"string","description":"The contract's semantic version, e.g. 1.0.0."},"apiVersion":{"type":"string","description":"major.minor, as sent in X-Svc-Api-Version."},"versions":{"type":"array","items":{"type":"object","required":["version","status","sunset"],"properties":{"version":{"type":"string","description":"Path version, e.g. v1."},"status":{"type":"string","enum":["current","deprecated"]},"sunset":{"type":["string","null"],"description":"HTTP-date after which the version stops answering; null while none is set."}}}},"deprecations":{"type":"array","description":"Active deprecations (empty in 1.0.0).","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Deprecation"}},"mcpProtocolVersions":{"type":"array","items":{"type":"string"}},"principal":{"type":"object","required":["kind","id","loginMethod"],"properties":{"kind":{"$ref":"https://svc.invalid/schemas.json#/$defs/PrincipalKind"},"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"loginMethod":{"type":"string","enum":["api_key","oauth"]},"credentialId":{"type":"string"}}},"effectiveScopes":{"type":"array","items":{"type":"string"}},"clientScope":{"type":"object","required":["all","clientIds"],"description":"The clients the caller may reach. all is true for operators with no client binding.","properties":{"all":{"type":"boolean"},"clientIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."}}}}}};
+const schema465 = {"type":"object","required":["target","deprecatedAt","sunset","link","successor"],"properties":{"target":{"type":"string","description":"An operation id, or a path version such as v1."},"deprecatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"sunset":{"type":"string","description":"HTTP-date when it stops answering."},"link":{"type":"string","format":"uri","description":"The deprecation notice."},"successor":{"type":"string","description":"The replacing operation id or version."}}};
 
 function validate226(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -27439,7 +27474,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data5 === "current") || (data5 === "deprecated"))){
-const err15 = {instancePath:instancePath+"/versions/" + i0+"/status",schemaPath:"#/properties/versions/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema463.properties.versions.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/versions/" + i0+"/status",schemaPath:"#/properties/versions/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema464.properties.versions.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -27452,7 +27487,7 @@ errors++;
 if(data3.sunset !== undefined){
 let data6 = data3.sunset;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err16 = {instancePath:instancePath+"/versions/" + i0+"/sunset",schemaPath:"#/properties/versions/items/properties/sunset/type",keyword:"type",params:{type: schema463.properties.versions.items.properties.sunset.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/versions/" + i0+"/sunset",schemaPath:"#/properties/versions/items/properties/sunset/type",keyword:"type",params:{type: schema464.properties.versions.items.properties.sunset.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -27640,7 +27675,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data14 === "api_key") || (data14 === "oauth"))){
-const err31 = {instancePath:instancePath+"/principal/loginMethod",schemaPath:"#/properties/principal/properties/loginMethod/enum",keyword:"enum",params:{allowedValues: schema463.properties.principal.properties.loginMethod.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/principal/loginMethod",schemaPath:"#/properties/principal/properties/loginMethod/enum",keyword:"enum",params:{allowedValues: schema464.properties.principal.properties.loginMethod.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -27838,7 +27873,7 @@ return errors === 0;
 validate224.evaluated = {"props":{"contractVersion":true,"apiVersion":true,"versions":true,"deprecations":true,"mcpProtocolVersions":true,"principal":true,"effectiveScopes":true,"clientScope":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_notifications_list = validate229;
-const schema469 = {"type":"object","properties":{"unread":{"type":"boolean","description":"true for unread only, false for read only."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.list.json"};
+const schema470 = {"type":"object","properties":{"unread":{"type":"boolean","description":"true for unread only, false for read only."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.list.json"};
 
 function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/notifications.list.json" */;
@@ -27963,8 +27998,8 @@ return errors === 0;
 validate229.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_notifications_list = validate230;
-const schema472 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Notification"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/notifications.list.json"};
-const schema473 = {"type":"object","required":["id","kind","title","body","clientId","subjectId","link","readAt","createdAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A notification's id (ntf_…)."},"kind":{"type":"string","enum":["task_assigned","task_due","comment_added","mention","approval_requested","approval_decided","review_released","membership_invited"]},"title":{"type":"string"},"body":{"type":"string"},"clientId":{"type":["string","null"]},"subjectId":{"type":["string","null"],"description":"The record it is about."},"link":{"type":["string","null"],"format":"uri","description":"Where the product shows the subject."},"readAt":{"type":["string","null"],"format":"date-time","description":"Null while unread."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
+const schema473 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Notification"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/notifications.list.json"};
+const schema474 = {"type":"object","required":["id","kind","title","body","clientId","subjectId","link","readAt","createdAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A notification's id (ntf_…)."},"kind":{"type":"string","enum":["task_assigned","task_due","comment_added","mention","approval_requested","approval_decided","review_released","membership_invited"]},"title":{"type":"string"},"body":{"type":"string"},"clientId":{"type":["string","null"]},"subjectId":{"type":["string","null"],"description":"The record it is about."},"link":{"type":["string","null"],"format":"uri","description":"Where the product shows the subject."},"readAt":{"type":["string","null"],"format":"date-time","description":"Null while unread."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
 
 function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -28115,7 +28150,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((((((((data1 === "task_assigned") || (data1 === "task_due")) || (data1 === "comment_added")) || (data1 === "mention")) || (data1 === "approval_requested")) || (data1 === "approval_decided")) || (data1 === "review_released")) || (data1 === "membership_invited"))){
-const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema473.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema474.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -28152,7 +28187,7 @@ errors++;
 if(data.clientId !== undefined){
 let data4 = data.clientId;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema473.properties.clientId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema474.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -28165,7 +28200,7 @@ errors++;
 if(data.subjectId !== undefined){
 let data5 = data.subjectId;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err17 = {instancePath:instancePath+"/subjectId",schemaPath:"#/properties/subjectId/type",keyword:"type",params:{type: schema473.properties.subjectId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/subjectId",schemaPath:"#/properties/subjectId/type",keyword:"type",params:{type: schema474.properties.subjectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -28178,7 +28213,7 @@ errors++;
 if(data.link !== undefined){
 let data6 = data.link;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err18 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: schema473.properties.link.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: schema474.properties.link.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -28203,7 +28238,7 @@ errors++;
 if(data.readAt !== undefined){
 let data7 = data.readAt;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err20 = {instancePath:instancePath+"/readAt",schemaPath:"#/properties/readAt/type",keyword:"type",params:{type: schema473.properties.readAt.type},message:"must be string,null"};
+const err20 = {instancePath:instancePath+"/readAt",schemaPath:"#/properties/readAt/type",keyword:"type",params:{type: schema474.properties.readAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -28324,7 +28359,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema472.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema473.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -28351,7 +28386,7 @@ return errors === 0;
 validate230.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_notifications_read = validate233;
-const schema476 = {"type":"object","properties":{"notificationIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A notification's id (ntf_…)."},"minItems":1,"maxItems":100,"uniqueItems":true}},"required":["notificationIds"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.read.json"};
+const schema477 = {"type":"object","properties":{"notificationIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A notification's id (ntf_…)."},"minItems":1,"maxItems":100,"uniqueItems":true}},"required":["notificationIds"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/notifications.read.json"};
 
 function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/notifications.read.json" */;
@@ -28495,8 +28530,8 @@ return errors === 0;
 validate233.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_notifications_read = validate234;
-const schema478 = {"$ref":"https://svc.invalid/schemas.json#/$defs/NotificationReadResult","$id":"https://svc.invalid/outputs/notifications.read.json"};
-const schema479 = {"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Notification"},"description":"The notifications as they are now."}}};
+const schema479 = {"$ref":"https://svc.invalid/schemas.json#/$defs/NotificationReadResult","$id":"https://svc.invalid/outputs/notifications.read.json"};
+const schema480 = {"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Notification"},"description":"The notifications as they are now."}}};
 
 function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -28647,7 +28682,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((((((((data1 === "task_assigned") || (data1 === "task_due")) || (data1 === "comment_added")) || (data1 === "mention")) || (data1 === "approval_requested")) || (data1 === "approval_decided")) || (data1 === "review_released")) || (data1 === "membership_invited"))){
-const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema473.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema474.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -28684,7 +28719,7 @@ errors++;
 if(data.clientId !== undefined){
 let data4 = data.clientId;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema473.properties.clientId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema474.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -28697,7 +28732,7 @@ errors++;
 if(data.subjectId !== undefined){
 let data5 = data.subjectId;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err17 = {instancePath:instancePath+"/subjectId",schemaPath:"#/properties/subjectId/type",keyword:"type",params:{type: schema473.properties.subjectId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/subjectId",schemaPath:"#/properties/subjectId/type",keyword:"type",params:{type: schema474.properties.subjectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -28710,7 +28745,7 @@ errors++;
 if(data.link !== undefined){
 let data6 = data.link;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err18 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: schema473.properties.link.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: schema474.properties.link.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -28735,7 +28770,7 @@ errors++;
 if(data.readAt !== undefined){
 let data7 = data.readAt;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err20 = {instancePath:instancePath+"/readAt",schemaPath:"#/properties/readAt/type",keyword:"type",params:{type: schema473.properties.readAt.type},message:"must be string,null"};
+const err20 = {instancePath:instancePath+"/readAt",schemaPath:"#/properties/readAt/type",keyword:"type",params:{type: schema474.properties.readAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -28880,7 +28915,7 @@ return errors === 0;
 validate234.evaluated = {"props":{"items":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_oauth_grants_list = validate239;
-const schema483 = {"type":"object","properties":{"includeRevoked":{"type":"boolean","default":false},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.list.json"};
+const schema484 = {"type":"object","properties":{"includeRevoked":{"type":"boolean","default":false},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.list.json"};
 
 function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/oauth_grants.list.json" */;
@@ -29005,8 +29040,8 @@ return errors === 0;
 validate239.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_oauth_grants_list = validate240;
-const schema486 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/OAuthGrant"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/oauth_grants.list.json"};
-const schema487 = {"type":"object","required":["id","oauthClientId","oauthClientName","scopes","createdAt","lastUsedAt","revokedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An OAuth grant's id (grt_…)."},"oauthClientId":{"type":"string","description":"The OAuth client registered with the identity provider."},"oauthClientName":{"type":"string"},"scopes":{"type":"array","items":{"type":"string"},"description":"Service scopes consented on the grant."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"lastUsedAt":{"type":["string","null"],"format":"date-time"},"revokedAt":{"type":["string","null"],"format":"date-time"}}};
+const schema487 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/OAuthGrant"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/oauth_grants.list.json"};
+const schema488 = {"type":"object","required":["id","oauthClientId","oauthClientName","scopes","createdAt","lastUsedAt","revokedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An OAuth grant's id (grt_…)."},"oauthClientId":{"type":"string","description":"The OAuth client registered with the identity provider."},"oauthClientName":{"type":"string"},"scopes":{"type":"array","items":{"type":"string"},"description":"Service scopes consented on the grant."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"lastUsedAt":{"type":["string","null"],"format":"date-time"},"revokedAt":{"type":["string","null"],"format":"date-time"}}};
 
 function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -29204,7 +29239,7 @@ errors++;
 if(data.lastUsedAt !== undefined){
 let data6 = data.lastUsedAt;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err16 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema487.properties.lastUsedAt.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema488.properties.lastUsedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -29229,7 +29264,7 @@ errors++;
 if(data.revokedAt !== undefined){
 let data7 = data.revokedAt;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err18 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema487.properties.revokedAt.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema488.properties.revokedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -29325,7 +29360,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema486.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema487.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -29352,7 +29387,7 @@ return errors === 0;
 validate240.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_oauth_grants_revoke = validate243;
-const schema490 = {"type":"object","properties":{"grant_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An OAuth grant's id (grt_…)."}},"required":["grant_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.revoke.json"};
+const schema491 = {"type":"object","properties":{"grant_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An OAuth grant's id (grt_…)."}},"required":["grant_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/oauth_grants.revoke.json"};
 
 function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/oauth_grants.revoke.json" */;
@@ -29440,7 +29475,7 @@ return errors === 0;
 validate243.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_oauth_grants_revoke = validate244;
-const schema492 = {"$ref":"https://svc.invalid/schemas.json#/$defs/OAuthGrant","$id":"https://svc.invalid/outputs/oauth_grants.revoke.json"};
+const schema493 = {"$ref":"https://svc.invalid/schemas.json#/$defs/OAuthGrant","$id":"https://svc.invalid/outputs/oauth_grants.revoke.json"};
 
 function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -29638,7 +29673,7 @@ errors++;
 if(data.lastUsedAt !== undefined){
 let data6 = data.lastUsedAt;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err16 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema487.properties.lastUsedAt.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"#/properties/lastUsedAt/type",keyword:"type",params:{type: schema488.properties.lastUsedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -29663,7 +29698,7 @@ errors++;
 if(data.revokedAt !== undefined){
 let data7 = data.revokedAt;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err18 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema487.properties.revokedAt.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: schema488.properties.revokedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -29723,7 +29758,7 @@ return errors === 0;
 validate244.evaluated = {"props":{"id":true,"oauthClientId":true,"oauthClientName":true,"scopes":true,"createdAt":true,"lastUsedAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_operations_cancel = validate247;
-const schema496 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.cancel.json"};
+const schema497 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.cancel.json"};
 
 function validate247(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/operations.cancel.json" */;
@@ -29811,9 +29846,9 @@ return errors === 0;
 validate247.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_operations_cancel = validate248;
-const schema498 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Operation","$id":"https://svc.invalid/outputs/operations.cancel.json"};
-const schema499 = {"type":"object","required":["id","kind","status","progress","requestedBy","result","error","createdAt","updatedAt","finishedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."},"kind":{"type":"string","enum":["pipeline_run","extraction","campaign_send","hub_publish"]},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/OperationStatus"},"progress":{"type":"integer","minimum":0,"maximum":100},"requestedBy":{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},"result":{"type":["object","null"]},"error":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ProblemRecord"},{"type":"null"}]},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"finishedAt":{"type":["string","null"],"format":"date-time"}}};
-const schema501 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
+const schema499 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Operation","$id":"https://svc.invalid/outputs/operations.cancel.json"};
+const schema500 = {"type":"object","required":["id","kind","status","progress","requestedBy","result","error","createdAt","updatedAt","finishedAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."},"kind":{"type":"string","enum":["pipeline_run","extraction","campaign_send","hub_publish"]},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/OperationStatus"},"progress":{"type":"integer","minimum":0,"maximum":100},"requestedBy":{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},"result":{"type":["object","null"]},"error":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ProblemRecord"},{"type":"null"}]},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"finishedAt":{"type":["string","null"],"format":"date-time"}}};
+const schema502 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
 
 function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -29974,7 +30009,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((data1 === "pipeline_run") || (data1 === "extraction")) || (data1 === "campaign_send")) || (data1 === "hub_publish"))){
-const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema499.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema500.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -29997,7 +30032,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "succeeded")) || (data2 === "failed")) || (data2 === "cancelled"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/OperationStatus/enum",keyword:"enum",params:{allowedValues: schema501.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/OperationStatus/enum",keyword:"enum",params:{allowedValues: schema502.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -30051,7 +30086,7 @@ errors = vErrors.length;
 if(data.result !== undefined){
 let data5 = data.result;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-const err20 = {instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: schema499.properties.result.type},message:"must be object,null"};
+const err20 = {instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: schema500.properties.result.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -30330,7 +30365,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data17 = data.finishedAt;
 if((typeof data17 !== "string") && (data17 !== null)){
-const err40 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema499.properties.finishedAt.type},message:"must be string,null"};
+const err40 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema500.properties.finishedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -30390,7 +30425,7 @@ return errors === 0;
 validate248.evaluated = {"props":{"id":true,"kind":true,"status":true,"progress":true,"requestedBy":true,"result":true,"error":true,"createdAt":true,"updatedAt":true,"finishedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_operations_get = validate252;
-const schema505 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.get.json"};
+const schema506 = {"type":"object","properties":{"operation_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An operation's id (op_…)."}},"required":["operation_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.get.json"};
 
 function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/operations.get.json" */;
@@ -30478,7 +30513,7 @@ return errors === 0;
 validate252.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_operations_get = validate253;
-const schema507 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Operation","$id":"https://svc.invalid/outputs/operations.get.json"};
+const schema508 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Operation","$id":"https://svc.invalid/outputs/operations.get.json"};
 
 function validate254(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -30639,7 +30674,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((data1 === "pipeline_run") || (data1 === "extraction")) || (data1 === "campaign_send")) || (data1 === "hub_publish"))){
-const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema499.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema500.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -30662,7 +30697,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "succeeded")) || (data2 === "failed")) || (data2 === "cancelled"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/OperationStatus/enum",keyword:"enum",params:{allowedValues: schema501.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/OperationStatus/enum",keyword:"enum",params:{allowedValues: schema502.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -30716,7 +30751,7 @@ errors = vErrors.length;
 if(data.result !== undefined){
 let data5 = data.result;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-const err20 = {instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: schema499.properties.result.type},message:"must be object,null"};
+const err20 = {instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: schema500.properties.result.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -30995,7 +31030,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data17 = data.finishedAt;
 if((typeof data17 !== "string") && (data17 !== null)){
-const err40 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema499.properties.finishedAt.type},message:"must be string,null"};
+const err40 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema500.properties.finishedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -31055,7 +31090,7 @@ return errors === 0;
 validate253.evaluated = {"props":{"id":true,"kind":true,"status":true,"progress":true,"requestedBy":true,"result":true,"error":true,"createdAt":true,"updatedAt":true,"finishedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_operations_list = validate257;
-const schema514 = {"type":"object","properties":{"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/OperationStatus"},"kind":{"type":"string","enum":["pipeline_run","extraction","campaign_send","hub_publish"]},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.list.json"};
+const schema515 = {"type":"object","properties":{"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/OperationStatus"},"kind":{"type":"string","enum":["pipeline_run","extraction","campaign_send","hub_publish"]},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/operations.list.json"};
 
 function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/operations.list.json" */;
@@ -31094,7 +31129,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(((((data0 === "queued") || (data0 === "running")) || (data0 === "succeeded")) || (data0 === "failed")) || (data0 === "cancelled"))){
-const err2 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/OperationStatus/enum",keyword:"enum",params:{allowedValues: schema501.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/OperationStatus/enum",keyword:"enum",params:{allowedValues: schema502.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -31117,7 +31152,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((((data1 === "pipeline_run") || (data1 === "extraction")) || (data1 === "campaign_send")) || (data1 === "hub_publish"))){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema514.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema515.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -31214,7 +31249,7 @@ return errors === 0;
 validate257.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_operations_list = validate258;
-const schema518 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Operation"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/operations.list.json"};
+const schema519 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Operation"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/operations.list.json"};
 
 function validate259(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -31375,7 +31410,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((data1 === "pipeline_run") || (data1 === "extraction")) || (data1 === "campaign_send")) || (data1 === "hub_publish"))){
-const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema499.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema500.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -31398,7 +31433,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "succeeded")) || (data2 === "failed")) || (data2 === "cancelled"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/OperationStatus/enum",keyword:"enum",params:{allowedValues: schema501.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/OperationStatus/enum",keyword:"enum",params:{allowedValues: schema502.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -31452,7 +31487,7 @@ errors = vErrors.length;
 if(data.result !== undefined){
 let data5 = data.result;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-const err20 = {instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: schema499.properties.result.type},message:"must be object,null"};
+const err20 = {instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: schema500.properties.result.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -31731,7 +31766,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data17 = data.finishedAt;
 if((typeof data17 !== "string") && (data17 !== null)){
-const err40 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema499.properties.finishedAt.type},message:"must be string,null"};
+const err40 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema500.properties.finishedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -31827,7 +31862,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema518.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema519.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -31854,7 +31889,7 @@ return errors === 0;
 validate258.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_events_list = validate262;
-const schema525 = {"type":"object","properties":{"runId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"level":{"type":"string","enum":["debug","info","warning","error"],"description":"This level and above."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.events.list.json"};
+const schema526 = {"type":"object","properties":{"runId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"level":{"type":"string","enum":["debug","info","warning","error"],"description":"This level and above."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.events.list.json"};
 
 function validate262(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.events.list.json" */;
@@ -31963,7 +31998,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((data2 === "debug") || (data2 === "info")) || (data2 === "warning")) || (data2 === "error"))){
-const err8 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema525.properties.level.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema526.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -32060,8 +32095,8 @@ return errors === 0;
 validate262.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_pipeline_events_list = validate263;
-const schema530 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineEvent"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/pipeline.events.list.json"};
-const schema531 = {"type":"object","required":["id","runId","clientId","step","type","level","message","occurredAt","data"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline event's id (pev_…)."},"runId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"clientId":{"type":["string","null"]},"step":{"type":["string","null"],"description":"The step it belongs to; null for run-level events."},"type":{"type":"string","enum":["run_queued","run_started","step_started","step_succeeded","step_failed","step_skipped","run_succeeded","run_failed","run_cancelled","log"]},"level":{"type":"string","enum":["debug","info","warning","error"]},"message":{"type":"string"},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"data":{"type":"object"}}};
+const schema531 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineEvent"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/pipeline.events.list.json"};
+const schema532 = {"type":"object","required":["id","runId","clientId","step","type","level","message","occurredAt","data"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline event's id (pev_…)."},"runId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"clientId":{"type":["string","null"]},"step":{"type":["string","null"],"description":"The step it belongs to; null for run-level events."},"type":{"type":"string","enum":["run_queued","run_started","step_started","step_succeeded","step_failed","step_skipped","run_succeeded","run_failed","run_cancelled","log"]},"level":{"type":"string","enum":["debug","info","warning","error"]},"message":{"type":"string"},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"data":{"type":"object"}}};
 
 function validate264(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -32237,7 +32272,7 @@ errors++;
 if(data.clientId !== undefined){
 let data2 = data.clientId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err15 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema531.properties.clientId.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema532.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -32250,7 +32285,7 @@ errors++;
 if(data.step !== undefined){
 let data3 = data.step;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err16 = {instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: schema531.properties.step.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: schema532.properties.step.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -32273,7 +32308,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!((((((((((data4 === "run_queued") || (data4 === "run_started")) || (data4 === "step_started")) || (data4 === "step_succeeded")) || (data4 === "step_failed")) || (data4 === "step_skipped")) || (data4 === "run_succeeded")) || (data4 === "run_failed")) || (data4 === "run_cancelled")) || (data4 === "log"))){
-const err18 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema531.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema532.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -32296,7 +32331,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((((data5 === "debug") || (data5 === "info")) || (data5 === "warning")) || (data5 === "error"))){
-const err20 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema531.properties.level.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema532.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -32430,7 +32465,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema530.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema531.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -32457,7 +32492,7 @@ return errors === 0;
 validate263.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_run_rerun_partial = validate266;
-const schema535 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"fromStep":{"type":"string","minLength":1,"maxLength":64,"description":"The first step to repeat; earlier steps keep the parent run's outputs."}},"required":["run_id","fromStep"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.rerun_partial.json"};
+const schema536 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"fromStep":{"type":"string","minLength":1,"maxLength":64,"description":"The first step to repeat; earlier steps keep the parent run's outputs."}},"required":["run_id","fromStep"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.rerun_partial.json"};
 
 function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.run.rerun_partial.json" */;
@@ -32590,11 +32625,11 @@ return errors === 0;
 validate266.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_pipeline_run_rerun_partial = validate267;
-const schema537 = {"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRun","$id":"https://svc.invalid/outputs/pipeline.run.rerun_partial.json"};
-const schema538 = {"type":"object","required":["id","clientId","pipeline","status","trigger","parentRunId","operationId","steps","parameters","requestedBy","createdAt","startedAt","finishedAt","error"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"clientId":{"type":["string","null"],"description":"Null for an internal run not bound to a client."},"pipeline":{"type":"string","description":"Name of the pipeline, e.g. census_import."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus"},"trigger":{"type":"string","enum":["manual","schedule","rerun"]},"parentRunId":{"type":["string","null"],"description":"The run a partial re-run repeats."},"operationId":{"type":["string","null"],"description":"The long-running operation that tracks the run."},"steps":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineStep"}},"parameters":{"type":"object"},"requestedBy":{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"startedAt":{"type":["string","null"],"format":"date-time"},"finishedAt":{"type":["string","null"],"format":"date-time"},"error":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ProblemRecord"},{"type":"null"}]}}};
-const schema540 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
-const schema541 = {"type":"object","required":["name","status","startedAt","finishedAt","error"],"properties":{"name":{"type":"string"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineStepStatus"},"startedAt":{"type":["string","null"],"format":"date-time"},"finishedAt":{"type":["string","null"],"format":"date-time"},"error":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ProblemRecord"},{"type":"null"}]}}};
-const schema542 = {"type":"string","enum":["pending","running","succeeded","failed","skipped"]};
+const schema538 = {"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRun","$id":"https://svc.invalid/outputs/pipeline.run.rerun_partial.json"};
+const schema539 = {"type":"object","required":["id","clientId","pipeline","status","trigger","parentRunId","operationId","steps","parameters","requestedBy","createdAt","startedAt","finishedAt","error"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."},"clientId":{"type":["string","null"],"description":"Null for an internal run not bound to a client."},"pipeline":{"type":"string","description":"Name of the pipeline, e.g. census_import."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus"},"trigger":{"type":"string","enum":["manual","schedule","rerun"]},"parentRunId":{"type":["string","null"],"description":"The run a partial re-run repeats."},"operationId":{"type":["string","null"],"description":"The long-running operation that tracks the run."},"steps":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineStep"}},"parameters":{"type":"object"},"requestedBy":{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"startedAt":{"type":["string","null"],"format":"date-time"},"finishedAt":{"type":["string","null"],"format":"date-time"},"error":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ProblemRecord"},{"type":"null"}]}}};
+const schema541 = {"type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
+const schema542 = {"type":"object","required":["name","status","startedAt","finishedAt","error"],"properties":{"name":{"type":"string"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineStepStatus"},"startedAt":{"type":["string","null"],"format":"date-time"},"finishedAt":{"type":["string","null"],"format":"date-time"},"error":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ProblemRecord"},{"type":"null"}]}}};
+const schema543 = {"type":"string","enum":["pending","running","succeeded","failed","skipped"]};
 
 function validate269(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -32682,7 +32717,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((((data1 === "pending") || (data1 === "running")) || (data1 === "succeeded")) || (data1 === "failed")) || (data1 === "skipped"))){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineStepStatus/enum",keyword:"enum",params:{allowedValues: schema542.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineStepStatus/enum",keyword:"enum",params:{allowedValues: schema543.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -32695,7 +32730,7 @@ errors++;
 if(data.startedAt !== undefined){
 let data2 = data.startedAt;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err8 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema541.properties.startedAt.type},message:"must be string,null"};
+const err8 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema542.properties.startedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -32720,7 +32755,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data3 = data.finishedAt;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err10 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema541.properties.finishedAt.type},message:"must be string,null"};
+const err10 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema542.properties.finishedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -33164,7 +33199,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema538.properties.clientId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema539.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -33199,7 +33234,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!(((((data3 === "queued") || (data3 === "running")) || (data3 === "succeeded")) || (data3 === "failed")) || (data3 === "cancelled"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema540.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema541.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -33222,7 +33257,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!(((data4 === "manual") || (data4 === "schedule")) || (data4 === "rerun"))){
-const err22 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema538.properties.trigger.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema539.properties.trigger.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -33235,7 +33270,7 @@ errors++;
 if(data.parentRunId !== undefined){
 let data5 = data.parentRunId;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err23 = {instancePath:instancePath+"/parentRunId",schemaPath:"#/properties/parentRunId/type",keyword:"type",params:{type: schema538.properties.parentRunId.type},message:"must be string,null"};
+const err23 = {instancePath:instancePath+"/parentRunId",schemaPath:"#/properties/parentRunId/type",keyword:"type",params:{type: schema539.properties.parentRunId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -33248,7 +33283,7 @@ errors++;
 if(data.operationId !== undefined){
 let data6 = data.operationId;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err24 = {instancePath:instancePath+"/operationId",schemaPath:"#/properties/operationId/type",keyword:"type",params:{type: schema538.properties.operationId.type},message:"must be string,null"};
+const err24 = {instancePath:instancePath+"/operationId",schemaPath:"#/properties/operationId/type",keyword:"type",params:{type: schema539.properties.operationId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -33327,7 +33362,7 @@ errors++;
 if(data.startedAt !== undefined){
 let data12 = data.startedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err29 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema538.properties.startedAt.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema539.properties.startedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -33352,7 +33387,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data13 = data.finishedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err31 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema538.properties.finishedAt.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema539.properties.finishedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -33628,7 +33663,7 @@ return errors === 0;
 validate267.evaluated = {"props":{"id":true,"clientId":true,"pipeline":true,"status":true,"trigger":true,"parentRunId":true,"operationId":true,"steps":true,"parameters":true,"requestedBy":true,"createdAt":true,"startedAt":true,"finishedAt":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_run_start = validate273;
-const schema546 = {"type":"object","properties":{"pipeline":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Omit for an internal run (operators only)."},"parameters":{"type":"object","maxProperties":50}},"required":["pipeline"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.start.json"};
+const schema547 = {"type":"object","properties":{"pipeline":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Omit for an internal run (operators only)."},"parameters":{"type":"object","maxProperties":50}},"required":["pipeline"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.run.start.json"};
 
 function validate273(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.run.start.json" */;
@@ -33687,7 +33722,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern92.test(data0)){
+if(!pattern93.test(data0)){
 const err4 = {instancePath:instancePath+"/pipeline",schemaPath:"#/properties/pipeline/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -33786,7 +33821,7 @@ return errors === 0;
 validate273.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_pipeline_run_start = validate274;
-const schema548 = {"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRun","$id":"https://svc.invalid/outputs/pipeline.run.start.json"};
+const schema549 = {"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRun","$id":"https://svc.invalid/outputs/pipeline.run.start.json"};
 
 function validate275(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -33977,7 +34012,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema538.properties.clientId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema539.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -34012,7 +34047,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!(((((data3 === "queued") || (data3 === "running")) || (data3 === "succeeded")) || (data3 === "failed")) || (data3 === "cancelled"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema540.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema541.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -34035,7 +34070,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!(((data4 === "manual") || (data4 === "schedule")) || (data4 === "rerun"))){
-const err22 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema538.properties.trigger.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema539.properties.trigger.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -34048,7 +34083,7 @@ errors++;
 if(data.parentRunId !== undefined){
 let data5 = data.parentRunId;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err23 = {instancePath:instancePath+"/parentRunId",schemaPath:"#/properties/parentRunId/type",keyword:"type",params:{type: schema538.properties.parentRunId.type},message:"must be string,null"};
+const err23 = {instancePath:instancePath+"/parentRunId",schemaPath:"#/properties/parentRunId/type",keyword:"type",params:{type: schema539.properties.parentRunId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -34061,7 +34096,7 @@ errors++;
 if(data.operationId !== undefined){
 let data6 = data.operationId;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err24 = {instancePath:instancePath+"/operationId",schemaPath:"#/properties/operationId/type",keyword:"type",params:{type: schema538.properties.operationId.type},message:"must be string,null"};
+const err24 = {instancePath:instancePath+"/operationId",schemaPath:"#/properties/operationId/type",keyword:"type",params:{type: schema539.properties.operationId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -34140,7 +34175,7 @@ errors++;
 if(data.startedAt !== undefined){
 let data12 = data.startedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err29 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema538.properties.startedAt.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema539.properties.startedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -34165,7 +34200,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data13 = data.finishedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err31 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema538.properties.finishedAt.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema539.properties.finishedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -34441,7 +34476,7 @@ return errors === 0;
 validate274.evaluated = {"props":{"id":true,"clientId":true,"pipeline":true,"status":true,"trigger":true,"parentRunId":true,"operationId":true,"steps":true,"parameters":true,"requestedBy":true,"createdAt":true,"startedAt":true,"finishedAt":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_runs_get = validate279;
-const schema554 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."}},"required":["run_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.get.json"};
+const schema555 = {"type":"object","properties":{"run_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A pipeline run's id (run_…)."}},"required":["run_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.get.json"};
 
 function validate279(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.runs.get.json" */;
@@ -34529,7 +34564,7 @@ return errors === 0;
 validate279.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_pipeline_runs_get = validate280;
-const schema556 = {"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRun","$id":"https://svc.invalid/outputs/pipeline.runs.get.json"};
+const schema557 = {"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRun","$id":"https://svc.invalid/outputs/pipeline.runs.get.json"};
 
 function validate281(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -34720,7 +34755,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema538.properties.clientId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema539.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -34755,7 +34790,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!(((((data3 === "queued") || (data3 === "running")) || (data3 === "succeeded")) || (data3 === "failed")) || (data3 === "cancelled"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema540.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema541.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -34778,7 +34813,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!(((data4 === "manual") || (data4 === "schedule")) || (data4 === "rerun"))){
-const err22 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema538.properties.trigger.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema539.properties.trigger.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -34791,7 +34826,7 @@ errors++;
 if(data.parentRunId !== undefined){
 let data5 = data.parentRunId;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err23 = {instancePath:instancePath+"/parentRunId",schemaPath:"#/properties/parentRunId/type",keyword:"type",params:{type: schema538.properties.parentRunId.type},message:"must be string,null"};
+const err23 = {instancePath:instancePath+"/parentRunId",schemaPath:"#/properties/parentRunId/type",keyword:"type",params:{type: schema539.properties.parentRunId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -34804,7 +34839,7 @@ errors++;
 if(data.operationId !== undefined){
 let data6 = data.operationId;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err24 = {instancePath:instancePath+"/operationId",schemaPath:"#/properties/operationId/type",keyword:"type",params:{type: schema538.properties.operationId.type},message:"must be string,null"};
+const err24 = {instancePath:instancePath+"/operationId",schemaPath:"#/properties/operationId/type",keyword:"type",params:{type: schema539.properties.operationId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -34883,7 +34918,7 @@ errors++;
 if(data.startedAt !== undefined){
 let data12 = data.startedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err29 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema538.properties.startedAt.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema539.properties.startedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -34908,7 +34943,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data13 = data.finishedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err31 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema538.properties.finishedAt.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema539.properties.finishedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -35184,7 +35219,7 @@ return errors === 0;
 validate280.evaluated = {"props":{"id":true,"clientId":true,"pipeline":true,"status":true,"trigger":true,"parentRunId":true,"operationId":true,"steps":true,"parameters":true,"requestedBy":true,"createdAt":true,"startedAt":true,"finishedAt":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_pipeline_runs_list = validate285;
-const schema562 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"pipeline":{"type":"string","maxLength":64},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.list.json"};
+const schema563 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"pipeline":{"type":"string","maxLength":64},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/pipeline.runs.list.json"};
 
 function validate285(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/pipeline.runs.list.json" */;
@@ -35283,7 +35318,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "succeeded")) || (data2 === "failed")) || (data2 === "cancelled"))){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema540.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema541.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -35380,7 +35415,7 @@ return errors === 0;
 validate285.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_pipeline_runs_list = validate286;
-const schema567 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRun"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/pipeline.runs.list.json"};
+const schema568 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/PipelineRun"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/pipeline.runs.list.json"};
 
 function validate287(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -35571,7 +35606,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema538.properties.clientId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema539.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -35606,7 +35641,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!(((((data3 === "queued") || (data3 === "running")) || (data3 === "succeeded")) || (data3 === "failed")) || (data3 === "cancelled"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema540.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/PipelineRunStatus/enum",keyword:"enum",params:{allowedValues: schema541.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -35629,7 +35664,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!(((data4 === "manual") || (data4 === "schedule")) || (data4 === "rerun"))){
-const err22 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema538.properties.trigger.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema539.properties.trigger.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -35642,7 +35677,7 @@ errors++;
 if(data.parentRunId !== undefined){
 let data5 = data.parentRunId;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err23 = {instancePath:instancePath+"/parentRunId",schemaPath:"#/properties/parentRunId/type",keyword:"type",params:{type: schema538.properties.parentRunId.type},message:"must be string,null"};
+const err23 = {instancePath:instancePath+"/parentRunId",schemaPath:"#/properties/parentRunId/type",keyword:"type",params:{type: schema539.properties.parentRunId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -35655,7 +35690,7 @@ errors++;
 if(data.operationId !== undefined){
 let data6 = data.operationId;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err24 = {instancePath:instancePath+"/operationId",schemaPath:"#/properties/operationId/type",keyword:"type",params:{type: schema538.properties.operationId.type},message:"must be string,null"};
+const err24 = {instancePath:instancePath+"/operationId",schemaPath:"#/properties/operationId/type",keyword:"type",params:{type: schema539.properties.operationId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -35734,7 +35769,7 @@ errors++;
 if(data.startedAt !== undefined){
 let data12 = data.startedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err29 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema538.properties.startedAt.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/startedAt",schemaPath:"#/properties/startedAt/type",keyword:"type",params:{type: schema539.properties.startedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -35759,7 +35794,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data13 = data.finishedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err31 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema538.properties.finishedAt.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/properties/finishedAt/type",keyword:"type",params:{type: schema539.properties.finishedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -36071,7 +36106,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema567.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema568.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -36098,7 +36133,7 @@ return errors === 0;
 validate286.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_create = validate291;
-const schema573 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"startDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["clientId","name"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.create.json"};
+const schema574 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"startDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"},"targetDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["clientId","name"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.create.json"};
 
 function validate291(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.create.json" */;
@@ -36316,7 +36351,7 @@ return errors === 0;
 validate291.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_projects_create = validate292;
-const schema577 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Project","$id":"https://svc.invalid/outputs/projects.create.json"};
+const schema578 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Project","$id":"https://svc.invalid/outputs/projects.create.json"};
 
 function validate293(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -36729,7 +36764,7 @@ return errors === 0;
 validate292.evaluated = {"props":{"id":true,"clientId":true,"name":true,"description":true,"stage":true,"status":true,"startDate":true,"targetDate":true,"createdAt":true,"updatedAt":true,"etag":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_get = validate295;
-const schema586 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.get.json"};
+const schema587 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.get.json"};
 
 function validate295(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.get.json" */;
@@ -36817,7 +36852,7 @@ return errors === 0;
 validate295.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_projects_get = validate296;
-const schema588 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Project","$id":"https://svc.invalid/outputs/projects.get.json"};
+const schema589 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Project","$id":"https://svc.invalid/outputs/projects.get.json"};
 
 function validate297(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -37230,7 +37265,7 @@ return errors === 0;
 validate296.evaluated = {"props":{"id":true,"clientId":true,"name":true,"description":true,"stage":true,"status":true,"startDate":true,"targetDate":true,"createdAt":true,"updatedAt":true,"etag":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_list = validate299;
-const schema597 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"stage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.list.json"};
+const schema598 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"stage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.list.json"};
 
 function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.list.json" */;
@@ -37424,7 +37459,7 @@ return errors === 0;
 validate299.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_projects_list = validate300;
-const schema603 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Project"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/projects.list.json"};
+const schema604 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Project"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/projects.list.json"};
 
 function validate301(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -37873,7 +37908,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema603.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema604.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -37900,7 +37935,7 @@ return errors === 0;
 validate300.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_stage_advance = validate303;
-const schema612 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"expectedStage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage","description":"The stage the caller believes the project is in now."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.stage.advance.json"};
+const schema613 = {"type":"object","properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"expectedStage":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStage","description":"The stage the caller believes the project is in now."}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.stage.advance.json"};
 
 function validate303(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.stage.advance.json" */;
@@ -38011,7 +38046,7 @@ return errors === 0;
 validate303.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_projects_stage_advance = validate304;
-const schema615 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Project","$id":"https://svc.invalid/outputs/projects.stage.advance.json"};
+const schema616 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Project","$id":"https://svc.invalid/outputs/projects.stage.advance.json"};
 
 function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -38424,7 +38459,7 @@ return errors === 0;
 validate304.evaluated = {"props":{"id":true,"clientId":true,"name":true,"description":true,"stage":true,"status":true,"startDate":true,"targetDate":true,"createdAt":true,"updatedAt":true,"etag":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_projects_update = validate307;
-const schema624 = {"type":"object","minProperties":2,"properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"startDate":{"type":["string","null"],"format":"date"},"targetDate":{"type":["string","null"],"format":"date"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.update.json"};
+const schema625 = {"type":"object","minProperties":2,"properties":{"project_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"name":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ProjectStatus"},"startDate":{"type":["string","null"],"format":"date"},"targetDate":{"type":["string","null"],"format":"date"}},"required":["project_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/projects.update.json"};
 
 function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/projects.update.json" */;
@@ -38601,7 +38636,7 @@ errors++;
 if(data.startDate !== undefined){
 let data4 = data.startDate;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err14 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: schema624.properties.startDate.type},message:"must be string,null"};
+const err14 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: schema625.properties.startDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -38626,7 +38661,7 @@ errors++;
 if(data.targetDate !== undefined){
 let data5 = data.targetDate;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/type",keyword:"type",params:{type: schema624.properties.targetDate.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/targetDate",schemaPath:"#/properties/targetDate/type",keyword:"type",params:{type: schema625.properties.targetDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -38665,7 +38700,7 @@ return errors === 0;
 validate307.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_projects_update = validate308;
-const schema627 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Project","$id":"https://svc.invalid/outputs/projects.update.json"};
+const schema628 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Project","$id":"https://svc.invalid/outputs/projects.update.json"};
 
 function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -39078,7 +39113,7 @@ return errors === 0;
 validate308.evaluated = {"props":{"id":true,"clientId":true,"name":true,"description":true,"stage":true,"status":true,"startDate":true,"targetDate":true,"createdAt":true,"updatedAt":true,"etag":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_reviews_get = validate311;
-const schema636 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.get.json"};
+const schema637 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.get.json"};
 
 function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/reviews.get.json" */;
@@ -39166,9 +39201,9 @@ return errors === 0;
 validate311.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_reviews_get = validate312;
-const schema638 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Review","$id":"https://svc.invalid/outputs/reviews.get.json"};
-const schema639 = {"type":"object","required":["id","clientId","projectId","title","kind","status","summary","fileIds","reviewer","createdAt","updatedAt","releasedAt","releasedBy"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"type":["string","null"]},"title":{"type":"string"},"kind":{"type":"string","enum":["deliverable","report","design","document"]},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ReviewStatus"},"summary":{"type":"string"},"fileIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."}},"reviewer":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},{"type":"null"}]},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"releasedAt":{"type":["string","null"],"format":"date-time"},"releasedBy":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},{"type":"null"}]}}};
-const schema642 = {"type":"string","enum":["draft","ready","released"]};
+const schema639 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Review","$id":"https://svc.invalid/outputs/reviews.get.json"};
+const schema640 = {"type":"object","required":["id","clientId","projectId","title","kind","status","summary","fileIds","reviewer","createdAt","updatedAt","releasedAt","releasedBy"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"type":["string","null"]},"title":{"type":"string"},"kind":{"type":"string","enum":["deliverable","report","design","document"]},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ReviewStatus"},"summary":{"type":"string"},"fileIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A file's id (fil_…)."}},"reviewer":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},{"type":"null"}]},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"releasedAt":{"type":["string","null"],"format":"date-time"},"releasedBy":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},{"type":"null"}]}}};
+const schema643 = {"type":"string","enum":["draft","ready","released"]};
 
 function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -39384,7 +39419,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err19 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema639.properties.projectId.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema640.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -39419,7 +39454,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((((data4 === "deliverable") || (data4 === "report")) || (data4 === "design")) || (data4 === "document"))){
-const err22 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema639.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema640.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -39442,7 +39477,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!(((data5 === "draft") || (data5 === "ready")) || (data5 === "released"))){
-const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema642.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema643.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -39631,7 +39666,7 @@ errors++;
 if(data.releasedAt !== undefined){
 let data12 = data.releasedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err36 = {instancePath:instancePath+"/releasedAt",schemaPath:"#/properties/releasedAt/type",keyword:"type",params:{type: schema639.properties.releasedAt.type},message:"must be string,null"};
+const err36 = {instancePath:instancePath+"/releasedAt",schemaPath:"#/properties/releasedAt/type",keyword:"type",params:{type: schema640.properties.releasedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -39754,7 +39789,7 @@ return errors === 0;
 validate312.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"kind":true,"status":true,"summary":true,"fileIds":true,"reviewer":true,"createdAt":true,"updatedAt":true,"releasedAt":true,"releasedBy":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_reviews_list = validate317;
-const schema646 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ReviewStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.list.json"};
+const schema647 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/ReviewStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.list.json"};
 
 function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/reviews.list.json" */;
@@ -39863,7 +39898,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((data2 === "draft") || (data2 === "ready")) || (data2 === "released"))){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema642.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema643.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -39960,7 +39995,7 @@ return errors === 0;
 validate317.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_reviews_list = validate318;
-const schema652 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Review"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/reviews.list.json"};
+const schema653 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Review"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/reviews.list.json"};
 
 function validate319(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -40176,7 +40211,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err19 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema639.properties.projectId.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema640.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -40211,7 +40246,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((((data4 === "deliverable") || (data4 === "report")) || (data4 === "design")) || (data4 === "document"))){
-const err22 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema639.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema640.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -40234,7 +40269,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!(((data5 === "draft") || (data5 === "ready")) || (data5 === "released"))){
-const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema642.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema643.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -40423,7 +40458,7 @@ errors++;
 if(data.releasedAt !== undefined){
 let data12 = data.releasedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err36 = {instancePath:instancePath+"/releasedAt",schemaPath:"#/properties/releasedAt/type",keyword:"type",params:{type: schema639.properties.releasedAt.type},message:"must be string,null"};
+const err36 = {instancePath:instancePath+"/releasedAt",schemaPath:"#/properties/releasedAt/type",keyword:"type",params:{type: schema640.properties.releasedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -40582,7 +40617,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema652.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema653.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -40609,7 +40644,7 @@ return errors === 0;
 validate318.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_reviews_release = validate323;
-const schema660 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."},"note":{"type":"string","maxLength":2000,"description":"Shown to the approver and to the client with the release."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.release.json"};
+const schema661 = {"type":"object","properties":{"review_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A review's id (rev_…)."},"note":{"type":"string","maxLength":2000,"description":"Shown to the approver and to the client with the release."}},"required":["review_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/reviews.release.json"};
 
 function validate323(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/reviews.release.json" */;
@@ -40722,7 +40757,7 @@ return errors === 0;
 validate323.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_reviews_release = validate324;
-const schema662 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Review","$id":"https://svc.invalid/outputs/reviews.release.json"};
+const schema663 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Review","$id":"https://svc.invalid/outputs/reviews.release.json"};
 
 function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -40938,7 +40973,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err19 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema639.properties.projectId.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema640.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -40973,7 +41008,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((((data4 === "deliverable") || (data4 === "report")) || (data4 === "design")) || (data4 === "document"))){
-const err22 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema639.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema640.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -40996,7 +41031,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!(((data5 === "draft") || (data5 === "ready")) || (data5 === "released"))){
-const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema642.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/ReviewStatus/enum",keyword:"enum",params:{allowedValues: schema643.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -41185,7 +41220,7 @@ errors++;
 if(data.releasedAt !== undefined){
 let data12 = data.releasedAt;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err36 = {instancePath:instancePath+"/releasedAt",schemaPath:"#/properties/releasedAt/type",keyword:"type",params:{type: schema639.properties.releasedAt.type},message:"must be string,null"};
+const err36 = {instancePath:instancePath+"/releasedAt",schemaPath:"#/properties/releasedAt/type",keyword:"type",params:{type: schema640.properties.releasedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -41308,8 +41343,8 @@ return errors === 0;
 validate324.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"kind":true,"status":true,"summary":true,"fileIds":true,"reviewer":true,"createdAt":true,"updatedAt":true,"releasedAt":true,"releasedBy":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_search_query = validate329;
-const schema670 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"uniqueItems":true,"minItems":1},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["query"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/search.query.json"};
-const schema671 = {"type":"string","enum":["client","project","task","intake_record","review","lead","account","contact","opportunity","campaign","file"]};
+const schema671 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"types":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"uniqueItems":true,"minItems":1},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["query"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/search.query.json"};
+const schema672 = {"type":"string","enum":["client","project","task","intake_record","review","lead","account","contact","opportunity","campaign","file"]};
 
 function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/search.query.json" */;
@@ -41417,7 +41452,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((((((((((data2 === "client") || (data2 === "project")) || (data2 === "task")) || (data2 === "intake_record")) || (data2 === "review")) || (data2 === "lead")) || (data2 === "account")) || (data2 === "contact")) || (data2 === "opportunity")) || (data2 === "campaign")) || (data2 === "file"))){
-const err8 = {instancePath:instancePath+"/types/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/SearchHitType/enum",keyword:"enum",params:{allowedValues: schema671.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/types/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/SearchHitType/enum",keyword:"enum",params:{allowedValues: schema672.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -41581,8 +41616,8 @@ return errors === 0;
 validate329.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_search_query = validate330;
-const schema675 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHit"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/search.query.json"};
-const schema676 = {"type":"object","required":["type","id","clientId","title","snippet","score"],"properties":{"type":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"type":["string","null"],"description":"Null for an internal task or the platform's own CRM rows."},"title":{"type":"string"},"snippet":{"type":"string","description":"The matching text; contact personal data is left out unless the caller holds pii:read."},"score":{"type":"number","minimum":0,"maximum":1}}};
+const schema676 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHit"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/search.query.json"};
+const schema677 = {"type":"object","required":["type","id","clientId","title","snippet","score"],"properties":{"type":{"$ref":"https://svc.invalid/schemas.json#/$defs/SearchHitType"},"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"clientId":{"type":["string","null"],"description":"Null for an internal task or the platform's own CRM rows."},"title":{"type":"string"},"snippet":{"type":"string","description":"The matching text; contact personal data is left out unless the caller holds pii:read."},"score":{"type":"number","minimum":0,"maximum":1}}};
 
 function validate331(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -41668,7 +41703,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((((((((((data0 === "client") || (data0 === "project")) || (data0 === "task")) || (data0 === "intake_record")) || (data0 === "review")) || (data0 === "lead")) || (data0 === "account")) || (data0 === "contact")) || (data0 === "opportunity")) || (data0 === "campaign")) || (data0 === "file"))){
-const err7 = {instancePath:instancePath+"/type",schemaPath:"https://svc.invalid/schemas.json#/$defs/SearchHitType/enum",keyword:"enum",params:{allowedValues: schema671.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/type",schemaPath:"https://svc.invalid/schemas.json#/$defs/SearchHitType/enum",keyword:"enum",params:{allowedValues: schema672.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -41716,7 +41751,7 @@ errors++;
 if(data.clientId !== undefined){
 let data2 = data.clientId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err11 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema676.properties.clientId.type},message:"must be string,null"};
+const err11 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema677.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -41859,7 +41894,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema675.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema676.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -41886,9 +41921,9 @@ return errors === 0;
 validate330.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_batch_create = validate333;
-const schema679 = {"type":"object","properties":{"tasks":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskDraft"}}},"required":["tasks"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.batch_create.json"};
-const schema680 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}}};
-const schema683 = {"type":"string","enum":["low","normal","high","urgent"]};
+const schema680 = {"type":"object","properties":{"tasks":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskDraft"}}},"required":["tasks"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.batch_create.json"};
+const schema681 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}}};
+const schema684 = {"type":"string","enum":["low","normal","high","urgent"]};
 
 function validate334(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -41912,7 +41947,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func64.call(schema680.properties, key0))){
+if(!(func64.call(schema681.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -42076,7 +42111,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
-const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema680.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema681.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -42099,7 +42134,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
-const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema683.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema684.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -42360,10 +42395,10 @@ return errors === 0;
 validate333.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_tasks_batch_create = validate336;
-const schema687 = {"$ref":"https://svc.invalid/schemas.json#/$defs/TaskBatchResult","$id":"https://svc.invalid/outputs/tasks.batch_create.json"};
-const schema688 = {"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Task"}}}};
-const schema689 = {"type":"object","required":["id","clientId","projectId","title","description","status","priority","ownerId","assigneeIds","dueDate","createdAt","updatedAt","completedAt","etag"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"clientId":{"type":["string","null"],"description":"The client the task belongs to; null for an internal (team-board) task."},"projectId":{"type":["string","null"]},"title":{"type":"string"},"description":{"type":"string"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskStatus"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"],"description":"The owning assignee."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"description":"The owner plus co-assignees."},"dueDate":{"type":["string","null"],"format":"date"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"completedAt":{"type":["string","null"],"format":"date-time"},"etag":{"$ref":"https://svc.invalid/schemas.json#/$defs/Etag"}}};
-const schema691 = {"type":"string","enum":["open","in_progress","blocked","done"]};
+const schema688 = {"$ref":"https://svc.invalid/schemas.json#/$defs/TaskBatchResult","$id":"https://svc.invalid/outputs/tasks.batch_create.json"};
+const schema689 = {"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Task"}}}};
+const schema690 = {"type":"object","required":["id","clientId","projectId","title","description","status","priority","ownerId","assigneeIds","dueDate","createdAt","updatedAt","completedAt","etag"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"clientId":{"type":["string","null"],"description":"The client the task belongs to; null for an internal (team-board) task."},"projectId":{"type":["string","null"]},"title":{"type":"string"},"description":{"type":"string"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskStatus"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"],"description":"The owning assignee."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"description":"The owner plus co-assignees."},"dueDate":{"type":["string","null"],"format":"date"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"completedAt":{"type":["string","null"],"format":"date-time"},"etag":{"$ref":"https://svc.invalid/schemas.json#/$defs/Etag"}}};
+const schema692 = {"type":"string","enum":["open","in_progress","blocked","done"]};
 
 function validate338(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -42554,7 +42589,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema689.properties.clientId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema690.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -42567,7 +42602,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema689.properties.projectId.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema690.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -42614,7 +42649,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((((data5 === "open") || (data5 === "in_progress")) || (data5 === "blocked")) || (data5 === "done"))){
-const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema691.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema692.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -42637,7 +42672,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((((data6 === "low") || (data6 === "normal")) || (data6 === "high")) || (data6 === "urgent"))){
-const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema683.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema684.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -42650,7 +42685,7 @@ errors++;
 if(data.ownerId !== undefined){
 let data7 = data.ownerId;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema689.properties.ownerId.type},message:"must be string,null"};
+const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema690.properties.ownerId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -42714,7 +42749,7 @@ errors++;
 if(data.dueDate !== undefined){
 let data10 = data.dueDate;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema689.properties.dueDate.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema690.properties.dueDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -42789,7 +42824,7 @@ errors++;
 if(data.completedAt !== undefined){
 let data13 = data.completedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema689.properties.completedAt.type},message:"must be string,null"};
+const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema690.properties.completedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -42921,7 +42956,7 @@ return errors === 0;
 validate336.evaluated = {"props":{"items":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_comment = validate341;
-const schema697 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"body":{"type":"string","minLength":1,"maxLength":10000,"pattern":"\\S"}},"required":["task_id","body"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comment.json"};
+const schema698 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"body":{"type":"string","minLength":1,"maxLength":10000,"pattern":"\\S"}},"required":["task_id","body"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comment.json"};
 
 function validate341(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.comment.json" */;
@@ -43064,8 +43099,8 @@ return errors === 0;
 validate341.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_tasks_comment = validate342;
-const schema699 = {"$ref":"https://svc.invalid/schemas.json#/$defs/TaskComment","$id":"https://svc.invalid/outputs/tasks.comment.json"};
-const schema700 = {"type":"object","required":["id","taskId","author","body","createdAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A comment's id (cmt_…)."},"taskId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"author":{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},"body":{"type":"string"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
+const schema700 = {"$ref":"https://svc.invalid/schemas.json#/$defs/TaskComment","$id":"https://svc.invalid/outputs/tasks.comment.json"};
+const schema701 = {"type":"object","required":["id","taskId","author","body","createdAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A comment's id (cmt_…)."},"taskId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"author":{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},"body":{"type":"string"},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
 
 function validate343(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -43279,7 +43314,7 @@ return errors === 0;
 validate342.evaluated = {"props":{"id":true,"taskId":true,"author":true,"body":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_comments_list = validate346;
-const schema704 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comments.list.json"};
+const schema705 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.comments.list.json"};
 
 function validate346(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.comments.list.json" */;
@@ -43437,7 +43472,7 @@ return errors === 0;
 validate346.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_tasks_comments_list = validate347;
-const schema708 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskComment"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/tasks.comments.list.json"};
+const schema709 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskComment"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/tasks.comments.list.json"};
 
 function validate348(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -43687,7 +43722,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema708.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema709.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -43714,7 +43749,7 @@ return errors === 0;
 validate347.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_complete = validate351;
-const schema713 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.complete.json"};
+const schema714 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.complete.json"};
 
 function validate351(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.complete.json" */;
@@ -43802,7 +43837,7 @@ return errors === 0;
 validate351.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_tasks_complete = validate352;
-const schema715 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Task","$id":"https://svc.invalid/outputs/tasks.complete.json"};
+const schema716 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Task","$id":"https://svc.invalid/outputs/tasks.complete.json"};
 
 function validate353(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -43993,7 +44028,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema689.properties.clientId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema690.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -44006,7 +44041,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema689.properties.projectId.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema690.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -44053,7 +44088,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((((data5 === "open") || (data5 === "in_progress")) || (data5 === "blocked")) || (data5 === "done"))){
-const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema691.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema692.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -44076,7 +44111,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((((data6 === "low") || (data6 === "normal")) || (data6 === "high")) || (data6 === "urgent"))){
-const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema683.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema684.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -44089,7 +44124,7 @@ errors++;
 if(data.ownerId !== undefined){
 let data7 = data.ownerId;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema689.properties.ownerId.type},message:"must be string,null"};
+const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema690.properties.ownerId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -44153,7 +44188,7 @@ errors++;
 if(data.dueDate !== undefined){
 let data10 = data.dueDate;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema689.properties.dueDate.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema690.properties.dueDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -44228,7 +44263,7 @@ errors++;
 if(data.completedAt !== undefined){
 let data13 = data.completedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema689.properties.completedAt.type},message:"must be string,null"};
+const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema690.properties.completedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -44300,7 +44335,7 @@ return errors === 0;
 validate352.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"description":true,"status":true,"priority":true,"ownerId":true,"assigneeIds":true,"dueDate":true,"createdAt":true,"updatedAt":true,"completedAt":true,"etag":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_create = validate355;
-const schema724 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["title"],"$id":"https://svc.invalid/inputs/tasks.create.json"};
+const schema725 = {"type":"object","description":"The fields of a new task.","additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000,"default":""},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"type":"string","enum":["open","in_progress","blocked"],"default":"open"},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"$ref":"https://svc.invalid/schemas.json#/$defs/Date"}},"required":["title"],"$id":"https://svc.invalid/inputs/tasks.create.json"};
 
 function validate355(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.create.json" */;
@@ -44325,7 +44360,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func64.call(schema724.properties, key0))){
+if(!(func64.call(schema725.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -44489,7 +44524,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(((data4 === "open") || (data4 === "in_progress")) || (data4 === "blocked"))){
-const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema724.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema725.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -44512,7 +44547,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data5 === "low") || (data5 === "normal")) || (data5 === "high")) || (data5 === "urgent"))){
-const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema683.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema684.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -44680,7 +44715,7 @@ return errors === 0;
 validate355.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_tasks_create = validate356;
-const schema731 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Task","$id":"https://svc.invalid/outputs/tasks.create.json"};
+const schema732 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Task","$id":"https://svc.invalid/outputs/tasks.create.json"};
 
 function validate357(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -44871,7 +44906,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema689.properties.clientId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema690.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -44884,7 +44919,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema689.properties.projectId.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema690.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -44931,7 +44966,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((((data5 === "open") || (data5 === "in_progress")) || (data5 === "blocked")) || (data5 === "done"))){
-const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema691.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema692.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -44954,7 +44989,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((((data6 === "low") || (data6 === "normal")) || (data6 === "high")) || (data6 === "urgent"))){
-const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema683.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema684.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -44967,7 +45002,7 @@ errors++;
 if(data.ownerId !== undefined){
 let data7 = data.ownerId;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema689.properties.ownerId.type},message:"must be string,null"};
+const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema690.properties.ownerId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -45031,7 +45066,7 @@ errors++;
 if(data.dueDate !== undefined){
 let data10 = data.dueDate;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema689.properties.dueDate.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema690.properties.dueDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -45106,7 +45141,7 @@ errors++;
 if(data.completedAt !== undefined){
 let data13 = data.completedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema689.properties.completedAt.type},message:"must be string,null"};
+const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema690.properties.completedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -45178,7 +45213,7 @@ return errors === 0;
 validate356.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"description":true,"status":true,"priority":true,"ownerId":true,"assigneeIds":true,"dueDate":true,"createdAt":true,"updatedAt":true,"completedAt":true,"etag":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_get = validate359;
-const schema740 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.get.json"};
+const schema741 = {"type":"object","properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.get.json"};
 
 function validate359(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.get.json" */;
@@ -45266,7 +45301,7 @@ return errors === 0;
 validate359.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_tasks_get = validate360;
-const schema742 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Task","$id":"https://svc.invalid/outputs/tasks.get.json"};
+const schema743 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Task","$id":"https://svc.invalid/outputs/tasks.get.json"};
 
 function validate361(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -45457,7 +45492,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema689.properties.clientId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema690.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -45470,7 +45505,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema689.properties.projectId.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema690.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -45517,7 +45552,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((((data5 === "open") || (data5 === "in_progress")) || (data5 === "blocked")) || (data5 === "done"))){
-const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema691.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema692.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -45540,7 +45575,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((((data6 === "low") || (data6 === "normal")) || (data6 === "high")) || (data6 === "urgent"))){
-const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema683.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema684.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -45553,7 +45588,7 @@ errors++;
 if(data.ownerId !== undefined){
 let data7 = data.ownerId;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema689.properties.ownerId.type},message:"must be string,null"};
+const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema690.properties.ownerId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -45617,7 +45652,7 @@ errors++;
 if(data.dueDate !== undefined){
 let data10 = data.dueDate;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema689.properties.dueDate.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema690.properties.dueDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -45692,7 +45727,7 @@ errors++;
 if(data.completedAt !== undefined){
 let data13 = data.completedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema689.properties.completedAt.type},message:"must be string,null"};
+const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema690.properties.completedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -45764,7 +45799,7 @@ return errors === 0;
 validate360.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"description":true,"status":true,"priority":true,"ownerId":true,"assigneeIds":true,"dueDate":true,"createdAt":true,"updatedAt":true,"completedAt":true,"etag":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_list = validate363;
-const schema751 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"assigneeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Matches the owner and co-assignees."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.list.json"};
+const schema752 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"assigneeId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"Matches the owner and co-assignees."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.list.json"};
 
 function validate363(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.list.json" */;
@@ -45908,7 +45943,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data3 === "open") || (data3 === "in_progress")) || (data3 === "blocked")) || (data3 === "done"))){
-const err11 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema691.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema692.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -46005,7 +46040,7 @@ return errors === 0;
 validate363.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_tasks_list = validate364;
-const schema758 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Task"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/tasks.list.json"};
+const schema759 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Task"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/tasks.list.json"};
 
 function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -46196,7 +46231,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema689.properties.clientId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema690.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -46209,7 +46244,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema689.properties.projectId.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema690.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -46256,7 +46291,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((((data5 === "open") || (data5 === "in_progress")) || (data5 === "blocked")) || (data5 === "done"))){
-const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema691.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema692.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -46279,7 +46314,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((((data6 === "low") || (data6 === "normal")) || (data6 === "high")) || (data6 === "urgent"))){
-const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema683.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema684.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -46292,7 +46327,7 @@ errors++;
 if(data.ownerId !== undefined){
 let data7 = data.ownerId;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema689.properties.ownerId.type},message:"must be string,null"};
+const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema690.properties.ownerId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -46356,7 +46391,7 @@ errors++;
 if(data.dueDate !== undefined){
 let data10 = data.dueDate;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema689.properties.dueDate.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema690.properties.dueDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -46431,7 +46466,7 @@ errors++;
 if(data.completedAt !== undefined){
 let data13 = data.completedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema689.properties.completedAt.type},message:"must be string,null"};
+const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema690.properties.completedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -46539,7 +46574,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema758.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema759.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -46566,7 +46601,7 @@ return errors === 0;
 validate364.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_tasks_update = validate367;
-const schema767 = {"type":"object","minProperties":2,"properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"type":"string","enum":["open","in_progress","blocked"],"description":"done is reached through tasks.complete."},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"],"minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","description":"A user's id (usr_…), or null for no owner."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"type":["string","null"],"format":"date"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.update.json"};
+const schema768 = {"type":"object","minProperties":2,"properties":{"task_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"title":{"type":"string","minLength":1,"maxLength":200,"pattern":"\\S"},"description":{"type":"string","maxLength":10000},"status":{"type":"string","enum":["open","in_progress","blocked"],"description":"done is reached through tasks.complete."},"priority":{"$ref":"https://svc.invalid/schemas.json#/$defs/TaskPriority"},"ownerId":{"type":["string","null"],"minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","description":"A user's id (usr_…), or null for no owner."},"assigneeIds":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A user's id (usr_…)."},"maxItems":20,"uniqueItems":true},"dueDate":{"type":["string","null"],"format":"date"}},"required":["task_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/tasks.update.json"};
 
 function validate367(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/tasks.update.json" */;
@@ -46730,7 +46765,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((data3 === "open") || (data3 === "in_progress")) || (data3 === "blocked"))){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema767.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema768.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -46753,7 +46788,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((((data4 === "low") || (data4 === "normal")) || (data4 === "high")) || (data4 === "urgent"))){
-const err15 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema683.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema684.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -46766,7 +46801,7 @@ errors++;
 if(data.ownerId !== undefined){
 let data5 = data.ownerId;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema767.properties.ownerId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema768.properties.ownerId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -46892,7 +46927,7 @@ errors++;
 if(data.dueDate !== undefined){
 let data8 = data.dueDate;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err26 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema767.properties.dueDate.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema768.properties.dueDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -46931,7 +46966,7 @@ return errors === 0;
 validate367.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_tasks_update = validate368;
-const schema771 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Task","$id":"https://svc.invalid/outputs/tasks.update.json"};
+const schema772 = {"$ref":"https://svc.invalid/schemas.json#/$defs/Task","$id":"https://svc.invalid/outputs/tasks.update.json"};
 
 function validate369(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -47122,7 +47157,7 @@ errors++;
 if(data.clientId !== undefined){
 let data1 = data.clientId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema689.properties.clientId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema690.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -47135,7 +47170,7 @@ errors++;
 if(data.projectId !== undefined){
 let data2 = data.projectId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema689.properties.projectId.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema690.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -47182,7 +47217,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((((data5 === "open") || (data5 === "in_progress")) || (data5 === "blocked")) || (data5 === "done"))){
-const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema691.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskStatus/enum",keyword:"enum",params:{allowedValues: schema692.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -47205,7 +47240,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((((data6 === "low") || (data6 === "normal")) || (data6 === "high")) || (data6 === "urgent"))){
-const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema683.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/priority",schemaPath:"https://svc.invalid/schemas.json#/$defs/TaskPriority/enum",keyword:"enum",params:{allowedValues: schema684.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -47218,7 +47253,7 @@ errors++;
 if(data.ownerId !== undefined){
 let data7 = data.ownerId;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema689.properties.ownerId.type},message:"must be string,null"};
+const err25 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: schema690.properties.ownerId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -47282,7 +47317,7 @@ errors++;
 if(data.dueDate !== undefined){
 let data10 = data.dueDate;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema689.properties.dueDate.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/dueDate",schemaPath:"#/properties/dueDate/type",keyword:"type",params:{type: schema690.properties.dueDate.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -47357,7 +47392,7 @@ errors++;
 if(data.completedAt !== undefined){
 let data13 = data.completedAt;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema689.properties.completedAt.type},message:"must be string,null"};
+const err36 = {instancePath:instancePath+"/completedAt",schemaPath:"#/properties/completedAt/type",keyword:"type",params:{type: schema690.properties.completedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -47429,7 +47464,7 @@ return errors === 0;
 validate368.evaluated = {"props":{"id":true,"clientId":true,"projectId":true,"title":true,"description":true,"status":true,"priority":true,"ownerId":true,"assigneeIds":true,"dueDate":true,"createdAt":true,"updatedAt":true,"completedAt":true,"etag":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_timeline_list = validate371;
-const schema780 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"taskId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only entries at or after this instant."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/timeline.list.json"};
+const schema781 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"projectId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A project's id (prj_…)."},"taskId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A task's id (tsk_…)."},"since":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp","description":"Only entries at or after this instant."},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/timeline.list.json"};
 
 function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/timeline.list.json" */;
@@ -47672,8 +47707,8 @@ return errors === 0;
 validate371.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_timeline_list = validate372;
-const schema787 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TimelineEntry"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/timeline.list.json"};
-const schema788 = {"type":"object","required":["id","kind","clientId","projectId","taskId","summary","actor","occurredAt","data"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"kind":{"type":"string","enum":["task_created","task_updated","task_completed","comment_added","project_stage_advanced","intake_finalized","review_released","approval_decided"]},"clientId":{"type":["string","null"],"description":"Null for an entry about an internal (team-board) task."},"projectId":{"type":["string","null"]},"taskId":{"type":["string","null"]},"summary":{"type":"string","description":"One line for people."},"actor":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},{"type":"null"}],"description":"Who caused it; null when the platform did."},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"data":{"type":"object","description":"Kind-specific details, for example the changed fields."}}};
+const schema788 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/TimelineEntry"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/timeline.list.json"};
+const schema789 = {"type":"object","required":["id","kind","clientId","projectId","taskId","summary","actor","occurredAt","data"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"kind":{"type":"string","enum":["task_created","task_updated","task_completed","comment_added","project_stage_advanced","intake_finalized","review_released","approval_decided"]},"clientId":{"type":["string","null"],"description":"Null for an entry about an internal (team-board) task."},"projectId":{"type":["string","null"]},"taskId":{"type":["string","null"]},"summary":{"type":"string","description":"One line for people."},"actor":{"oneOf":[{"$ref":"https://svc.invalid/schemas.json#/$defs/ActorRef"},{"type":"null"}],"description":"Who caused it; null when the platform did."},"occurredAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"data":{"type":"object","description":"Kind-specific details, for example the changed fields."}}};
 
 function validate373(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -47824,7 +47859,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((((((((data1 === "task_created") || (data1 === "task_updated")) || (data1 === "task_completed")) || (data1 === "comment_added")) || (data1 === "project_stage_advanced")) || (data1 === "intake_finalized")) || (data1 === "review_released")) || (data1 === "approval_decided"))){
-const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema788.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema789.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -47837,7 +47872,7 @@ errors++;
 if(data.clientId !== undefined){
 let data2 = data.clientId;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema788.properties.clientId.type},message:"must be string,null"};
+const err14 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema789.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -47850,7 +47885,7 @@ errors++;
 if(data.projectId !== undefined){
 let data3 = data.projectId;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err15 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema788.properties.projectId.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/projectId",schemaPath:"#/properties/projectId/type",keyword:"type",params:{type: schema789.properties.projectId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -47863,7 +47898,7 @@ errors++;
 if(data.taskId !== undefined){
 let data4 = data.taskId;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err16 = {instancePath:instancePath+"/taskId",schemaPath:"#/properties/taskId/type",keyword:"type",params:{type: schema788.properties.taskId.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/taskId",schemaPath:"#/properties/taskId/type",keyword:"type",params:{type: schema789.properties.taskId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -48060,7 +48095,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema787.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema788.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -48087,8 +48122,8 @@ return errors === 0;
 validate372.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_deliveries_list = validate376;
-const schema791 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.deliveries.list.json"};
-const schema793 = {"type":"string","enum":["pending","succeeded","failed"]};
+const schema792 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.deliveries.list.json"};
+const schema794 = {"type":"string","enum":["pending","succeeded","failed"]};
 
 function validate376(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.deliveries.list.json" */;
@@ -48172,7 +48207,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data1 === "pending") || (data1 === "succeeded")) || (data1 === "failed"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema793.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema794.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -48269,8 +48304,8 @@ return errors === 0;
 validate376.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_webhooks_deliveries_list = validate377;
-const schema796 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDelivery"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/webhooks.deliveries.list.json"};
-const schema797 = {"type":"object","required":["id","endpointId","eventId","eventType","status","test","attempts","lastAttemptAt","nextAttemptAt","responseStatus","error","createdAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook delivery's id (whd_…)."},"endpointId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"eventId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An event's id (evt_…)."},"eventType":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus"},"test":{"type":"boolean","description":"True for a delivery made by webhooks.endpoint.test."},"attempts":{"type":"integer","minimum":0},"lastAttemptAt":{"type":["string","null"],"format":"date-time"},"nextAttemptAt":{"type":["string","null"],"format":"date-time"},"responseStatus":{"type":["integer","null"],"description":"HTTP status of the last attempt; null when it got no answer."},"error":{"type":["string","null"],"description":"Why the last attempt failed (timeout, connection refused, non-2xx)."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
+const schema797 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDelivery"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/webhooks.deliveries.list.json"};
+const schema798 = {"type":"object","required":["id","endpointId","eventId","eventType","status","test","attempts","lastAttemptAt","nextAttemptAt","responseStatus","error","createdAt"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook delivery's id (whd_…)."},"endpointId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"eventId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"An event's id (evt_…)."},"eventType":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus"},"test":{"type":"boolean","description":"True for a delivery made by webhooks.endpoint.test."},"attempts":{"type":"integer","minimum":0},"lastAttemptAt":{"type":["string","null"],"format":"date-time"},"nextAttemptAt":{"type":["string","null"],"format":"date-time"},"responseStatus":{"type":["integer","null"],"description":"HTTP status of the last attempt; null when it got no answer."},"error":{"type":["string","null"],"description":"Why the last attempt failed (timeout, connection refused, non-2xx)."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"}}};
 
 function validate378(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -48544,7 +48579,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!(((data4 === "pending") || (data4 === "succeeded")) || (data4 === "failed"))){
-const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema793.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema794.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -48594,7 +48629,7 @@ errors++;
 if(data.lastAttemptAt !== undefined){
 let data7 = data.lastAttemptAt;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err28 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/properties/lastAttemptAt/type",keyword:"type",params:{type: schema797.properties.lastAttemptAt.type},message:"must be string,null"};
+const err28 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/properties/lastAttemptAt/type",keyword:"type",params:{type: schema798.properties.lastAttemptAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -48619,7 +48654,7 @@ errors++;
 if(data.nextAttemptAt !== undefined){
 let data8 = data.nextAttemptAt;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err30 = {instancePath:instancePath+"/nextAttemptAt",schemaPath:"#/properties/nextAttemptAt/type",keyword:"type",params:{type: schema797.properties.nextAttemptAt.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/nextAttemptAt",schemaPath:"#/properties/nextAttemptAt/type",keyword:"type",params:{type: schema798.properties.nextAttemptAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -48644,7 +48679,7 @@ errors++;
 if(data.responseStatus !== undefined){
 let data9 = data.responseStatus;
 if((!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) && (data9 !== null)){
-const err32 = {instancePath:instancePath+"/responseStatus",schemaPath:"#/properties/responseStatus/type",keyword:"type",params:{type: schema797.properties.responseStatus.type},message:"must be integer,null"};
+const err32 = {instancePath:instancePath+"/responseStatus",schemaPath:"#/properties/responseStatus/type",keyword:"type",params:{type: schema798.properties.responseStatus.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -48657,7 +48692,7 @@ errors++;
 if(data.error !== undefined){
 let data10 = data.error;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema797.properties.error.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema798.properties.error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -48766,7 +48801,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema796.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema797.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -48793,7 +48828,7 @@ return errors === 0;
 validate377.evaluated = {"props":{"items":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_delivery_replay = validate380;
-const schema804 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"delivery_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook delivery's id (whd_…)."}},"required":["endpoint_id","delivery_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.delivery.replay.json"};
+const schema805 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"delivery_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook delivery's id (whd_…)."}},"required":["endpoint_id","delivery_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.delivery.replay.json"};
 
 function validate380(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.delivery.replay.json" */;
@@ -48926,7 +48961,7 @@ return errors === 0;
 validate380.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_webhooks_delivery_replay = validate381;
-const schema807 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDelivery","$id":"https://svc.invalid/outputs/webhooks.delivery.replay.json"};
+const schema808 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDelivery","$id":"https://svc.invalid/outputs/webhooks.delivery.replay.json"};
 
 function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -49200,7 +49235,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!(((data4 === "pending") || (data4 === "succeeded")) || (data4 === "failed"))){
-const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema793.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema794.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -49250,7 +49285,7 @@ errors++;
 if(data.lastAttemptAt !== undefined){
 let data7 = data.lastAttemptAt;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err28 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/properties/lastAttemptAt/type",keyword:"type",params:{type: schema797.properties.lastAttemptAt.type},message:"must be string,null"};
+const err28 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/properties/lastAttemptAt/type",keyword:"type",params:{type: schema798.properties.lastAttemptAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -49275,7 +49310,7 @@ errors++;
 if(data.nextAttemptAt !== undefined){
 let data8 = data.nextAttemptAt;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err30 = {instancePath:instancePath+"/nextAttemptAt",schemaPath:"#/properties/nextAttemptAt/type",keyword:"type",params:{type: schema797.properties.nextAttemptAt.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/nextAttemptAt",schemaPath:"#/properties/nextAttemptAt/type",keyword:"type",params:{type: schema798.properties.nextAttemptAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -49300,7 +49335,7 @@ errors++;
 if(data.responseStatus !== undefined){
 let data9 = data.responseStatus;
 if((!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) && (data9 !== null)){
-const err32 = {instancePath:instancePath+"/responseStatus",schemaPath:"#/properties/responseStatus/type",keyword:"type",params:{type: schema797.properties.responseStatus.type},message:"must be integer,null"};
+const err32 = {instancePath:instancePath+"/responseStatus",schemaPath:"#/properties/responseStatus/type",keyword:"type",params:{type: schema798.properties.responseStatus.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -49313,7 +49348,7 @@ errors++;
 if(data.error !== undefined){
 let data10 = data.error;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema797.properties.error.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema798.properties.error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -49386,8 +49421,7 @@ return errors === 0;
 validate381.evaluated = {"props":{"id":true,"endpointId":true,"eventId":true,"eventType":true,"status":true,"test":true,"attempts":true,"lastAttemptAt":true,"nextAttemptAt":true,"responseStatus":true,"error":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_create = validate384;
-const schema815 = {"type":"object","properties":{"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https://","description":"An https URL that is not on a private network."},"description":{"type":"string","maxLength":500,"default":""},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client admin's endpoint is always bound to its client; an operator may omit it."}},"required":["url","eventTypes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.create.json"};
-const pattern263 = new RegExp("^https://", "u");
+const schema816 = {"type":"object","properties":{"url":{"type":"string","format":"uri","maxLength":2048,"description":"An https URL that is not on a private network (http:// only for loopback under SVC_WEBHOOK_ALLOW_PRIVATE, in tests)."},"description":{"type":"string","maxLength":500,"default":""},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client admin's endpoint is always bound to its client; an operator may omit it."}},"required":["url","eventTypes"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.create.json"};
 
 function validate384(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.create.json" */;
@@ -49446,8 +49480,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern263.test(data0)){
-const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
+if(!(formats76(data0))){
+const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -49456,8 +49490,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(formats76(data0))){
-const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -49467,8 +49502,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data1 = data.description;
+if(typeof data1 === "string"){
+if(func1(data1) > 500){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -49478,11 +49516,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data1 = data.description;
-if(typeof data1 === "string"){
-if(func1(data1) > 500){
-const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -49492,8 +49527,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-else {
-const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.eventTypes !== undefined){
+let data2 = data.eventTypes;
+if(Array.isArray(data2)){
+if(data2.length < 1){
+const err8 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -49502,12 +49540,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.eventTypes !== undefined){
-let data2 = data.eventTypes;
-if(Array.isArray(data2)){
-if(data2.length < 1){
-const err9 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 !== "string"){
+const err9 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -49516,26 +49553,13 @@ vErrors.push(err9);
 }
 errors++;
 }
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 !== "string"){
-const err10 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((((((data3 === "task.created") || (data3 === "task.updated")) || (data3 === "task.completed")) || (data3 === "project.stage_advanced")) || (data3 === "intake.finalized")) || (data3 === "review.released")) || (data3 === "membership.invited")) || (data3 === "membership.revoked")) || (data3 === "approval.approved")) || (data3 === "approval.rejected"))){
+const err10 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema264.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
-}
-errors++;
-}
-if(!((((((((((data3 === "task.created") || (data3 === "task.updated")) || (data3 === "task.completed")) || (data3 === "project.stage_advanced")) || (data3 === "intake.finalized")) || (data3 === "review.released")) || (data3 === "membership.invited")) || (data3 === "membership.revoked")) || (data3 === "approval.approved")) || (data3 === "approval.rejected"))){
-const err11 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema264.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
 }
 errors++;
 }
@@ -49547,12 +49571,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data2[i1], data2[j0])){
-const err12 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err11 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err11];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err11);
 }
 errors++;
 break outer0;
@@ -49562,12 +49586,12 @@ break outer0;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err12 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err12];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -49576,7 +49600,17 @@ if(data.clientId !== undefined){
 let data4 = data.clientId;
 if(typeof data4 === "string"){
 if(func1(data4) > 64){
-const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+const err13 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern4.test(data4)){
+const err14 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -49585,8 +49619,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+else {
+const err15 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -49596,25 +49631,14 @@ vErrors.push(err15);
 errors++;
 }
 }
+}
 else {
-const err16 = {instancePath:instancePath+"/clientId",schemaPath:"https://svc.invalid/schemas.json#/$defs/Id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
 }
 errors++;
 }
@@ -49624,9 +49648,9 @@ return errors === 0;
 validate384.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_webhooks_endpoint_create = validate385;
-const schema818 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointWithSecret","$id":"https://svc.invalid/outputs/webhooks.endpoint.create.json"};
-const schema819 = {"type":"object","required":["id","url","description","eventTypes","status","clientId","createdAt","updatedAt","etag","secret"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"url":{"type":"string","format":"uri"},"description":{"type":"string"},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"}},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"clientId":{"type":["string","null"]},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"etag":{"$ref":"https://svc.invalid/schemas.json#/$defs/Etag"},"secret":{"type":"string","pattern":"^whsec_","description":"The signing secret (whsec_ + base64). Shown only in this response."}}};
-const schema822 = {"type":"string","enum":["enabled","disabled"]};
+const schema819 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointWithSecret","$id":"https://svc.invalid/outputs/webhooks.endpoint.create.json"};
+const schema820 = {"type":"object","required":["id","url","description","eventTypes","status","clientId","createdAt","updatedAt","etag","secret"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"url":{"type":"string","format":"uri"},"description":{"type":"string"},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"}},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"clientId":{"type":["string","null"]},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"etag":{"$ref":"https://svc.invalid/schemas.json#/$defs/Etag"},"secret":{"type":"string","pattern":"^whsec_","description":"The signing secret (whsec_ + base64). Shown only in this response."}}};
+const schema823 = {"type":"string","enum":["enabled","disabled"]};
 const pattern266 = new RegExp("^whsec_", "u");
 
 function validate386(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -49864,7 +49888,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "enabled") || (data5 === "disabled"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema822.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema823.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -49877,7 +49901,7 @@ errors++;
 if(data.clientId !== undefined){
 let data6 = data.clientId;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err21 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema819.properties.clientId.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema820.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -50012,7 +50036,7 @@ return errors === 0;
 validate385.evaluated = {"props":{"id":true,"url":true,"description":true,"eventTypes":true,"status":true,"clientId":true,"createdAt":true,"updatedAt":true,"etag":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_delete = validate388;
-const schema826 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.delete.json"};
+const schema827 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.delete.json"};
 
 function validate388(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.delete.json" */;
@@ -50100,8 +50124,8 @@ return errors === 0;
 validate388.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_webhooks_endpoint_delete = validate389;
-const schema828 = {"$ref":"https://svc.invalid/schemas.json#/$defs/DeletedRef","$id":"https://svc.invalid/outputs/webhooks.endpoint.delete.json"};
-const schema829 = {"type":"object","description":"What a deleting command returns.","required":["id","deleted"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"deleted":{"type":"boolean","const":true}}};
+const schema829 = {"$ref":"https://svc.invalid/schemas.json#/$defs/DeletedRef","$id":"https://svc.invalid/outputs/webhooks.endpoint.delete.json"};
+const schema830 = {"type":"object","description":"What a deleting command returns.","required":["id","deleted"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id"},"deleted":{"type":"boolean","const":true}}};
 
 function validate390(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -50230,7 +50254,7 @@ return errors === 0;
 validate389.evaluated = {"props":{"id":true,"deleted":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_rotate_secret = validate392;
-const schema831 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.rotate_secret.json"};
+const schema832 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.rotate_secret.json"};
 
 function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.rotate_secret.json" */;
@@ -50318,7 +50342,7 @@ return errors === 0;
 validate392.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_webhooks_endpoint_rotate_secret = validate393;
-const schema833 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointWithSecret","$id":"https://svc.invalid/outputs/webhooks.endpoint.rotate_secret.json"};
+const schema834 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointWithSecret","$id":"https://svc.invalid/outputs/webhooks.endpoint.rotate_secret.json"};
 
 function validate394(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -50555,7 +50579,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "enabled") || (data5 === "disabled"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema822.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema823.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -50568,7 +50592,7 @@ errors++;
 if(data.clientId !== undefined){
 let data6 = data.clientId;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err21 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema819.properties.clientId.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema820.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -50703,7 +50727,7 @@ return errors === 0;
 validate393.evaluated = {"props":{"id":true,"url":true,"description":true,"eventTypes":true,"status":true,"clientId":true,"createdAt":true,"updatedAt":true,"etag":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_test = validate396;
-const schema841 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"eventType":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType","description":"The type of the sample event; defaults to the endpoint's first type."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.test.json"};
+const schema842 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"eventType":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType","description":"The type of the sample event; defaults to the endpoint's first type."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.test.json"};
 
 function validate396(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.test.json" */;
@@ -50814,7 +50838,7 @@ return errors === 0;
 validate396.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_webhooks_endpoint_test = validate397;
-const schema844 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDelivery","$id":"https://svc.invalid/outputs/webhooks.endpoint.test.json"};
+const schema845 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookDelivery","$id":"https://svc.invalid/outputs/webhooks.endpoint.test.json"};
 
 function validate398(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -51088,7 +51112,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!(((data4 === "pending") || (data4 === "succeeded")) || (data4 === "failed"))){
-const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema793.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookDeliveryStatus/enum",keyword:"enum",params:{allowedValues: schema794.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -51138,7 +51162,7 @@ errors++;
 if(data.lastAttemptAt !== undefined){
 let data7 = data.lastAttemptAt;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err28 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/properties/lastAttemptAt/type",keyword:"type",params:{type: schema797.properties.lastAttemptAt.type},message:"must be string,null"};
+const err28 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/properties/lastAttemptAt/type",keyword:"type",params:{type: schema798.properties.lastAttemptAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -51163,7 +51187,7 @@ errors++;
 if(data.nextAttemptAt !== undefined){
 let data8 = data.nextAttemptAt;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err30 = {instancePath:instancePath+"/nextAttemptAt",schemaPath:"#/properties/nextAttemptAt/type",keyword:"type",params:{type: schema797.properties.nextAttemptAt.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/nextAttemptAt",schemaPath:"#/properties/nextAttemptAt/type",keyword:"type",params:{type: schema798.properties.nextAttemptAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -51188,7 +51212,7 @@ errors++;
 if(data.responseStatus !== undefined){
 let data9 = data.responseStatus;
 if((!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) && (data9 !== null)){
-const err32 = {instancePath:instancePath+"/responseStatus",schemaPath:"#/properties/responseStatus/type",keyword:"type",params:{type: schema797.properties.responseStatus.type},message:"must be integer,null"};
+const err32 = {instancePath:instancePath+"/responseStatus",schemaPath:"#/properties/responseStatus/type",keyword:"type",params:{type: schema798.properties.responseStatus.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -51201,7 +51225,7 @@ errors++;
 if(data.error !== undefined){
 let data10 = data.error;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema797.properties.error.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema798.properties.error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -51274,7 +51298,7 @@ return errors === 0;
 validate397.evaluated = {"props":{"id":true,"endpointId":true,"eventId":true,"eventType":true,"status":true,"test":true,"attempts":true,"lastAttemptAt":true,"nextAttemptAt":true,"responseStatus":true,"error":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoint_update = validate400;
-const schema852 = {"type":"object","minProperties":2,"properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https://"},"description":{"type":"string","maxLength":500},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.update.json"};
+const schema853 = {"type":"object","minProperties":2,"properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"url":{"type":"string","format":"uri","maxLength":2048},"description":{"type":"string","maxLength":500},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1,"uniqueItems":true},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoint.update.json"};
 
 function validate400(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoint.update.json" */;
@@ -51368,8 +51392,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern263.test(data1)){
-const err7 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
+if(!(formats76(data1))){
+const err7 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -51378,8 +51402,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!(formats76(data1))){
-const err8 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+else {
+const err8 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -51389,8 +51414,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func1(data2) > 500){
+const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -51400,11 +51428,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data2 = data.description;
-if(typeof data2 === "string"){
-if(func1(data2) > 500){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -51414,8 +51439,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.eventTypes !== undefined){
+let data3 = data.eventTypes;
+if(Array.isArray(data3)){
+if(data3.length < 1){
+const err11 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -51424,12 +51452,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.eventTypes !== undefined){
-let data3 = data.eventTypes;
-if(Array.isArray(data3)){
-if(data3.length < 1){
-const err12 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(typeof data4 !== "string"){
+const err12 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -51438,26 +51465,13 @@ vErrors.push(err12);
 }
 errors++;
 }
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(typeof data4 !== "string"){
-const err13 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((((((data4 === "task.created") || (data4 === "task.updated")) || (data4 === "task.completed")) || (data4 === "project.stage_advanced")) || (data4 === "intake.finalized")) || (data4 === "review.released")) || (data4 === "membership.invited")) || (data4 === "membership.revoked")) || (data4 === "approval.approved")) || (data4 === "approval.rejected"))){
+const err13 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema264.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
-}
-errors++;
-}
-if(!((((((((((data4 === "task.created") || (data4 === "task.updated")) || (data4 === "task.completed")) || (data4 === "project.stage_advanced")) || (data4 === "intake.finalized")) || (data4 === "review.released")) || (data4 === "membership.invited")) || (data4 === "membership.revoked")) || (data4 === "approval.approved")) || (data4 === "approval.rejected"))){
-const err14 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"https://svc.invalid/schemas.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema264.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }
@@ -51469,12 +51483,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data3[i1], data3[j0])){
-const err15 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err14 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err14];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err14);
 }
 errors++;
 break outer0;
@@ -51484,7 +51498,20 @@ break outer0;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err15 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data5 = data.status;
+if(typeof data5 !== "string"){
+const err16 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -51493,11 +51520,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.status !== undefined){
-let data5 = data.status;
-if(typeof data5 !== "string"){
-const err17 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data5 === "enabled") || (data5 === "disabled"))){
+const err17 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema823.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -51506,25 +51530,15 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((data5 === "enabled") || (data5 === "disabled"))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema822.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
 }
 errors++;
 }
@@ -51534,8 +51548,8 @@ return errors === 0;
 validate400.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_webhooks_endpoint_update = validate401;
-const schema856 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpoint","$id":"https://svc.invalid/outputs/webhooks.endpoint.update.json"};
-const schema857 = {"type":"object","required":["id","url","description","eventTypes","status","clientId","createdAt","updatedAt","etag"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"url":{"type":"string","format":"uri"},"description":{"type":"string"},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"clientId":{"type":["string","null"],"description":"Deliveries are limited to this client's events; null for an operator endpoint that receives every client in its scope plus internal events."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"etag":{"$ref":"https://svc.invalid/schemas.json#/$defs/Etag"}}};
+const schema857 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpoint","$id":"https://svc.invalid/outputs/webhooks.endpoint.update.json"};
+const schema858 = {"type":"object","required":["id","url","description","eventTypes","status","clientId","createdAt","updatedAt","etag"],"properties":{"id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."},"url":{"type":"string","format":"uri"},"description":{"type":"string"},"eventTypes":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/EventType"},"minItems":1},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"clientId":{"type":["string","null"],"description":"Deliveries are limited to this client's events; null for an operator endpoint that receives every client in its scope plus internal events."},"createdAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"updatedAt":{"$ref":"https://svc.invalid/schemas.json#/$defs/Timestamp"},"etag":{"$ref":"https://svc.invalid/schemas.json#/$defs/Etag"}}};
 
 function validate402(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -51772,7 +51786,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "enabled") || (data5 === "disabled"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema822.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema823.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -51785,7 +51799,7 @@ errors++;
 if(data.clientId !== undefined){
 let data6 = data.clientId;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err21 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema857.properties.clientId.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema858.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -51895,7 +51909,7 @@ return errors === 0;
 validate401.evaluated = {"props":{"id":true,"url":true,"description":true,"eventTypes":true,"status":true,"clientId":true,"createdAt":true,"updatedAt":true,"etag":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoints_get = validate404;
-const schema864 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.get.json"};
+const schema865 = {"type":"object","properties":{"endpoint_id":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A webhook endpoint's id (whe_…)."}},"required":["endpoint_id"],"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.get.json"};
 
 function validate404(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoints.get.json" */;
@@ -51983,7 +51997,7 @@ return errors === 0;
 validate404.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_webhooks_endpoints_get = validate405;
-const schema866 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpoint","$id":"https://svc.invalid/outputs/webhooks.endpoints.get.json"};
+const schema867 = {"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpoint","$id":"https://svc.invalid/outputs/webhooks.endpoints.get.json"};
 
 function validate406(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -52220,7 +52234,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "enabled") || (data5 === "disabled"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema822.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema823.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -52233,7 +52247,7 @@ errors++;
 if(data.clientId !== undefined){
 let data6 = data.clientId;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err21 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema857.properties.clientId.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema858.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -52343,7 +52357,7 @@ return errors === 0;
 validate405.evaluated = {"props":{"id":true,"url":true,"description":true,"eventTypes":true,"status":true,"clientId":true,"createdAt":true,"updatedAt":true,"etag":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.validate_webhooks_endpoints_list = validate408;
-const schema874 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.list.json"};
+const schema875 = {"type":"object","properties":{"clientId":{"$ref":"https://svc.invalid/schemas.json#/$defs/Id","description":"A client's id (cli_…)."},"status":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus"},"cursor":{"$ref":"https://svc.invalid/schemas.json#/$defs/Cursor"},"pageSize":{"$ref":"https://svc.invalid/schemas.json#/$defs/PageSize"}},"additionalProperties":false,"$id":"https://svc.invalid/inputs/webhooks.endpoints.list.json"};
 
 function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://svc.invalid/inputs/webhooks.endpoints.list.json" */;
@@ -52417,7 +52431,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((data1 === "enabled") || (data1 === "disabled"))){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema822.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema823.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -52514,7 +52528,7 @@ return errors === 0;
 validate408.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.validateResult_webhooks_endpoints_list = validate409;
-const schema879 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpoint"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/webhooks.endpoints.list.json"};
+const schema880 = {"type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"https://svc.invalid/schemas.json#/$defs/WebhookEndpoint"}},"nextCursor":{"type":["string","null"],"description":"Pass as cursor to get the next page; null on the last page."}},"$id":"https://svc.invalid/outputs/webhooks.endpoints.list.json"};
 
 function validate410(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -52751,7 +52765,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data5 === "enabled") || (data5 === "disabled"))){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema822.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/status",schemaPath:"https://svc.invalid/schemas.json#/$defs/WebhookEndpointStatus/enum",keyword:"enum",params:{allowedValues: schema823.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -52764,7 +52778,7 @@ errors++;
 if(data.clientId !== undefined){
 let data6 = data.clientId;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err21 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema857.properties.clientId.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/clientId",schemaPath:"#/properties/clientId/type",keyword:"type",params:{type: schema858.properties.clientId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -52910,7 +52924,7 @@ errors++;
 if(data.nextCursor !== undefined){
 let data2 = data.nextCursor;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema879.properties.nextCursor.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: schema880.properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }

@@ -1,7 +1,42 @@
-// events.*: not implemented yet; every operation answers 501 not_implemented.
-import { notImplemented } from '../runtime/not-implemented.ts';
+// events.*: the outbox read as a feed (events.list) and followed as SSE (events.stream, runtime/events-stream.ts).
+// Visibility through runtime/events-feed.ts: an OAuth operator sees its clients' and internal events;
+// client admins and every API key only their clients' events.
+import type { HandlerContext, Page } from '../runtime/handler-types.ts';
+import { eventsAfter, seqOfVisibleEvent, startFeedPage, toFeedEvent, type FeedEvent } from '../runtime/events-feed.ts';
+import { openEventStream } from '../runtime/events-stream.ts';
+import type { EventsHandlers } from '../generated/handlers/events.ts';
+import type { components } from '../generated/types.ts';
+
+type EventsListInput = components['schemas']['EventsListInput'];
+type EventsStreamInput = components['schemas']['EventsStreamInput'];
+type EventsStreamOutput = components['schemas']['EventsStreamOutput'];
+
+async function list(input: EventsListInput, ctx: HandlerContext): Promise<Page<FeedEvent>> {
+  const { types, clientId, since, after } = input;
+  // A clientId outside the caller's reach answers 404, like every client-scoped filter.
+  if (clientId !== undefined) ctx.policy.assertClientInScope(clientId);
+  const filters = { types: types ? [...types].sort() : undefined, clientId, since, after };
+  const page = await startFeedPage(ctx.db, input, filters);
+  let afterSeq = page.afterSeq;
+  if (afterSeq === null) afterSeq = after !== undefined ? await seqOfVisibleEvent(ctx.db, ctx.policy, after) : 0;
+  const rows = await eventsAfter(ctx.db, ctx.policy, { types, clientId, since }, afterSeq, page.pageSize + 1);
+  const more = rows.length > page.pageSize;
+  const kept = more ? rows.slice(0, page.pageSize) : rows;
+  const last = kept[kept.length - 1];
+  return { items: kept.map(toFeedEvent), nextCursor: more && last ? page.cursorFor(Number(last.seq)) : null };
+}
+
+/** The SSE body (the REST layer sends a ReadableStream as text/event-stream). Last-Event-ID arrives as `after`. */
+async function stream(input: EventsStreamInput, ctx: HandlerContext): Promise<EventsStreamOutput> {
+  const { types, clientId, after } = input;
+  if (clientId !== undefined) ctx.policy.assertClientInScope(clientId);
+  const afterSeq = after !== undefined ? await seqOfVisibleEvent(ctx.db, ctx.policy, after) : null;
+  const body = await openEventStream({ db: ctx.db, principal: ctx.principal, filters: { types, clientId }, afterSeq });
+  // The contract types the stream by its messages (Event); the transport sends the stream itself.
+  return body as unknown as EventsStreamOutput;
+}
 
 export const eventsHandlers = {
-  'events.list': notImplemented('events.list'),
-  'events.stream': notImplemented('events.stream'),
-};
+  'events.list': list,
+  'events.stream': stream,
+} satisfies EventsHandlers;

@@ -54,7 +54,7 @@ function positiveInteger(name: string, value: string | undefined): number | null
 }
 
 /** SVC_SECRET_KEY -> 32 key bytes, or a message saying what is wrong with it. */
-function parseSecretKey(value: string): Buffer {
+export function parseSecretKey(value: string): Buffer {
   const text = value.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   if (key.length !== 32) {

@@ -16,6 +16,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Db } from './db/client.ts';
 import { settings } from './db/schema.ts';
+import { parseSecretKey } from './config.ts';
 
 const SEALED_PREFIX = 'svc-sealed:v1:';
 const KEY_SETTING = 'secret_fields_key';
@@ -84,6 +85,45 @@ export interface SecretFieldsOptions {
   key: Buffer | null;
 }
 
+/** AES-256-GCM: `svc-sealed:v1:` + base64url(iv | tag | ciphertext), `aad` bound as additional data. */
+function sealWith(key: Buffer, aad: string, clear: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(aad, 'utf8'));
+  const body = Buffer.concat([cipher.update(clear, 'utf8'), cipher.final()]);
+  return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+function openWith(key: Buffer, aad: string, sealed: string): string {
+  const raw = Buffer.from(sealed.slice(SEALED_PREFIX.length), 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  decipher.setAAD(Buffer.from(aad, 'utf8'));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+/** The sealing key: SVC_SECRET_KEY when set, else the database's (created on first use), as createSecretFields uses. */
+async function keyOf(db: Db): Promise<Buffer> {
+  if (process.env.SVC_SECRET_KEY) return parseSecretKey(process.env.SVC_SECRET_KEY);
+  await db.insert(settings).values({ key: KEY_SETTING, value: randomBytes(32).toString('base64url') }).onConflictDoNothing({ target: settings.key });
+  const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, KEY_SETTING));
+  return Buffer.from(row!.value, 'base64url');
+}
+
+/**
+ * One secret kept at rest (a webhook endpoint's signing secret): sealed with the same key and
+ * cipher as stored results; `purpose` (for example `webhook_secret:whe_…`) is bound as additional
+ * data so a sealed value cannot be moved to another record.
+ */
+export async function sealSecret(db: Db, purpose: string, clear: string): Promise<string> {
+  return sealWith(await keyOf(db), purpose, clear);
+}
+
+/** Opens a value sealed by sealSecret for the same purpose. */
+export async function openSecret(db: Db, purpose: string, sealed: string): Promise<string> {
+  return openWith(await keyOf(db), purpose, sealed);
+}
+
 export function createSecretFields(options: SecretFieldsOptions): SecretFields {
   const { pointers } = options;
   let key: Buffer | null = options.key;
@@ -125,11 +165,7 @@ export function createSecretFields(options: SecretFieldsOptions): SecretFields {
       const k = keyNow();
       return each(operationId, result, (found, pointer) => {
         if (typeof found !== 'string' || isSealed(found)) return found;
-        const iv = randomBytes(12);
-        const cipher = createCipheriv('aes-256-gcm', k, iv);
-        cipher.setAAD(Buffer.from(`${operationId}${pointer}`, 'utf8'));
-        const body = Buffer.concat([cipher.update(found, 'utf8'), cipher.final()]);
-        return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+        return sealWith(k, `${operationId}${pointer}`, found);
       });
     },
 
@@ -138,11 +174,7 @@ export function createSecretFields(options: SecretFieldsOptions): SecretFields {
       const k = keyNow();
       return each(operationId, stored, (found, pointer) => {
         if (!isSealed(found)) return found;
-        const raw = Buffer.from(found.slice(SEALED_PREFIX.length), 'base64url');
-        const decipher = createDecipheriv('aes-256-gcm', k, raw.subarray(0, 12));
-        decipher.setAAD(Buffer.from(`${operationId}${pointer}`, 'utf8'));
-        decipher.setAuthTag(raw.subarray(12, 28));
-        return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+        return openWith(k, `${operationId}${pointer}`, found);
       });
     },
 

@@ -4,10 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type CreateAppOptions, type Registry, type SvcApp } from './app.ts';
 import type { Config } from './config.ts';
-import { stderrLog } from './log.ts';
 import { mailSender, startDeliveryLoop } from './outbox.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
+import { errorSummary, logLine, stderrLog } from './log.ts';
+import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.ts';
+import { startEventHub } from './events-stream.ts';
 import type { Limits } from '../generated/contract.ts';
 
 /** What `svc seed --json` prints (runtime/seed.ts). */
@@ -52,6 +54,8 @@ export interface StartServerOptions {
   app?: Omit<CreateAppOptions, 'database' | 'config' | 'registry'>;
   /** How long a client may take to send its headers and its whole request; default the contract's limits (tests shorten them). */
   timeouts?: Partial<RequestTimeouts>;
+  /** Run the webhook worker in this process (default: when webhooks are enabled); tests drive their own. */
+  webhookWorker?: boolean;
 }
 
 export interface RequestTimeouts {
@@ -116,6 +120,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();
+    const log = options.app?.log ?? stderrLog;
+    const worker: WebhookWorker | null =
+      (options.webhookWorker ?? config.webhooksEnabled)
+        ? startWebhookWorker({
+            db: database.db,
+            onError: (err) => log(logLine('error', 'webhook_worker_failed', { error: errorSummary(err) })),
+          })
+        : null;
+    // One LISTEN on svc_events per process for every open event stream.
+    const stopHub = await startEventHub(database);
     const running = svc;
     // The outbound-message outbox is delivered only when a sender is configured (SVC_SMTP_URL).
     const delivery = config.smtpUrl
@@ -139,6 +153,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           httpServer.close(() => resolve());
         });
         await delivery?.stop();
+        await worker?.stop();
+        await stopHub();
         await running.close();
         if (ownDatabase) await database.close();
       },

@@ -2,6 +2,7 @@
 // drizzle-kit (`npx drizzle-kit generate`) into runtime/db/migrations and applied at start.
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   date,
@@ -517,6 +518,86 @@ export const outboundMessages = pgTable(
     sentAt: ts('sent_at'),
   },
   (t) => [index('outbound_messages_queue').on(t.status, t.notBefore), index('outbound_messages_operation').on(t.operationId)],
+);
+
+/**
+ * Webhook endpoints (webhooks.*). Deliveries follow the owner's live reach at send time
+ * (runtime/webhooks/worker.ts); `widened` is true when an operator created it signed in with OAuth
+ * (internal events), never for an API key. `startSeq`: the outbox sequence at creation (only later
+ * events are delivered).
+ */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    ownerUserId: text('owner_user_id').notNull(),
+    widened: boolean('widened').notNull().default(false),
+    clientId: text('client_id'),
+    url: text('url').notNull(),
+    description: text('description').notNull().default(''),
+    eventTypes: textArray('event_types'),
+    status: text('status').notNull(), // enabled | disabled
+    version: integer('version').notNull().default(1),
+    startSeq: bigint('start_seq', { mode: 'number' }).notNull().default(0),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('webhook_endpoints_client').on(t.clientId)],
+);
+
+/** Signing secrets, sealed (runtime/secret-fields.ts). validUntil null: current; else the rotation overlap's end. */
+export const webhookSecrets = pgTable(
+  'webhook_secrets',
+  {
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id').notNull(),
+    sealed: text('sealed').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    validUntil: ts('valid_until'),
+  },
+  (t) => [index('webhook_secrets_endpoint').on(t.endpointId)],
+);
+
+/** One event for one endpoint (unique: never delivered twice), claimed by workers with FOR UPDATE SKIP LOCKED. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    /** The Event record sent (the body of every attempt). */
+    payload: jsonb('payload').notNull(),
+    status: text('status').notNull(), // pending | succeeded | failed
+    test: boolean('test').notNull().default(false),
+    attempts: integer('attempts').notNull().default(0),
+    lastAttemptAt: ts('last_attempt_at'),
+    nextAttemptAt: ts('next_attempt_at'),
+    /** A worker's claim: another worker takes the row only after this instant (a killed worker's lease lapses). */
+    lockedUntil: ts('locked_until'),
+    responseStatus: integer('response_status'),
+    error: text('error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_endpoint_event').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_due').on(t.status, t.nextAttemptAt),
+    index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
+  ],
+);
+
+/** Every attempt of a delivery (history). */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    deliveryId: text('delivery_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    at: ts('at').notNull(),
+    responseStatus: integer('response_status'),
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deliveryId, t.attempt] })],
 );
 
 /**

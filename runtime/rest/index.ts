@@ -81,6 +81,9 @@ export function mountRest(app: Hono<AppEnv>, deps: RestDeps): void {
         checkEnabled(op, config);
         checkAccess(op, principal);
         const input = await gatherInput(c, op, deps.maxBodyBytes, deps.maxJsonDepth);
+        // An SSE client resumes with Last-Event-ID (EventSource sends it on reconnect); it wins over `after`.
+        const lastEventId = op.stream === 'sse' ? c.req.header('last-event-id')?.trim() : undefined;
+        if (lastEventId && input && typeof input === 'object') (input as Record<string, unknown>).after = lastEventId;
         const call: Call = {
           op,
           transport: 'rest',

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { api, missingHeaders, type Api } from './helpers.ts';
+import { service } from '../../generated/registry.ts';
 
 let s: TestServer;
 let op: Api;
@@ -39,7 +40,7 @@ describe('headers on every response', () => {
     const res = await raw(path, { method, key: withKey ? undefined : null });
     expect(res.status).toBe(status);
     expect(missingHeaders(res)).toEqual([]);
-    expect(res.headers.get('x-svc-api-version')).toBe('1.0');
+    expect(res.headers.get('x-svc-api-version')).toBe(service.apiVersion);
     expect(res.headers.get('ratelimit-policy')).toBe('"default";q=600;w=60');
     expect(res.headers.get('ratelimit')).toMatch(/^"default";r=\d+;t=\d+$/);
     expect(res.headers.get('x-ratelimit-limit')).toBe('600');

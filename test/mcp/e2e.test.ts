@@ -9,7 +9,7 @@ import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/a
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { mcpTools } from '../../generated/mcp-tools.ts';
-import { operationsById } from '../../generated/registry.ts';
+import { operationsById, service as contractService } from '../../generated/registry.ts';
 import { connectMcp, ok, probeAuthDiscovery, structured, toolError, type McpSession } from './support.ts';
 
 const openapi = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as {
@@ -271,7 +271,7 @@ describe('MCP end to end', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'svc.meta.get', arguments: {} } }),
       });
       expect(res.status).toBe(200);
-      expect(res.headers.get('x-svc-api-version')).toBe('1.0');
+      expect(res.headers.get('x-svc-api-version')).toBe(contractService.apiVersion);
       expect(res.headers.get('x-request-id')).toBeTruthy();
       expect(res.headers.get('traceparent')).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/);
       expect(res.headers.get('ratelimit')).toBeTruthy();

@@ -61,7 +61,7 @@ describe('handler results against the contract', () => {
       expect(JSON.stringify(body)).not.toContain('extra');
       const line = logs.find((l) => l.includes('does not match the contract'));
       expect(line).toBeDefined();
-      expect(JSON.parse(line)).toMatchObject({ requestId: body.requestId, operationId: expect.any(String) });
+      expect(JSON.parse(line!)).toMatchObject({ requestId: body.requestId, operationId: expect.any(String) });
       expect(line).toContain('the result of fx.shape does not match the contract');
       expect(line).toContain('/id: must be string');
       expect(line).toContain('/count: is required');

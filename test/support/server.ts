@@ -13,6 +13,8 @@ export interface TestServerOptions extends Partial<Config> {
   app?: Omit<CreateAppOptions, 'database' | 'config' | 'log' | 'registry'> & { registry?: Registry };
   /** Shorter request timeouts than the contract's (slow-client tests). */
   timeouts?: StartServerOptions['timeouts'];
+  /** Run the webhook worker in the server (default: when webhooks are enabled). */
+  webhookWorker?: boolean;
 }
 
 export interface TestServer {
@@ -28,7 +30,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {
-  const { app, timeouts, ...configOverrides } = overrides;
+  const { app, timeouts, webhookWorker, ...configOverrides } = overrides;
   const database = await freshDatabase();
   const logs: string[] = [];
   try {
@@ -39,6 +41,7 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       hostname: '127.0.0.1',
       registry: app?.registry ?? svcRegistry(),
       timeouts,
+      webhookWorker,
       app: { ...app, log: (m) => logs.push(m) },
     });
     // Seeded after the server knows its base URL (the seed may record it, e.g. OAuth audiences).
