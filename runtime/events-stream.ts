@@ -19,8 +19,8 @@ import { limits } from '../generated/contract.ts';
 
 const KEEP_ALIVE_MS = limits.eventStreamKeepAliveSeconds * 1000;
 const POLL_MS = 500; // not a contract limit: the fallback when a NOTIFY is missed
-const RETRY_MS = 5000;
-const BATCH = 200;
+const RETRY_MS = 5000; // not a contract limit: the SSE retry hint
+const BATCH = 200; // not a contract limit: rows per read
 
 // ------------------------------------------------------------------------------------------------
 // The per-process hub: one listener per database, fanned out to the streams.

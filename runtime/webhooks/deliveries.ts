@@ -17,7 +17,7 @@ import { webhookUrlProblem } from './ssrf.ts';
  * The contract's schedule (schemas/webhooks.yaml WebhookDeliveryStatus): the first attempt at once,
  * then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; after the eighth failure the delivery is failed.
  */
-export const RETRY_DELAYS_MS: readonly number[] = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+export const RETRY_DELAYS_MS: readonly number[] = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]; // not a contract limit: the schedule of the webhooks decision
 export const ATTEMPT_TIMEOUT_MS = limits.webhookAttemptTimeoutSeconds * 1000;
 export const RETENTION_MS = limits.eventRetentionDays * 86_400_000;
 /** How long a claim holds a row: longer than one attempt's timeout. Not a contract limit. */

@@ -9,13 +9,13 @@ const blocked = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
+  ['100.64.0.0', 10], // not a contract limit: a CIDR length
   ['127.0.0.0', 8],
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
+  ['192.0.0.0', 24], // not a contract limit: a CIDR length
   ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
+  ['198.18.0.0', 15], // not a contract limit: a CIDR length
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(net, bits, 'ipv4');
@@ -23,7 +23,7 @@ for (const [net, bits] of [
   ['::', 128],
   ['::1', 128],
   ['fc00::', 7],
-  ['fe80::', 10],
+  ['fe80::', 10], // not a contract limit: a CIDR length
   ['ff00::', 8],
 ] as const) blocked.addSubnet(net, bits, 'ipv6');
 

@@ -41,7 +41,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions, autostart = tr
       attempts += claimed.length;
       await fanOut(options.db, now());
     }
-    if (Date.now() - lastPurge > 3_600_000) {
+    if (Date.now() - lastPurge > 3_600_000) { // not a contract limit: the sweep interval
       lastPurge = Date.now();
       await purgeExpired(options.db, now());
     }
