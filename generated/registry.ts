@@ -4604,7 +4604,8 @@ export const operations: readonly OperationDef[] = [
   {
     "audience": [
       "operator",
-      "client_admin"
+      "client_admin",
+      "service_account"
     ],
     "deprecated": null,
     "emits": [],
@@ -4647,7 +4648,8 @@ export const operations: readonly OperationDef[] = [
   {
     "audience": [
       "operator",
-      "client_admin"
+      "client_admin",
+      "service_account"
     ],
     "deprecated": null,
     "emits": [],

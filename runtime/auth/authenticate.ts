@@ -226,6 +226,7 @@ interface KeyEntry {
   revoked: boolean;
   createdAt: Date;
   expiresAt: Date;
+  rotatedAt: Date | null;
   scopes: string[];
   clientIds: string[];
   ipAllowlist: string[];
@@ -300,6 +301,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       revoked: row.revokedAt !== null,
       createdAt: row.createdAt,
       expiresAt: row.expiresAt,
+      rotatedAt: row.rotatedAt,
       scopes: row.scopes,
       clientIds: row.clientIds,
       ipAllowlist: row.ipAllowlist,
@@ -353,6 +355,15 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     if (closed || (last !== undefined && at.getTime() - last < LAST_USED_INTERVAL_MS)) return;
     lastUsedWritten.set(keyId, at.getTime());
     track(db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, keyId)));
+  }
+
+  /** oauth_grants.lastUsedAt, like a key's: at most once a minute per grant, off the request path. */
+  function noteGrantUse(grantId: string, at: Date): void {
+    const slot = `grant:${grantId}`;
+    const last = lastUsedWritten.get(slot);
+    if (closed || (last !== undefined && at.getTime() - last < LAST_USED_INTERVAL_MS)) return;
+    lastUsedWritten.set(slot, at.getTime());
+    track(db.update(oauthGrants).set({ lastUsedAt: at }).where(eq(oauthGrants.id, grantId)));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -437,6 +448,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     const credentialId =
       live[0]?.id ??
       (typeof payload.jti === 'string' && payload.jti ? payload.jti : `tok_${createHash('sha256').update(token).digest('hex').slice(0, 16)}`);
+    for (const g of live) noteGrantUse(g.id, now());
     return oauthPrincipal(owner, { credentialId, oauthClientId: clientId, granted }, rules);
   }
 
