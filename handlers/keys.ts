@@ -6,14 +6,13 @@
 // delivers the notification at commit (never for a rollback), and each instance's key cache drops
 // the key at once.
 import { isIP } from 'node:net';
-import { and, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNull, type SQL } from 'drizzle-orm';
 import { apiKeys, clients } from '../runtime/db/schema.ts';
-import type { Db } from '../runtime/db/client.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/ids.ts';
 import { pageKeyColumn, startPage } from '../runtime/paging.ts';
 import { notFound, type FieldError } from '../runtime/problem-error.ts';
-import { notifyKeyRevoked } from '../runtime/auth/authenticate.ts';
+import { announceKeyChange } from '../runtime/auth/authenticate.ts';
 import { allowedByRole, API_KEY_MAX_LIFETIME_MS, keyExpiresAt, loadOwner, ownerReach } from '../runtime/auth/principal.ts';
 import { displayPrefix, generateApiKeySecret, hashSecret, KEY_PREFIXES, type KeyMode } from '../runtime/auth/secrets.ts';
 import { service } from '../generated/registry.ts';
@@ -43,17 +42,7 @@ export function toApiKey(row: KeyRow): ApiKey {
   };
 }
 
-/** NOTIFY svc_key_revoked inside the transaction: delivered at commit to every instance, dropped on rollback. */
-export async function announceKeyChange(db: Db, payload: string): Promise<void> {
-  await notifyKeyRevoked(
-    {
-      async notify(channel, value) {
-        await db.execute(sql`select pg_notify(${channel}, ${value})`);
-      },
-    },
-    payload,
-  );
-}
+export { announceKeyChange };
 
 /** A CIDR range or a single address (IPv4 or IPv6), as the authenticator reads it. */
 export function validCidr(entry: string): boolean {
