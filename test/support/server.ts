@@ -13,6 +13,8 @@ export interface TestServerOptions extends Partial<Config> {
   app?: Omit<CreateAppOptions, 'database' | 'config' | 'log' | 'registry'> & { registry?: Registry };
   /** Shorter request timeouts than the contract's (slow-client tests). */
   timeouts?: StartServerOptions['timeouts'];
+  /** An already open database (closed with the server); default a fresh one (freshDatabase). */
+  database?: Database;
 }
 
 export interface TestServer {
@@ -28,8 +30,8 @@ export interface TestServer {
 }
 
 export async function startTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {
-  const { app, timeouts, ...configOverrides } = overrides;
-  const database = await freshDatabase();
+  const { app, timeouts, database: given, ...configOverrides } = overrides;
+  const database = given ?? (await freshDatabase());
   const logs: string[] = [];
   try {
     const base = loadConfig({}, { port: 0, ...configOverrides });
