@@ -10,7 +10,6 @@ import { approvals } from '../runtime/db/schema.ts';
 import type { HandlerContext, Principal } from '../runtime/handler-types.ts';
 import {
   approvalView,
-  approvalViewFor,
   approvalVisibleTo,
   isPerson,
   nameOf,
@@ -20,6 +19,7 @@ import {
   type ApprovalView,
 } from '../runtime/approvals.ts';
 import { pageKeyColumn, startPage, type PageResult } from '../runtime/paging.ts';
+import { hasSealed, withoutSealed } from '../runtime/secret-fields.ts';
 import { ProblemError, notFound } from '../runtime/problem-error.ts';
 import type { ApprovalStatus } from '../generated/contract.ts';
 
@@ -71,7 +71,7 @@ export async function listApprovals(input: ListInput, ctx: HandlerContext): Prom
     )
     .orderBy(...page.orderBy(approvals.createdAt, approvals.id))
     .limit(page.fetch);
-  return page.finish(rows, (r) => approvalViewFor(r.row, ctx));
+  return page.finish(rows, (r) => approvalView(r.row, ctx.now));
 }
 
 async function loadVisible(db: Db, id: string, principal: Principal, forUpdate = false): Promise<ApprovalRow> {
@@ -81,8 +81,21 @@ async function loadVisible(db: Db, id: string, principal: Principal, forUpdate =
   return row;
 }
 
+/**
+ * An approved write's bearer secret (keys.create, keys.rotate) is shown once: to the proposing
+ * credential, on its first approvals.get after the approval. That read takes the sealed secret off
+ * the row in the same transaction (a concurrent second read finds it gone), so it is never shown
+ * again, to anybody; every other view (lists, other credentials, events) never had it.
+ */
 export async function getApproval(input: { approval_id: string }, ctx: HandlerContext): Promise<ApprovalView> {
-  return approvalViewFor(await loadVisible(ctx.db, input.approval_id, ctx.principal), ctx);
+  const row = await loadVisible(ctx.db, input.approval_id, ctx.principal);
+  if (row.proposerCredentialId !== ctx.principal.credentialId || !hasSealed(row.result)) return approvalView(row, ctx.now);
+  return ctx.db.transaction(async (tx) => {
+    const [locked] = await tx.select().from(approvals).where(eq(approvals.id, row.id)).for('update');
+    if (!locked || !hasSealed(locked.result)) return approvalView(locked ?? row, ctx.now);
+    await tx.update(approvals).set({ result: withoutSealed(locked.result) }).where(eq(approvals.id, row.id));
+    return { ...approvalView(locked, ctx.now), result: ctx.openSecrets(locked.operationId, locked.result) as Record<string, unknown> };
+  });
 }
 
 /** People-only rules shared by approve and reject; also turns a lapsed proposal into expired. */

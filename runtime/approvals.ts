@@ -41,8 +41,8 @@ export function pollUrlOf(id: string): string {
 
 /**
  * The contract's Approval. An approved write's result is stored with its bearer secrets sealed
- * (runtime/secret-fields.ts); this view removes them. approvalViewFor opens them for the proposing
- * credential, the one that caused them.
+ * (runtime/secret-fields.ts); this view removes them. approvals.get shows them once, to the
+ * proposing credential (handlers/approvals.ts).
  */
 export function approvalView(row: ApprovalRow, now = new Date()): ApprovalView {
   const expired = row.status === 'pending' && row.expiresAt.getTime() <= now.getTime();
@@ -63,13 +63,6 @@ export function approvalView(row: ApprovalRow, now = new Date()): ApprovalView {
     decidedAt: row.decidedAt ? row.decidedAt.toISOString() : null,
     pollUrl: pollUrlOf(row.id),
   };
-}
-
-/** The Approval as ctx's caller may see it: the proposing credential gets the approved write's secrets. */
-export function approvalViewFor(row: ApprovalRow, ctx: Pick<HandlerContext, 'principal' | 'now' | 'openSecrets'>): ApprovalView {
-  const view = approvalView(row, ctx.now);
-  if (row.result === null || row.proposerCredentialId !== ctx.principal.credentialId) return view;
-  return { ...view, result: ctx.openSecrets(row.operationId, row.result) as Record<string, unknown> };
 }
 
 export async function nameOf(db: Db, userId: string): Promise<string | null> {

@@ -55,6 +55,11 @@ export function isSealed(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith(SEALED_PREFIX);
 }
 
+/** True when a stored value still holds a sealed secret anywhere. */
+export function hasSealed(value: unknown): boolean {
+  return value !== null && value !== undefined && JSON.stringify(value).includes(SEALED_PREFIX);
+}
+
 export interface SecretFields {
   /** True when the operation's result carries secrets. */
   has(operationId: string): boolean;

@@ -184,7 +184,7 @@ describe('bearer secrets: Tier 1 (webhooks.endpoint.create)', () => {
 });
 
 describe('bearer secrets: Tier 2 (keys.create)', () => {
-  it('the proposing credential reads the approved secret on its approval; the approver, events and others never do', async () => {
+  it('the proposing credential reads the approved secret once, on its approval; the approver, lists, events and others never do', async () => {
     const proposed = await post('/v1/api-keys', s.credentials.operatorKey, { name: 'Fixture key', scopes: ['tasks:read'] }, { 'idempotency-key': randomUUID() });
     expect(proposed.status).toBe(202);
     const approvalId = (await proposed.json()).approval.id as string;
@@ -199,32 +199,46 @@ describe('bearer secrets: Tier 2 (keys.create)', () => {
     const secret = issued.at(-1) ?? '';
     expect(secret).toMatch(/^svc_sk_test_/);
 
-    // The proposer's credential: the approved write's answer, secret included.
-    const mine = await (await get(`/v1/approvals/${approvalId}`, s.credentials.operatorKey)).json();
-    expect(mine.result.secret).toBe(secret);
-    const listed = await (await get(`/v1/approvals?status=approved`, s.credentials.operatorKey)).json();
-    expect(listed.items.find((x: { id: string }) => x.id === approvalId).result.secret).toBe(secret);
+    // At rest, until it is shown, the approval keeps it sealed.
+    const sealedRow = await s.database.execute<{ r: string }>(`select result::text as r from approvals where id = '${approvalId}'`);
+    expect(sealedRow[0]!.r).toContain('svc-sealed:v1:');
+    expect(sealedRow[0]!.r).not.toContain(secret);
 
-    // The approver (a person with reach) sees the approval without it; the owner's other key does not see it at all.
+    // Lists never show it, not even to the proposer; the approver sees the approval without it; the
+    // owner's other key does not see the approval at all.
+    const listed = await (await get(`/v1/approvals?status=approved`, s.credentials.operatorKey)).json();
+    expect(listed.items.find((x: { id: string }) => x.id === approvalId).result).not.toHaveProperty('secret');
     const theirs = await (await get(`/v1/approvals/${approvalId}`, approver)).json();
     expect(theirs.result).toMatchObject({ name: 'Fixture key' });
     expect(theirs.result).not.toHaveProperty('secret');
+    expect(((await mcpGet(approver, approvalId)) as { result: object }).result).not.toHaveProperty('secret');
     expect((await get(`/v1/approvals/${approvalId}`, s.credentials.serviceKey)).status).toBe(404);
 
-    // Over MCP (approvals.get is a tool): the same credential gets the same answer, the approver's token does not.
-    expect(((await mcpGet(s.credentials.operatorKey, approvalId)) as { result: { secret?: string } }).result.secret).toBe(secret);
-    expect(((await mcpGet(approver, approvalId)) as { result: object }).result).not.toHaveProperty('secret');
+    // The proposing credential's first approvals.get: the approved write's answer, secret included. Once.
+    const mine = await (await get(`/v1/approvals/${approvalId}`, s.credentials.operatorKey)).json();
+    expect(mine.result.secret).toBe(secret);
+    const again = await (await get(`/v1/approvals/${approvalId}`, s.credentials.operatorKey)).json();
+    expect(again.result).toMatchObject({ name: 'Fixture key' });
+    expect(again.result).not.toHaveProperty('secret');
+    expect(((await mcpGet(s.credentials.operatorKey, approvalId)) as { result: object }).result).not.toHaveProperty('secret');
+    const [row] = await s.database.execute<{ r: string }>(`select result::text as r from approvals where id = '${approvalId}'`);
+    expect(row!.r).not.toContain('svc-sealed:v1:');
 
     // approval.approved carries the Approval without the secret; the fixture's own event lost it too.
     const events = await s.database.execute<{ type: string; d: string }>(`select type, data::text as d from events where subject_id = '${approvalId}'`);
     expect(events.map((e) => e.type)).toEqual(['approval.approved']);
     expect(events[0]!.d).toContain('Fixture key');
     expect(await eventData()).not.toContain(secret);
+  });
 
-    // At rest the approval keeps it sealed.
-    const [row] = await s.database.execute<{ r: string }>(`select result::text as r from approvals where id = '${approvalId}'`);
-    expect(row!.r).toContain('svc-sealed:v1:');
-    expect(row!.r).not.toContain(secret);
+  it('over MCP (approvals.get is a tool) the first read by the proposing credential shows it, and only that one', async () => {
+    const proposed = await post('/v1/api-keys', s.credentials.operatorKey, { name: 'Fixture key 3', scopes: ['tasks:read'] }, { 'idempotency-key': randomUUID() });
+    const approvalId = (await proposed.json()).approval.id as string;
+    expect((await post(`/v1/approvals/${approvalId}:approve`, await token(s.credentials.adminSub as string), {})).status).toBe(200);
+    const secret = issued.at(-1) ?? '';
+    const reads = await Promise.all([mcpGet(s.credentials.operatorKey, approvalId), mcpGet(s.credentials.operatorKey, approvalId)]);
+    const shown = reads.map((r) => (r as { result: { secret?: string } }).result.secret).filter(Boolean);
+    expect(shown).toEqual([secret]);
   });
 
   it('a dry-run approve previews the approval without the secret', async () => {
