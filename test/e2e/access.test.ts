@@ -117,8 +117,12 @@ describe('API keys', () => {
     expect(mine.body.result.prefix).toBe(secret.slice(0, 'svc_sk_live_'.length + 4));
     expect(Date.parse(mine.body.result.expiresAt) - Date.parse(mine.body.result.createdAt)).toBe(90 * 86_400_000);
 
-    // Nobody else sees it: the approver, the owner's other credential.
-    for (const other of [T.admin!, T.owner!]) {
+    // Once: the proposer's second read has no secret, and nobody else ever sees it.
+    const second = await call(T.unbound!, 'GET', `/v1/approvals/${id}`);
+    expect(second.status).toBe(200);
+    expect(second.body.result).not.toHaveProperty('secret');
+    expect(second.body.result.id).toBe(keyId);
+    for (const other of [T.admin!, T.owner!, T.unbound!]) {
       const seen = await call(other, 'GET', `/v1/approvals/${id}`);
       expect(JSON.stringify(seen.body)).not.toContain(secret);
     }
