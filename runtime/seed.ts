@@ -140,21 +140,26 @@ export async function seed(database: Database, options: SeedOptions): Promise<Se
       now,
       expiresAt,
     });
-    // A rotated key (its rotation restarted the 90 days; the secret of this run is not handed out).
-    const rotated = await createKey(tx, {
-      ownerUserId: ID.owner,
-      name: 'Demo rotated key (read-only reports)',
-      mode: keyMode,
-      scopes: ['clients:read', 'projects:read'],
-      clientIds: [],
-      now: new Date(now.getTime() - 10 * 86_400_000),
-      expiresAt: new Date(now.getTime() + (API_KEY_LIFETIME_DAYS - 10) * 86_400_000),
-    });
-    const newSecret = generateApiKeySecret(keyMode);
+    // A rotated key (fixed id, written once): rotated today, so its 90 days restart today; its
+    // secret is never handed out.
+    const rotatedSecret = generateApiKeySecret(keyMode);
     await tx
-      .update(apiKeys)
-      .set({ prefix: displayPrefix(newSecret), secretHash: hashSecret(newSecret), rotatedAt: now, expiresAt })
-      .where(eq(apiKeys.id, rotated.id));
+      .insert(apiKeys)
+      .values({
+        id: 'key_demo_rotated',
+        ownerUserId: ID.owner,
+        name: 'Demo rotated key (read-only reports)',
+        mode: keyMode,
+        prefix: displayPrefix(rotatedSecret),
+        secretHash: hashSecret(rotatedSecret),
+        scopes: ['clients:read', 'projects:read'],
+        clientIds: [],
+        ipAllowlist: [],
+        createdAt: new Date(now.getTime() - 10 * 86_400_000),
+        rotatedAt: now,
+        expiresAt,
+      })
+      .onConflictDoNothing({ target: apiKeys.id });
     return {
       baseUrl: options.baseUrl,
       operatorKey: operator.secret,
