@@ -4611,7 +4611,8 @@ export const operations: readonly OperationDef[] = [
   {
     "audience": [
       "operator",
-      "client_admin"
+      "client_admin",
+      "service_account"
     ],
     "deprecated": null,
     "emits": [],
@@ -4654,7 +4655,8 @@ export const operations: readonly OperationDef[] = [
   {
     "audience": [
       "operator",
-      "client_admin"
+      "client_admin",
+      "service_account"
     ],
     "deprecated": null,
     "emits": [],

@@ -4,9 +4,9 @@
 import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
 import { clients, hubPublications } from '../runtime/db/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { notImplemented } from '../runtime/not-implemented.ts';
 import { startNamePage } from '../runtime/paging.ts';
 import { notFound, ProblemError } from '../runtime/problem-error.ts';
+import { listClientMemberships } from './memberships.ts';
 import { health, hubSnapshot, latestHub, launchReadiness, summary } from './client-standing.ts';
 import { toClient, toHubPublication, type Client, type ClientRow, type HubPublication } from './mappers/crm.ts';
 import { actorName, invalidTransition } from './shared.ts';
@@ -89,6 +89,6 @@ export const clientsHandlers = {
   'clients.summary': clientSummary,
   'clients.health': clientHealth,
   'clients.launch_readiness': clientLaunchReadiness,
-  'clients.memberships.list': notImplemented('clients.memberships.list'),
+  'clients.memberships.list': listClientMemberships,
   'clients.publish_hub': publishHub,
 } satisfies ClientsHandlers;

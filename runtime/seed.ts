@@ -123,6 +123,7 @@ const CLIENT_ADMIN_ROLES = [
   'crm:read',
   'campaigns:read',
   'campaigns:propose',
+  'memberships:manage',
 ];
 
 export async function seed(database: Database, options: SeedOptions): Promise<SeedCredentials> {
@@ -150,6 +151,26 @@ export async function seed(database: Database, options: SeedOptions): Promise<Se
       now,
       expiresAt,
     });
+    // A rotated key (fixed id, written once): rotated today, so its 90 days restart today; its
+    // secret is never handed out.
+    const rotatedSecret = generateApiKeySecret(keyMode);
+    await tx
+      .insert(apiKeys)
+      .values({
+        id: 'key_demo_rotated',
+        ownerUserId: ID.owner,
+        name: 'Demo rotated key (read-only reports)',
+        mode: keyMode,
+        prefix: displayPrefix(rotatedSecret),
+        secretHash: hashSecret(rotatedSecret),
+        scopes: ['clients:read', 'projects:read'],
+        clientIds: [],
+        ipAllowlist: [],
+        createdAt: new Date(now.getTime() - 10 * 86_400_000),
+        rotatedAt: now,
+        expiresAt,
+      })
+      .onConflictDoNothing({ target: apiKeys.id });
     return {
       baseUrl: options.baseUrl,
       operatorKey: operator.secret,
@@ -214,11 +235,12 @@ async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<vo
     ])
     .onConflictDoNothing({ target: clients.id });
 
+  const emailOf = (id: string) => `${id.replace(/^usr_demo_/, '').replace(/_/g, '.')}@demo.svc.example`;
   const person = (id: string, kind: string, name: string, role: string, sub: string, allClients: boolean) => ({
     id,
     kind,
     name,
-    email: `${id.replace(/^usr_demo_/, '').replace(/_/g, '.')}@demo.svc.example`,
+    email: emailOf(id),
     role,
     allClients,
     oauthSubject: sub,
@@ -236,18 +258,27 @@ async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<vo
     ])
     .onConflictDoNothing({ target: users.id });
 
+  const invitedBy = { invitedByKind: 'operator', invitedById: ID.owner };
   await tx
     .insert(memberships)
     .values([
-      { id: 'mem_demo_scoped_acme', userId: ID.scoped, clientId: ID.clientAcme, role: 'operator', status: 'active', createdAt: at(30) },
+      { id: 'mem_demo_scoped_acme', userId: ID.scoped, clientId: ID.clientAcme, kind: 'staff', email: emailOf(ID.scoped), role: 'operator', status: 'active', ...invitedBy, createdAt: at(30), acceptedAt: at(30), updatedAt: at(30) },
       ...CLIENT_ADMIN_ROLES.map((role) => ({
         id: `mem_demo_ca_${role.replace(':', '_')}`,
         userId: ID.clientAdmin,
         clientId: ID.clientAcme,
+        kind: 'client_admin',
+        email: emailOf(ID.clientAdmin),
         role,
         status: 'active',
+        ...invitedBy,
         createdAt: at(30),
+        acceptedAt: at(29),
+        updatedAt: at(29),
       })),
+      // A pending invitation (14 days from when it was written) and a revoked membership.
+      { id: 'mem_demo_invited_acme', userId: null, clientId: ID.clientAcme, kind: 'client_admin', email: 'pat.pending@acme.example', name: 'Pat Pending', role: 'tasks:read', status: 'invited', ...invitedBy, createdAt: at(2), expiresAt: new Date(at(2).getTime() + 14 * 86_400_000), updatedAt: at(2) },
+      { id: 'mem_demo_revoked_acme', userId: null, clientId: ID.clientAcme, kind: 'client_admin', email: 'former.admin@acme.example', name: 'Fran Former', role: 'tasks:write', status: 'revoked', ...invitedBy, createdAt: at(50), revokedAt: at(20), updatedAt: at(20) },
     ])
     .onConflictDoNothing({ target: memberships.id });
 

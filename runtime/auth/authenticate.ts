@@ -51,7 +51,7 @@
 //   its active memberships joined with "," (users.role when it has none).
 import { createHash } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
@@ -113,6 +113,23 @@ export interface Authenticator {
 export async function notifyKeyRevoked(database: Pick<NotifyBus, 'notify'>, keyId: string): Promise<void> {
   await database.notify(KEY_REVOKED_CHANNEL, keyId);
 }
+
+/** The forget() of every authenticator open in this process (see announceKeyChange). */
+const openAuthenticators = new Set<(keyId?: string) => void>();
+
+/**
+ * A key was created, rotated or revoked (or an owner's memberships changed: payload "*") inside the
+ * transaction `db`: NOTIFY there, so PostgreSQL delivers it to every instance at commit (a rollback
+ * or dry run delivers nothing), and drop the key from this process's caches now, so this instance's
+ * very next request reads the committed row instead of waiting for its own notification to arrive.
+ */
+export async function announceKeyChange(db: Db, payload: string): Promise<void> {
+  await db.execute(sql`select pg_notify(${KEY_REVOKED_CHANNEL}, ${payload})`);
+  const id = payload.trim();
+  for (const forget of openAuthenticators) forget(id && KEY_ID_RE.test(id) ? id : undefined);
+}
+
+const KEY_ID_RE = /^[\w.:-]{1,200}$/; // not a contract limit: an id length bound
 
 const CREDENTIAL_PARAMS = new Set(['access_token', 'api_key', 'apikey', 'key', 'token', 'authorization', 'bearer']);
 
@@ -226,6 +243,7 @@ interface KeyEntry {
   revoked: boolean;
   createdAt: Date;
   expiresAt: Date;
+  rotatedAt: Date | null;
   scopes: string[];
   clientIds: string[];
   ipAllowlist: string[];
@@ -267,11 +285,12 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     for (const [hash, entry] of keyCache) if (entry.id === keyId) keyCache.delete(hash);
   }
 
+  openAuthenticators.add(forget);
   const listening: Promise<void> = deps.database
     ? deps.database
         .listen(KEY_REVOKED_CHANNEL, (payload) => {
           const id = payload.trim();
-          if (id && /^[\w.:-]{1,200}$/.test(id)) forget(id); // not a contract limit: an id length bound
+          if (id && KEY_ID_RE.test(id)) forget(id);
           else forget();
         })
         .then(
@@ -300,6 +319,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       revoked: row.revokedAt !== null,
       createdAt: row.createdAt,
       expiresAt: row.expiresAt,
+      rotatedAt: row.rotatedAt,
       scopes: row.scopes,
       clientIds: row.clientIds,
       ipAllowlist: row.ipAllowlist,
@@ -353,6 +373,15 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     if (closed || (last !== undefined && at.getTime() - last < LAST_USED_INTERVAL_MS)) return;
     lastUsedWritten.set(keyId, at.getTime());
     track(db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, keyId)));
+  }
+
+  /** oauth_grants.lastUsedAt, like a key's: at most once a minute per grant, off the request path. */
+  function noteGrantUse(grantId: string, at: Date): void {
+    const slot = `grant:${grantId}`;
+    const last = lastUsedWritten.get(slot);
+    if (closed || (last !== undefined && at.getTime() - last < LAST_USED_INTERVAL_MS)) return;
+    lastUsedWritten.set(slot, at.getTime());
+    track(db.update(oauthGrants).set({ lastUsedAt: at }).where(eq(oauthGrants.id, grantId)));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -437,6 +466,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     const credentialId =
       live[0]?.id ??
       (typeof payload.jti === 'string' && payload.jti ? payload.jti : `tok_${createHash('sha256').update(token).digest('hex').slice(0, 16)}`);
+    for (const g of live) noteGrantUse(g.id, now());
     return oauthPrincipal(owner, { credentialId, oauthClientId: clientId, granted }, rules);
   }
 
@@ -458,6 +488,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     },
     async close() {
       closed = true;
+      openAuthenticators.delete(forget);
       keyCache.clear();
       missCache.clear();
       await listening;

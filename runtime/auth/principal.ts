@@ -72,9 +72,10 @@ export function roleLabel(owner: OwnerView): string {
   return roles.length ? roles.join(',') : owner.role;
 }
 
-/** When a key stops working: its expiresAt, and never later than 90 days after creation. */
-export function keyExpiresAt(key: { createdAt: Date; expiresAt: Date }): number {
-  return Math.min(key.expiresAt.getTime(), key.createdAt.getTime() + API_KEY_MAX_LIFETIME_MS);
+/** When a key stops working: its expiresAt, and never later than 90 days after creation or its last rotation. */
+export function keyExpiresAt(key: { createdAt: Date; expiresAt: Date; rotatedAt?: Date | null }): number {
+  const start = Math.max(key.createdAt.getTime(), key.rotatedAt?.getTime() ?? 0);
+  return Math.min(key.expiresAt.getTime(), start + API_KEY_MAX_LIFETIME_MS);
 }
 
 /**

@@ -53,20 +53,42 @@ export const users = pgTable(
   (t) => [uniqueIndex('users_oauth_subject').on(t.oauthSubject)],
 );
 
-/** Who belongs to which client: a scoped operator's client scope, a client admin's organisation. */
+/**
+ * Who belongs to which client: a scoped operator's client scope (kind staff), a client admin's
+ * organisation (kind client_admin, one permission label per row). An invitation has no user until
+ * it is accepted; (email, client, role) is unique while invited or active.
+ */
 export const memberships = pgTable(
   'memberships',
   {
     id: text('id').primaryKey(),
-    userId: text('user_id').notNull(),
+    /** Null until the invitation is accepted. */
+    userId: text('user_id'),
     clientId: text('client_id').notNull(),
+    /** staff (a scoped operator's reach) | client_admin. Client admins never see or revoke staff rows. */
+    kind: text('kind').notNull().default('client_admin'),
+    /** Lower-cased e-mail address the invitation went to (the user's, for seeded rows). */
+    email: text('email'),
+    name: text('name'),
     /** For client admins the permission label (read as a scope when it is one). */
     role: text('role').notNull(),
-    status: text('status').notNull(), // invited | active | revoked
+    status: text('status').notNull(), // invited | active | revoked | expired
+    invitedByKind: text('invited_by_kind'),
+    invitedById: text('invited_by_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
+    acceptedAt: ts('accepted_at'),
+    /** Invitations: 14 days after creation; past it the sweep marks them expired. */
+    expiresAt: ts('expires_at'),
     revokedAt: ts('revoked_at'),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('memberships_user').on(t.userId), index('memberships_client').on(t.clientId)],
+  (t) => [
+    index('memberships_user').on(t.userId),
+    index('memberships_client').on(t.clientId, t.createdAt, t.id),
+    uniqueIndex('memberships_open_invitation')
+      .on(t.email, t.clientId, t.role)
+      .where(sql`status in ('invited', 'active')`),
+  ],
 );
 
 /** API keys: only a SHA-256 hash of the secret is kept. */
@@ -87,9 +109,11 @@ export const apiKeys = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     expiresAt: ts('expires_at').notNull(),
     lastUsedAt: ts('last_used_at'),
+    /** The last approved keys.rotate (a new secret and prefix; expiresAt restarts at 90 days). */
+    rotatedAt: ts('rotated_at'),
     revokedAt: ts('revoked_at'),
   },
-  (t) => [uniqueIndex('api_keys_secret_hash').on(t.secretHash)],
+  (t) => [uniqueIndex('api_keys_secret_hash').on(t.secretHash), index('api_keys_owner').on(t.ownerUserId, t.createdAt, t.id)],
 );
 
 /** OAuth clients registered with the identity provider; in allowlist mode a row is the policy with its scope ceiling. */
@@ -110,6 +134,8 @@ export const oauthGrants = pgTable(
     oauthClientId: text('oauth_client_id').notNull(),
     scopes: textArray('scopes'),
     createdAt: ts('created_at').notNull().defaultNow(),
+    /** Written at most once a minute when a token issued under the grant authenticates. */
+    lastUsedAt: ts('last_used_at'),
     revokedAt: ts('revoked_at'),
   },
   (t) => [index('oauth_grants_user_client').on(t.userId, t.oauthClientId)],

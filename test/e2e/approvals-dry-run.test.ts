@@ -61,6 +61,9 @@ describe('dry-run approve', () => {
   it('REST Prefer: dry-run: every table unchanged, plan lists the approved write, audited planned', async () => {
     const id = await propose('Dry-run approve zq7');
     const approver = await token(s.credentials.adminSub as string);
+    // A token's first use records its grant's lastUsedAt (at most once a minute): use it once first.
+    await (await fetch(`${s.url}/v1/meta`, { headers: { authorization: `Bearer ${approver}` } })).arrayBuffer();
+    await new Promise((r) => setTimeout(r, 100));
     const before = await dumpTables();
     const res = await fetch(`${s.url}/v1/approvals/${id}:approve`, {
       method: 'POST',

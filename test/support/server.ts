@@ -15,6 +15,8 @@ export interface TestServerOptions extends Partial<Config> {
   timeouts?: StartServerOptions['timeouts'];
   /** Run the webhook worker in the server (default: when webhooks are enabled). */
   webhookWorker?: boolean;
+  /** An already open database (closed with the server); default a fresh one (freshDatabase). */
+  database?: Database;
 }
 
 export interface TestServer {
@@ -30,8 +32,8 @@ export interface TestServer {
 }
 
 export async function startTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {
-  const { app, timeouts, webhookWorker, ...configOverrides } = overrides;
-  const database = await freshDatabase();
+  const { app, timeouts, webhookWorker, database: given, ...configOverrides } = overrides;
+  const database = given ?? (await freshDatabase());
   const logs: string[] = [];
   try {
     const base = loadConfig({ SVC_VALIDATE_RESPONSES: process.env.SVC_VALIDATE_RESPONSES }, { port: 0, ...configOverrides });
