@@ -24,6 +24,10 @@ export interface Config {
   rateLimitPerMinute: number | null;
   /** SVC_SECRET_KEY's 32 bytes (seals stored bearer secrets); null: a key generated once into the database. */
   secretKey: Buffer | null;
+  /** Run the background workers (pipeline runs) in this process (SVC_WORKERS, default on). */
+  workersEnabled: boolean;
+  /** Seconds a worker's claim on a run lasts without a heartbeat before another worker takes it over (SVC_WORKER_LEASE_SECONDS, default 30). */
+  workerLeaseSeconds: number;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -78,6 +82,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
     rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),
     secretKey: env.SVC_SECRET_KEY ? parseSecretKey(env.SVC_SECRET_KEY) : null,
+    workersEnabled: flag(env.SVC_WORKERS, true),
+    workerLeaseSeconds: positiveInteger('SVC_WORKER_LEASE_SECONDS', env.SVC_WORKER_LEASE_SECONDS) ?? 30, // not a contract limit
   };
   return { ...config, ...overrides };
 }

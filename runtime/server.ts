@@ -7,6 +7,8 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
 import type { Limits } from '../generated/contract.ts';
+import { startPipelineWorker, type Worker } from './workers.ts';
+import { stderrLog } from './log.ts';
 
 /** What `svc seed --json` prints (runtime/seed.ts). */
 export interface SeedCredentials {
@@ -68,6 +70,8 @@ export interface RunningServer {
   config: Config;
   database: Database;
   svc: SvcApp;
+  /** The pipeline worker of this process (null when SVC_WORKERS=false or no pipeline is registered). */
+  worker: Worker | null;
   /** Set when this start seeded the demo workspace (fresh demo keys). */
   credentials?: SeedCredentials;
   /** True when the demo workspace was created by this start (the database was empty). */
@@ -114,6 +118,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();
+    const worker =
+      config.workersEnabled && options.registry.pipelines && options.registry.pipelines.length > 0
+        ? startPipelineWorker({
+            database,
+            definitions: options.registry.pipelines,
+            leaseSeconds: config.workerLeaseSeconds,
+            log: options.app?.log ?? stderrLog,
+          })
+        : null;
     const running = svc;
     const httpServer = server!;
     let closed = false;
@@ -123,11 +136,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       config,
       database,
       svc: running,
+      worker,
       credentials,
       seededFresh,
       async close() {
         if (closed) return;
         closed = true;
+        await worker?.stop();
         await new Promise<void>((resolve) => {
           (httpServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           httpServer.close(() => resolve());
