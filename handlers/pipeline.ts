@@ -4,7 +4,7 @@
 // whatever its client scope; everyone else reads their client scope only (internal runs: 404).
 // Writes are unchanged: starting or re-running a run needs the client in the caller's own scope, and
 // an internal run (no client) is an operator's (validation_failed for anyone else on start).
-import { and, asc, eq, getTableColumns, gt, gte, inArray } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../runtime/db/client.ts';
 import { pipelineEvents, pipelineRuns, pipelineSteps } from '../runtime/db/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
@@ -64,7 +64,7 @@ async function runsGet(input: Schemas['PipelineRunsGetInput'], ctx: HandlerConte
   return run!;
 }
 
-/** Oldest first (by seq), paged by an opaque cursor on seq; level means this level and above. */
+/** Oldest first (occurredAt, then the insertion order seq), paged by an opaque cursor; level means this level and above. */
 async function eventsList(input: Schemas['PipelineEventsListInput'], ctx: HandlerContext): Promise<Page<PipelineEvent>> {
   const { runId, clientId, level } = input;
   ctx.policy.assertCrmOrPipelineClientFilter(clientId);
@@ -76,7 +76,7 @@ async function eventsList(input: Schemas['PipelineEventsListInput'], ctx: Handle
   const rank = level !== undefined ? LEVEL_RANK[level as PipelineLevel] : undefined;
   if (level !== undefined && rank === undefined) throw invalidField('/level', 'must be debug, info, warning or error');
   const rows = await ctx.db
-    .select()
+    .select({ ...getTableColumns(pipelineEvents), pageKey: pageKeyColumn(pipelineEvents.occurredAt) })
     .from(pipelineEvents)
     .where(
       and(
@@ -84,17 +84,19 @@ async function eventsList(input: Schemas['PipelineEventsListInput'], ctx: Handle
         runId !== undefined ? eq(pipelineEvents.runId, runId) : undefined,
         clientId !== undefined ? eq(pipelineEvents.clientId, clientId) : undefined,
         rank !== undefined ? gte(pipelineEvents.levelRank, rank) : undefined,
-        position ? gt(pipelineEvents.seq, Number(position.ts)) : undefined,
+        position
+          ? sql`(${pipelineEvents.occurredAt}, ${pipelineEvents.seq}) > (${position.ts}::timestamptz, (select e.seq from pipeline_events e where e.id = ${position.id}))`
+          : undefined,
       ),
     )
-    .orderBy(asc(pipelineEvents.seq))
+    .orderBy(asc(pipelineEvents.occurredAt), asc(pipelineEvents.seq))
     .limit(pageSize + 1);
   const more = rows.length > pageSize;
   const kept = more ? rows.slice(0, pageSize) : rows;
   const last = kept[kept.length - 1];
   return {
     items: kept.map(toPipelineEvent),
-    nextCursor: more && last ? encodeCursor(secret, query, { ts: String(last.seq), id: last.id }) : null,
+    nextCursor: more && last ? encodeCursor(secret, query, { ts: last.pageKey, id: last.id }) : null,
   };
 }
 
