@@ -18,6 +18,7 @@ import { notFound, ProblemError } from '../runtime/problem-error.ts';
 import type { ExecutionHandlers } from '../generated/handlers/execution.ts';
 import type { components } from '../generated/types.ts';
 import { toExecutionJob, toExecutionRequest, type ExecutionJob, type ExecutionJobRow, type ExecutionRequest, type ExecutionRequestRow } from './mappers/operation.ts';
+import { problemRecord } from '../runtime/workers.ts';
 import { actorName, invalidTransition, requireClient } from './shared.ts';
 
 type Schemas = components['schemas'];
@@ -120,13 +121,14 @@ export async function finishExecutionJob(
   jobId: string,
   runner: string,
   outcome: { ok: true; result: Record<string, unknown> } | { ok: false; detail: string },
+  baseUrl = '',
 ): Promise<ExecutionJobRow> {
   const job = await lockedJob(db, jobId);
   if (job.status !== 'running') throw invalidTransition(`The job is ${job.status}; only a running job can finish.`);
   if (job.runner !== runner) throw new ProblemError('conflict', 'Another runner holds this job.');
   const error = outcome.ok
     ? null
-    : { type: '/problems/internal_error', title: 'internal error', status: 500, code: 'internal_error', detail: outcome.detail, instance: null, requestId: null, retryable: false };
+    : problemRecord('internal_error', outcome.detail, baseUrl);
   const [updated] = await db
     .update(executionJobs)
     .set({ status: outcome.ok ? 'succeeded' : 'failed', result: outcome.ok ? outcome.result : null, error, finishedAt: sql`now()` })

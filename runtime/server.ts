@@ -124,6 +124,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
             database,
             definitions: options.registry.pipelines,
             leaseSeconds: config.workerLeaseSeconds,
+            baseUrl: config.baseUrl,
             log: options.app?.log ?? stderrLog,
           })
         : null;

@@ -18,6 +18,8 @@ import { executeRows } from './db/client.ts';
 import { operations, pipelineEvents, pipelineRuns, pipelineSteps } from './db/schema.ts';
 import { newId } from './ids.ts';
 import { errorSummary, logLine } from './log.ts';
+import { problemDef } from './problems.ts';
+import type { ProblemCode } from '../generated/contract.ts';
 
 export type PipelineLevel = 'debug' | 'info' | 'warning' | 'error';
 export const LEVEL_RANK: Record<PipelineLevel, number> = { debug: 0, info: 1, warning: 2, error: 3 };
@@ -65,8 +67,10 @@ export async function writePipelineEvent(
   });
 }
 
-function problemRecord(code: string, status: number, detail: string): Record<string, unknown> {
-  return { type: `/problems/${code}`, title: code.replace(/_/g, ' '), status, code, detail, instance: null, requestId: null, retryable: false };
+/** A ProblemRecord (the contract's shape for a problem kept on a run, step, operation or job). */
+export function problemRecord(code: ProblemCode, detail: string, baseUrl = ''): Record<string, unknown> {
+  const def = problemDef(code);
+  return { type: `${baseUrl}/problems/${code}`, title: def.title, status: def.status, code, detail, instance: null, requestId: null, retryable: def.retry !== 'after_fix' };
 }
 
 export interface WorkerOptions {
@@ -77,6 +81,8 @@ export interface WorkerOptions {
   /** A claim not renewed for this long is taken over by another worker (seconds). */
   leaseSeconds?: number;
   log?: (message: string) => void;
+  /** The service's base URL, for the `type` of problems kept on runs and operations. */
+  baseUrl?: string;
 }
 
 export interface Worker {
@@ -91,6 +97,7 @@ export function startPipelineWorker(options: WorkerOptions): Worker {
   const id = `wrk_${process.pid}_${randomBytes(4).toString('hex')}`;
   const leaseSeconds = options.leaseSeconds ?? 30; // not a contract limit
   const pollMs = options.pollMs ?? 500; // not a contract limit
+  const baseUrl = options.baseUrl ?? '';
   const byName = new Map(options.definitions.map((d) => [d.name, d]));
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -172,7 +179,7 @@ export function startPipelineWorker(options: WorkerOptions): Worker {
       const outputs: Record<string, unknown> = {};
       for (const s of steps) if (s.output !== null && (s.status === 'succeeded' || s.status === 'skipped')) outputs[s.name] = s.output;
       if (!def) {
-        await finish(tx, run, 'failed', problemRecord('not_found', 404, `No pipeline named ${run.pipeline} is registered`), outputs);
+        await finish(tx, run, 'failed', problemRecord('not_found', `No pipeline named ${run.pipeline} is registered`, baseUrl), outputs);
         return { kind: 'done' };
       }
       if (run.operationId) {
@@ -184,7 +191,7 @@ export function startPipelineWorker(options: WorkerOptions): Worker {
       }
       const interrupted = steps.find((s) => s.status === 'running');
       if (interrupted) {
-        const error = problemRecord('internal_error', 500, `Step ${interrupted.name} was interrupted (its worker stopped); it is not run twice. Re-run from it with pipeline.run.rerun_partial.`);
+        const error = problemRecord('internal_error', `Step ${interrupted.name} was interrupted (its worker stopped); it is not run twice. Re-run from it with pipeline.run.rerun_partial.`, baseUrl);
         await tx
           .update(pipelineSteps)
           .set({ status: 'failed', finishedAt: sql`now()`, error })
@@ -232,7 +239,7 @@ export function startPipelineWorker(options: WorkerOptions): Worker {
             log: (level, message, data) => writePipelineEvent(database.db, run, { type: 'log', level, step: b.step.name, message, data }),
           });
         } catch (err) {
-          error = problemRecord('internal_error', 500, `Step ${b.step.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+          error = problemRecord('internal_error', `Step ${b.step.name} failed: ${err instanceof Error ? err.message : String(err)}`, baseUrl);
         }
         await database.transaction(async (tx) => {
           const [current] = await tx.select().from(pipelineRuns).where(eq(pipelineRuns.id, run.id));

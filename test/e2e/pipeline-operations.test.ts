@@ -77,7 +77,7 @@ beforeAll(async () => {
   await s.database.execute(
     `insert into memberships (id, user_id, client_id, role, status) values ('mem_test_ca_pipeline', '${s.credentials.clientAdminUserId}', '${s.credentials.clientId}', 'pipeline:read', 'active')`,
   );
-  worker = startPipelineWorker({ database: s.database, definitions: pipelineDefinitions, pollMs: 3_600_000, leaseSeconds: 30 });
+  worker = startPipelineWorker({ database: s.database, definitions: pipelineDefinitions, pollMs: 3_600_000, leaseSeconds: 30, baseUrl: s.config.baseUrl });
   acmeRun = await startRun(s.credentials.operatorKey, { pipeline: 'task_digest', clientId: s.credentials.clientId });
   globexRun = await startRun(s.credentials.operatorKey, { pipeline: 'task_digest', clientId: s.credentials.otherClientId });
   internalRun = await startRun(await token(s.credentials.staffOperatorSub as string), { pipeline: 'task_digest', parameters: { maxOpenTasks: 0 } });
@@ -129,6 +129,11 @@ describe('a pipeline run executes its steps in the worker', () => {
     const op = await call(await token(s.credentials.staffOperatorSub as string), 'GET', `/v1/operations/${internalRun.operationId}`);
     expect(op.body).toMatchObject({ status: 'failed', result: null });
     expect(op.body.error.code).toBe('internal_error');
+    expect(op.body.error.type).toBe(`${s.config.baseUrl}/problems/internal_error`);
+    // A failed operation cannot be cancelled.
+    const cancel = await call(await token(s.credentials.staffOperatorSub as string), 'POST', `/v1/operations/${internalRun.operationId}:cancel`, {});
+    expect(cancel.status).toBe(409);
+    expect(cancel.body.code).toBe('invalid_transition');
   });
 
   it('events are oldest first; level means this level and above', async () => {
