@@ -10,6 +10,7 @@ import { operationsById, secretPointers, service } from '../generated/registry.t
 import { routes } from '../generated/routes.ts';
 import { resultValidators, validators } from '../generated/validators.js';
 import { handlers } from '../handlers/index.ts';
+import { pipelineDefinitions } from '../handlers/pipelines.ts';
 
 /** The registry of this contract and its handlers: what `svc serve` runs. */
 export function svcRegistry(): Registry {
@@ -23,5 +24,6 @@ export function svcRegistry(): Registry {
     // AllHandlers is keyed by operation id with each operation's own input/output types.
     handlers: handlers as unknown as Readonly<Record<string, AnyHandler>>,
     secretPointers,
+    pipelines: pipelineDefinitions,
   };
 }

@@ -25,6 +25,7 @@ import { problemResponse } from './rest/problem.ts';
 import { rewriteRequestPath } from './route-path.ts';
 import { schemas as generatedSchemas } from '../generated/registry.ts';
 import { createSecretFields, type SecretPointers } from './secret-fields.ts';
+import type { PipelineDefinition } from './workers.ts';
 import { errorSummary, logLine, setLogRedactions, stderrLog } from './log.ts';
 
 export interface Registry {
@@ -38,6 +39,8 @@ export interface Registry {
   handlers: Readonly<Record<string, AnyHandler>>;
   /** Each operation's bearer-secret pointers (x-svc-secret fields of its result). */
   secretPointers: SecretPointers;
+  /** Registered pipelines the worker executes (handlers/pipelines.ts); none: no pipeline worker. */
+  pipelines?: readonly PipelineDefinition[];
 }
 
 export interface CreateAppOptions {

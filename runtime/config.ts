@@ -33,6 +33,10 @@ export interface Config {
    * on in the test suite). A mismatch is logged with the request id and answered 500 internal_error.
    */
   validateResponses: boolean;
+  /** Run the background workers (pipeline runs) in this process (SVC_WORKERS, default on). */
+  workersEnabled: boolean;
+  /** Seconds a worker's claim on a run lasts without a heartbeat before another worker takes it over (SVC_WORKER_LEASE_SECONDS, default 30). */
+  workerLeaseSeconds: number;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -90,6 +94,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: env.SVC_SMTP_URL || null,
     smtpFrom: env.SVC_SMTP_FROM || 'no-reply@svc.example',
     secretKey: env.SVC_SECRET_KEY ? parseSecretKey(env.SVC_SECRET_KEY) : null,
+    workersEnabled: flag(env.SVC_WORKERS, true),
+    workerLeaseSeconds: positiveInteger('SVC_WORKER_LEASE_SECONDS', env.SVC_WORKER_LEASE_SECONDS) ?? 30, // not a contract limit
   };
   return { ...config, ...overrides };
 }

@@ -11,6 +11,7 @@ import { errorSummary, logLine, stderrLog } from './log.ts';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.ts';
 import { startEventHub } from './events-stream.ts';
 import type { Limits } from '../generated/contract.ts';
+import { startPipelineWorker, type Worker } from './workers.ts';
 
 /** What `svc seed --json` prints (runtime/seed.ts). */
 export interface SeedCredentials {
@@ -74,6 +75,8 @@ export interface RunningServer {
   config: Config;
   database: Database;
   svc: SvcApp;
+  /** The pipeline worker of this process (null when SVC_WORKERS=false or no pipeline is registered). */
+  worker: Worker | null;
   /** Set when this start seeded the demo workspace (fresh demo keys). */
   credentials?: SeedCredentials;
   /** True when the demo workspace was created by this start (the database was empty). */
@@ -130,6 +133,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         : null;
     // One LISTEN on svc_events per process for every open event stream.
     const stopHub = await startEventHub(database);
+    const pipelineWorker =
+      config.workersEnabled && options.registry.pipelines && options.registry.pipelines.length > 0
+        ? startPipelineWorker({
+            database,
+            definitions: options.registry.pipelines,
+            leaseSeconds: config.workerLeaseSeconds,
+            baseUrl: config.baseUrl,
+            log: options.app?.log ?? stderrLog,
+          })
+        : null;
     const running = svc;
     // The outbound-message outbox is delivered only when a sender is configured (SVC_SMTP_URL).
     const delivery = config.smtpUrl
@@ -143,11 +156,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       config,
       database,
       svc: running,
+      worker: pipelineWorker,
       credentials,
       seededFresh,
       async close() {
         if (closed) return;
         closed = true;
+        await pipelineWorker?.stop();
         await new Promise<void>((resolve) => {
           (httpServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           httpServer.close(() => resolve());

@@ -626,6 +626,110 @@ export const webhookAttempts = pgTable(
   (t) => [primaryKey({ columns: [t.deliveryId, t.attempt] })],
 );
 
+/** Pipeline runs: a registered pipeline's steps executed by the pipeline worker (runtime/workers.ts). */
+export const pipelineRuns = pgTable(
+  'pipeline_runs',
+  {
+    id: text('id').primaryKey(),
+    /** Null for an internal run (operators only). */
+    clientId: text('client_id'),
+    pipeline: text('pipeline').notNull(),
+    status: text('status').notNull(), // queued | running | succeeded | failed | cancelled
+    trigger: text('trigger').notNull(), // manual | schedule | rerun
+    parentRunId: text('parent_run_id'),
+    operationId: text('operation_id'),
+    parameters: jsonb('parameters').notNull().default({}),
+    requestedByKind: text('requested_by_kind').notNull(),
+    requestedById: text('requested_by_id').notNull(),
+    requestedByName: text('requested_by_name'),
+    requestedByCredentialId: text('requested_by_credential_id').notNull(),
+    /** The worker (process) that claimed the run; a crashed worker's run is resumed by the next claim. */
+    claimedBy: text('claimed_by'),
+    heartbeatAt: ts('heartbeat_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    startedAt: ts('started_at'),
+    finishedAt: ts('finished_at'),
+    error: jsonb('error'),
+  },
+  (t) => [index('pipeline_runs_created').on(t.createdAt, t.id), index('pipeline_runs_status').on(t.status)],
+);
+
+export const pipelineSteps = pgTable(
+  'pipeline_steps',
+  {
+    runId: text('run_id').notNull(),
+    position: integer('position').notNull(),
+    name: text('name').notNull(),
+    status: text('status').notNull(), // pending | running | succeeded | failed | skipped
+    /** How many times the worker began this step (a crash mid-step leaves it running with attempts 1). */
+    attempts: integer('attempts').notNull().default(0),
+    startedAt: ts('started_at'),
+    finishedAt: ts('finished_at'),
+    output: jsonb('output'),
+    error: jsonb('error'),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.position] })],
+);
+
+export const pipelineEvents = pgTable(
+  'pipeline_events',
+  {
+    id: text('id').primaryKey(),
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    runId: text('run_id').notNull(),
+    clientId: text('client_id'),
+    step: text('step'),
+    type: text('type').notNull(),
+    level: text('level').notNull(), // debug | info | warning | error
+    /** 0 debug, 1 info, 2 warning, 3 error: the level filter is "this rank and above". */
+    levelRank: integer('level_rank').notNull(),
+    message: text('message').notNull(),
+    occurredAt: ts('occurred_at').notNull().defaultNow(),
+    data: jsonb('data').notNull().default({}),
+  },
+  (t) => [index('pipeline_events_seq').on(t.seq), index('pipeline_events_run').on(t.runId, t.seq)],
+);
+
+/** Execution requests (operators only): recorded by execution.requests.propose, decided in the console. */
+export const executionRequests = pgTable(
+  'execution_requests',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id'),
+    kind: text('kind').notNull(),
+    title: text('title').notNull(),
+    instructions: text('instructions').notNull(),
+    parameters: jsonb('parameters').notNull().default({}),
+    status: text('status').notNull(), // pending | accepted | declined | cancelled
+    jobId: text('job_id'),
+    requestedByKind: text('requested_by_kind').notNull(),
+    requestedById: text('requested_by_id').notNull(),
+    requestedByName: text('requested_by_name'),
+    requestedByCredentialId: text('requested_by_credential_id').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    decidedAt: ts('decided_at'),
+  },
+  (t) => [index('execution_requests_created').on(t.createdAt, t.id)],
+);
+
+/** Execution jobs: an accepted request's work, claimed by a runner (FOR UPDATE SKIP LOCKED). */
+export const executionJobs = pgTable(
+  'execution_jobs',
+  {
+    id: text('id').primaryKey(),
+    requestId: text('request_id').notNull(),
+    clientId: text('client_id'),
+    runner: text('runner'),
+    status: text('status').notNull(), // queued | running | succeeded | failed | cancelled
+    result: jsonb('result'),
+    error: jsonb('error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    startedAt: ts('started_at'),
+    finishedAt: ts('finished_at'),
+  },
+  (t) => [index('execution_jobs_status').on(t.status, t.createdAt)],
+);
+
 /**
  * Portal sessions (runtime/portal/sessions.ts): a browser's sign-in, kept server-side behind an
  * HttpOnly cookie holding a random secret of which only the SHA-256 hash is stored. A session ends
