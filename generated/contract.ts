@@ -191,6 +191,7 @@ export interface Limits {
   readonly apiKeyLifetimeDays: number;
   readonly approvalExpiryHours: number;
   readonly batchCreateMaxItems: number;
+  readonly downloadUrlLifetimeSeconds: number;
   readonly failedAuthPerMinute: number;
   readonly idempotencyRetentionHours: number;
   readonly jwksFetchTimeoutSeconds: number;
@@ -204,6 +205,9 @@ export interface Limits {
   readonly requestBodyMaxBytes: number;
   readonly requestHeadersTimeoutSeconds: number;
   readonly requestTimeoutSeconds: number;
+  readonly unregisteredUploadRetentionHours: number;
+  readonly uploadMaxBytes: number;
+  readonly uploadUrlLifetimeSeconds: number;
   readonly webhookSecretOverlapHours: number;
 }
 
@@ -212,6 +216,7 @@ export const limits: Limits = {
   "apiKeyLifetimeDays": 90,
   "approvalExpiryHours": 168,
   "batchCreateMaxItems": 100,
+  "downloadUrlLifetimeSeconds": 300,
   "failedAuthPerMinute": 100,
   "idempotencyRetentionHours": 24,
   "jwksFetchTimeoutSeconds": 5,
@@ -225,6 +230,9 @@ export const limits: Limits = {
   "requestBodyMaxBytes": 1048576,
   "requestHeadersTimeoutSeconds": 10,
   "requestTimeoutSeconds": 30,
+  "unregisteredUploadRetentionHours": 24,
+  "uploadMaxBytes": 104857600,
+  "uploadUrlLifetimeSeconds": 900,
   "webhookSecretOverlapHours": 24
 };
 

@@ -25,6 +25,7 @@ export const service: Service = {
     "apiKeyLifetimeDays": 90,
     "approvalExpiryHours": 168,
     "batchCreateMaxItems": 100,
+    "downloadUrlLifetimeSeconds": 300,
     "failedAuthPerMinute": 100,
     "idempotencyRetentionHours": 24,
     "jwksFetchTimeoutSeconds": 5,
@@ -38,6 +39,9 @@ export const service: Service = {
     "requestBodyMaxBytes": 1048576,
     "requestHeadersTimeoutSeconds": 10,
     "requestTimeoutSeconds": 30,
+    "unregisteredUploadRetentionHours": 24,
+    "uploadMaxBytes": 104857600,
+    "uploadUrlLifetimeSeconds": 900,
     "webhookSecretOverlapHours": 24
   },
   "mcpProtocolVersions": [

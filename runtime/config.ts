@@ -24,6 +24,8 @@ export interface Config {
   rateLimitPerMinute: number | null;
   /** SVC_SECRET_KEY's 32 bytes (seals stored bearer secrets); null: a key generated once into the database. */
   secretKey: Buffer | null;
+  /** Background workers (file scan, extraction, upload purge) in this process (SVC_WORKERS, default on). */
+  workersEnabled: boolean;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -78,6 +80,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
     rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),
     secretKey: env.SVC_SECRET_KEY ? parseSecretKey(env.SVC_SECRET_KEY) : null,
+    workersEnabled: flag(env.SVC_WORKERS, true),
   };
   return { ...config, ...overrides };
 }
