@@ -36,10 +36,8 @@ export interface FileWorker {
   close(): Promise<void>;
 }
 
-let problemBase = '';
-
-function problemRecord(code: string, status: number, title: string, detail: string): Record<string, unknown> {
-  return { type: `${problemBase}/problems/${code}`, title, status, code, detail, instance: null, requestId: null, retryable: false };
+function problemRecord(base: string, code: string, status: number, title: string, detail: string): Record<string, unknown> {
+  return { type: `${base}/problems/${code}`, title, status, code, detail, instance: null, requestId: null, retryable: false };
 }
 
 /** Why a file is refused, or null when it passes. */
@@ -51,7 +49,7 @@ export function scanVerdict(bytes: Buffer, file: { sha256: string; contentType: 
   return null;
 }
 
-async function scanOne(db: Db, store: FileStore, now: Date): Promise<boolean> {
+async function scanOne(db: Db, store: FileStore, now: Date, base: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [file] = await tx.select().from(files).where(eq(files.status, 'scanning')).orderBy(files.createdAt).limit(1).for('update', { skipLocked: true });
     if (!file) return false;
@@ -63,7 +61,7 @@ async function scanOne(db: Db, store: FileStore, now: Date): Promise<boolean> {
     }
     await tx.update(files).set({ status: verdict ? 'rejected' : 'available', scannedAt: now }).where(eq(files.id, file.id));
     if (verdict && file.extractionId) {
-      await finishExtraction(tx, file.extractionId, now, null, problemRecord('invalid_transition', 409, 'The document was rejected', `The document was rejected by the scan: ${verdict}.`));
+      await finishExtraction(tx, file.extractionId, now, null, problemRecord(base, 'invalid_transition', 409, 'The document was rejected', `The document was rejected by the scan: ${verdict}.`));
     }
     return true;
   });
@@ -104,7 +102,7 @@ async function claimExtraction(db: Db, now: Date) {
   });
 }
 
-async function extractOne(db: Db, store: FileStore, now: () => Date): Promise<boolean> {
+async function extractOne(db: Db, store: FileStore, now: () => Date, base: string): Promise<boolean> {
   const claimed = await claimExtraction(db, now());
   if (!claimed) return false;
   const { extraction, file } = claimed;
@@ -118,21 +116,21 @@ async function extractOne(db: Db, store: FileStore, now: () => Date): Promise<bo
     await db.transaction((tx) => finishExtraction(tx, extraction.id, now(), values, null));
   } catch (err) {
     const detail = err instanceof UnreadableDocument ? err.message : 'The document could not be read.';
-    await db.transaction((tx) => finishExtraction(tx, extraction.id, now(), null, problemRecord('validation_failed', 422, 'The document could not be read', detail)));
+    await db.transaction((tx) => finishExtraction(tx, extraction.id, now(), null, problemRecord(base, 'validation_failed', 422, 'The document could not be read', detail)));
     if (!(err instanceof UnreadableDocument)) throw err;
   }
   return true;
 }
 
 /** Extractions left running by a process that died: failed, never run twice. */
-async function failStale(db: Db, now: Date): Promise<void> {
+async function failStale(db: Db, now: Date, base: string): Promise<void> {
   const stale = await db
     .select({ id: extractions.id })
     .from(extractions)
     .where(and(eq(extractions.status, 'running'), lt(extractions.startedAt, new Date(now.getTime() - STALE_RUNNING_MS))));
   for (const { id } of stale) {
     await db.transaction((tx) =>
-      finishExtraction(tx, id, now, null, problemRecord('unavailable', 503, 'The extraction was interrupted', 'The process running this extraction stopped; register the document again.')),
+      finishExtraction(tx, id, now, null, problemRecord(base, 'unavailable', 503, 'The extraction was interrupted', 'The process running this extraction stopped; register the document again.')),
     );
   }
 }
@@ -150,20 +148,20 @@ export function startFileWorker(options: FileWorkerOptions): FileWorker {
   const { database, store, log } = options;
   const db = database.db;
   const now = options.now ?? (() => new Date());
-  problemBase = options.baseUrl;
+  const base = options.baseUrl;
   let running: Promise<void> | null = null;
   let closed = false;
   let lastPurge = 0;
 
   async function pass(): Promise<void> {
-    while (!closed && (await scanOne(db, store, now()))) {
+    while (!closed && (await scanOne(db, store, now(), base))) {
       /* next file */
     }
-    while (!closed && (await extractOne(db, store, now))) {
+    while (!closed && (await extractOne(db, store, now, base))) {
       /* next extraction */
     }
     if (closed) return;
-    await failStale(db, now());
+    await failStale(db, now(), base);
     if (now().getTime() - lastPurge > 10 * 60_000) {
       lastPurge = now().getTime();
       await purgeUploads(db, store, now());
