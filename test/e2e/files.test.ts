@@ -14,6 +14,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { operationsById } from '../../generated/registry.ts';
 import { fileUrlSecret, signUrl } from '../../runtime/files/signing.ts';
 import { connectMcp, ok, toolError, type McpSession } from '../mcp/support.ts';
+import { expectSchema } from '../support/schemas.ts';
 
 let s: TestServer;
 let idp: TestIdp;
@@ -47,6 +48,7 @@ async function uploadUrl(credential: string, name: string, contentType: string, 
   const res = await call('POST', '/v1/files:upload-url', credential, { name, contentType, sizeBytes, ...(clientId ? { clientId } : {}) });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const out = unwrap(res.body);
+  expectSchema('UploadUrl', out);
   signedUrls.push(out.url);
   return out;
 }
@@ -66,6 +68,7 @@ async function uploadFile(credential: string, name: string, contentType: string,
   expect((await put(up.url, bytes, contentType)).status).toBe(200);
   const reg = await registerFile(credential, up.uploadId, extra);
   expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+  expectSchema('FileRecord', unwrap(reg.body));
   return unwrap(reg.body);
 }
 
@@ -186,6 +189,7 @@ describe('register, scan and download', () => {
     await s.svc.fileWorker!.tick();
     const dl = await call('GET', `/v1/files/${file.id}/download-url`, s.credentials.operatorKey);
     expect(dl.status).toBe(200);
+    expectSchema('DownloadUrl', dl.body);
     signedUrls.push(dl.body.url);
     expect(dl.body.fileId).toBe(file.id);
     const life = Date.parse(dl.body.expiresAt) - Date.now();
@@ -221,6 +225,7 @@ describe('extraction of intake documents', () => {
     const res = await call('GET', `/v1/extractions/${extractionId}`, s.credentials.operatorKey);
     expect(res.status).toBe(200);
     expect(res.body.fileId).toBe(fileId);
+    expectSchema('Extraction', res.body);
     return res.body;
   }
   const values = (e: any) => Object.fromEntries(e.fields.map((f: any) => [f.key, f.value]));

@@ -8,6 +8,7 @@ import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { operationsById } from '../../generated/registry.ts';
 import { connectMcp, ok, toolError, type McpSession } from '../mcp/support.ts';
+import { expectSchema } from '../support/schemas.ts';
 
 let s: TestServer;
 let idp: TestIdp;
@@ -41,6 +42,7 @@ async function proposeAndApprove(method: string, path: string, credential: strin
   const approved = await call('POST', `/v1/approvals/${id}:approve`, await token(s.credentials.adminSub as string), {});
   expect(approved.status, JSON.stringify(approved.body)).toBe(200);
   const polled = await call('GET', `/v1/approvals/${id}`, credential);
+  if (polled.body.result) expectSchema('IntakeRecord', polled.body.result);
   return { result: polled.body.result, error: polled.body.error };
 }
 
@@ -57,6 +59,7 @@ function unwrap(x: any): any {
 function field(record: any, key: string): any {
   // A command answers { outcome, result }; a read answers the record.
   const r = record.result ?? record;
+  expectSchema('IntakeRecord', r);
   return r.fields.find((f: any) => f.key === key);
 }
 
@@ -241,6 +244,7 @@ describe('visibility across clients and credentials', () => {
       expect((await call('GET', `/v1/intake-records/${globexId}`, cred)).status).toBe(c.globex ? 200 : 404);
       const listed = await call('GET', '/v1/intake-records?pageSize=200', cred);
       expect(listed.status).toBe(200);
+      for (const item of listed.body.items) expectSchema('IntakeRecord', item);
       const ids = listed.body.items.map((r: any) => r.id);
       expect(ids.includes(acmeId)).toBe(c.acme);
       expect(ids.includes(globexId)).toBe(c.globex);
