@@ -11,6 +11,7 @@ import type { McpToolDef, OperationDef, RouteDef } from './contract-types.ts';
 import type { Service } from '../generated/registry.ts';
 import type { Database } from './db/client.ts';
 import { mountDocuments } from './documents.ts';
+import { mountPortal, portalOidcFromEnv, type PortalOidcConfig } from './portal/index.ts';
 import type { Principal } from './handler-types.ts';
 import { clientIp, commonHeaders, limitCredential, RateLimiter } from './headers/index.ts';
 import { MCP_PATH, mountMcp } from './mcp/index.ts';
@@ -58,6 +59,8 @@ export interface CreateAppOptions {
   fileStore?: FileStore;
   /** How often the file worker looks for work (default 1000 ms). */
   workerIntervalMs?: number;
+  /** The portal's OpenID Connect provider; default from SVC_PORTAL_OIDC_* (null: API-key sign-in). */
+  portalOidc?: PortalOidcConfig | null;
 }
 
 export interface SvcApp {
@@ -173,6 +176,21 @@ export function createApp(options: CreateAppOptions): SvcApp {
 
   const app = new Hono<AppEnv>({ getPath: (request) => rewriteRequestPath(getPath(request)) });
   app.use(commonHeaders({ apiVersion: service.apiVersion, limiter }));
+
+  // The developer portal (runtime/portal): pages, sign-in, sessions; before mountDocuments, whose
+  // /problems pages it replaces (HTML, Markdown or JSON by Accept).
+  mountPortal(app, {
+    config,
+    service,
+    database,
+    operations: Object.values(registry.operationsById),
+    authenticate: authenticateRest,
+    authenticateBearer: (authorization, ip) => authenticateRequest(authorization, ip, ''),
+    clientIp,
+    openapi: JSON.stringify({ ...(JSON.parse(readGenerated('openapi.json')) as object), servers: [{ url: config.baseUrl, description: 'This service.' }] }),
+    oidc: options.portalOidc !== undefined ? options.portalOidc : portalOidcFromEnv(process.env, config),
+    now: options.now,
+  });
 
   mountDocuments(app, {
     config,

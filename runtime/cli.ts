@@ -43,6 +43,7 @@ export async function runServe(argv: string[], registry: Registry): Promise<numb
     `  MCP         ${base}/mcp`,
     `  OpenAPI     ${base}/v1/openapi.json   Agent guide ${base}/v1/agent-guide.md   (bearer credential)`,
     `  Agent map   ${base}/llms.txt   Health ${base}/v1/health`,
+    `  Portal      ${base}/   Interactive reference ${base}/v1/docs`,
   ];
   if (server.credentials) {
     lines.push(
@@ -50,6 +51,7 @@ export async function runServe(argv: string[], registry: Registry): Promise<numb
       `Demo workspace ${server.seededFresh ? 'created' : 'found; fresh demo keys issued'}. Operator API key (every scope; shown once, keep it):`,
       `  ${server.credentials.operatorKey}`,
       `  curl -H "Authorization: Bearer ${server.credentials.operatorKey}" ${base}/v1/meta`,
+      `Demo client id (Acme): ${server.credentials.clientId}`,
     );
   }
   console.log(lines.join('\n'));

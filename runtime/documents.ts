@@ -3,7 +3,6 @@
 //   GET /llms.txt                              public
 //   GET /v1/health                             no credential
 //   GET /.well-known/oauth-protected-resource and …/mcp   public metadata (RFC 9728)
-//   GET /problems, /problems/<code>            public page per problem code
 //   GET /v1/reference/<family>.md              per-family reference; bearer credential, as /agent-guide.md
 //   GET /changelog                             public: generated/CHANGELOG.md (HTML when Accept prefers text/html)
 //   GET /v1/docs                               public interactive reference (runtime/portal/reference-page.ts)
@@ -13,7 +12,6 @@ import type { Service } from '../generated/registry.ts';
 import type { Database } from './db/client.ts';
 import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
 import { ProblemError } from './problem-error.ts';
-import { isProblemCode, problemCodes, problemDef, retryable, type ProblemCode } from './problems.ts';
 import { problemResponse } from './rest/problem.ts';
 import { htmlPage, markdownToHtml, prefersHtml } from './portal/markdown-page.ts';
 import { mountReference } from './portal/reference-page.ts';
@@ -47,34 +45,7 @@ export function protectedResourceMetadata(config: Config, service: Service, reso
   };
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
-}
 
-const RETRY_TEXT = {
-  after_fix: 'Only after a fix: the same request fails the same way until the request, the credential or the resource changes.',
-  after_delay: 'Retry after a delay: wait for the Retry-After value, then send the same request again.',
-  now: 'Retry now: the same request may succeed at once; quote the requestId if it keeps failing.',
-} as const;
-
-export function problemPage(code: ProblemCode, baseUrl: string): string {
-  const d = problemDef(code);
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(code)} — svc problem</title></head>
-<body>
-<h1>${escapeHtml(d.title)}</h1>
-<dl>
-<dt>type</dt><dd><code>${escapeHtml(`${baseUrl}/problems/${code}`)}</code></dd>
-<dt>code</dt><dd><code>${escapeHtml(code)}</code></dd>
-<dt>status</dt><dd>${d.status}</dd>
-<dt>retryable</dt><dd>${retryable(code)}</dd>
-<dt>retry</dt><dd>${escapeHtml(RETRY_TEXT[d.retry])}${d.retryAfter !== null ? ` Retry-After: ${d.retryAfter} s.` : ''}</dd>
-</dl>
-<p>Every error is an RFC 9457 <code>application/problem+json</code> document with the members type, title, status, detail, code, instance, requestId and retryable.</p>
-<p><a href="${escapeHtml(`${baseUrl}/problems`)}">All problem codes</a></p>
-</body></html>
-`;
-}
 
 export function mountDocuments(app: Hono<AppEnv>, deps: DocumentsDeps): void {
   const { config, service } = deps;
@@ -120,16 +91,4 @@ export function mountDocuments(app: Hono<AppEnv>, deps: DocumentsDeps): void {
   app.get('/.well-known/oauth-protected-resource', (c) => c.json(protectedResourceMetadata(config, service, '')));
   app.get('/.well-known/oauth-protected-resource/mcp', (c) => c.json(protectedResourceMetadata(config, service, '/mcp')));
 
-  app.get('/problems', (c) =>
-    c.html(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>svc problem codes</title></head><body><h1>Problem codes</h1><ul>${problemCodes
-        .map((code) => `<li><a href="/problems/${code}">${code}</a> — ${problemDef(code).status} ${escapeHtml(problemDef(code).title)}</li>`)
-        .join('')}</ul></body></html>\n`,
-    ),
-  );
-  app.get('/problems/:code', (c) => {
-    const code = c.req.param('code');
-    if (!isProblemCode(code)) return problemResponse(c, new ProblemError('not_found', 'There is no such problem code.'), config.baseUrl);
-    return c.html(problemPage(code, config.baseUrl));
-  });
 }

@@ -1,11 +1,13 @@
 // `npm run bench`: every speed target, measured as ratios within one run (never asserted in tests).
 //   1. svc generate / --check on the real contract and on 10x and 100x synthetic ones (linear growth).
-//   2. GET /v1/meta through the full pipeline vs a bare Hono app with the same body (target >= 0.5).
-//   3. MCP tools/call svc.meta.get vs REST GET /v1/meta.
+//   2. GET /v1/meta through the full pipeline vs a bare Hono app with the same body (target >= 0.6),
+//      and MCP tools/call svc.meta.get vs REST (target >= 0.5): each server in its own process, driven
+//      by autocannon; start-up time and resident memory (bench-serve.ts).
+//   3. tools/list size for the operator key (bench-mcp.ts).
 //   4. A valid caller's p99 under a flood of random keys from another address vs quiet (target <= 2x).
 // `npm run bench -- --quick` skips the 100x contract.
 import { benchGenerate } from './bench-generate.ts';
-import { benchHttp } from './bench-http.ts';
+import { benchServe } from './bench-serve.ts';
 import { benchFlood } from './bench-flood.ts';
 import { benchMcp } from './bench-mcp.ts';
 
@@ -19,11 +21,12 @@ for (const r of rows)
     `${String(r.factor).padStart(6)}  ${String(r.operations).padStart(10)}  ${r.generateMs.toFixed(0).padStart(11)}  ${r.generateMsPerOp.toFixed(2).padStart(5)}  ${r.checkMs.toFixed(0).padStart(9)}  ${r.checkMsPerOp.toFixed(2).padStart(5)}`,
   );
 
-console.log('\n== HTTP: full pipeline vs bare Hono');
-await benchHttp({ print: true });
+console.log('\n== HTTP (each server in its own process, autocannon)');
+await benchServe({ quick, print: true });
 
-console.log('\n== MCP vs REST');
-await benchMcp({ print: true });
+console.log('\n== MCP tools/list');
+const { toolsList } = await benchMcp({ print: false, requests: 10, warmUp: 1 });
+console.log(`tools/list for the operator key: ${toolsList.tools} tools, ${(toolsList.bytes / 1024).toFixed(1)} KB`);
 
 console.log('\n== Failed-authentication flood (svc serve in its own process)');
 await benchFlood({ print: true });

@@ -1,10 +1,12 @@
-// generated/docs/: agent guide, llms.txt and one reference page per family, from handlebars templates.
+// generated/docs/: agent guide, llms.txt, llms-full.txt (every operation in one file), one reference
+// page per family, the portal's guides (docs/guides/<slug>.md) and search-index.json (pages and
+// operations for the portal's client-side search), from handlebars templates.
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
 import type { JsonSchema } from '../../runtime/contract-types.ts';
 import type { Model, ModelOperation } from '../model.ts';
 import { COMPONENT_PREFIX } from '../schema.ts';
-import { MD_HEADER } from './format.ts';
+import { generatedJson, MD_HEADER } from './format.ts';
 
 const TEMPLATE_DIR = new URL('../templates/', import.meta.url);
 const hb = Handlebars.create();
@@ -94,6 +96,20 @@ function baseView(model: Model) {
   };
 }
 
+/** The portal's guides (served at /docs/<slug>); `{base_url}` in them is the server's base URL. */
+export const GUIDES = [
+  { slug: 'rest', title: 'Connect over REST', summary: 'A first call, paging, safe writes and typed clients.' },
+  { slug: 'mcp', title: 'Connect over MCP', summary: 'The MCP server and a configuration for each popular MCP client.' },
+  { slug: 'oauth', title: 'OAuth for client administrators', summary: 'Signing in, tokens, audiences and the scopes a grant carries.' },
+  { slug: 'webhooks', title: 'Webhooks', summary: 'Signed event deliveries, secrets, tests and replays; the events feed.' },
+  { slug: 'errors', title: 'Errors and retries', summary: 'Problem documents, every code, and when to retry.' },
+] as const;
+
+/** Markdown without its generator comment and its first heading (to nest it in a larger file). */
+function body(markdown: string): string {
+  return markdown.replace(MD_HEADER, '').replace(/^# .*\n+/, '');
+}
+
 export function emitDocs(model: Model): Map<string, string> {
   const files = new Map<string, string>();
   const families = model.families.map((f) => ({
@@ -112,7 +128,40 @@ export function emitDocs(model: Model): Map<string, string> {
       families,
     }),
   );
-  files.set('docs/llms.txt', render('llms.txt.hbs', { ...base, families }));
-  for (const family of families) files.set(`docs/reference/${family.name}.md`, render('reference-family.md.hbs', { ...base, ...family }));
+  files.set('docs/llms.txt', render('llms.txt.hbs', { ...base, families, guides: GUIDES }));
+  const references = families.map((family) => ({ family, markdown: render('reference-family.md.hbs', { ...base, ...family }) }));
+  for (const { family, markdown } of references) files.set(`docs/reference/${family.name}.md`, markdown);
+  const guideView = {
+    ...base,
+    problems: model.problems,
+    eventTypes: model.eventTypes,
+    webhookOperations: families.find((f) => f.name === 'webhooks')?.operations ?? [],
+  };
+  const guides = GUIDES.map((g) => ({ ...g, markdown: render(`guides/${g.slug}.md.hbs`, guideView) }));
+  for (const g of guides) files.set(`docs/guides/${g.slug}.md`, g.markdown);
+  // Every operation in one Markdown file: the families' reference pages one after the other.
+  files.set(
+    'docs/llms-full.txt',
+    `${MD_HEADER}# ${base.title}: every operation\n\n> ${base.description}\n\nContract ${base.version}: ${base.operationCount} operations in ${base.familyCount} families. ` +
+      'Send `Authorization: Bearer <credential>`; call `GET /v1/meta` first. The rules every call follows are in /agent-guide.md.\n\n' +
+      references.map(({ family, markdown }) => `# ${family.name}\n\n${body(markdown).replace(/^(#+) /gm, '#$1 ')}`).join('\n'),
+  );
+  files.set(
+    'docs/search-index.json',
+    generatedJson({
+      entries: [
+        ...guides.map((g) => ({ kind: 'guide', title: g.title, url: `/docs/${g.slug}`, text: g.summary })),
+        ...families.map((f) => ({ kind: 'family', title: f.name, url: `/reference/${f.name}`, text: f.description })),
+        ...families.flatMap((f) =>
+          f.operations.map((op) => ({
+            kind: 'operation',
+            title: op.id,
+            url: `/reference/${f.name}#${op.anchor}`,
+            text: `${op.summary} ${op.method} ${op.path}${op.tool ? ` ${op.tool}` : ''}`,
+          })),
+        ),
+      ],
+    }),
+  );
   return files;
 }

@@ -268,6 +268,55 @@ export const settings = pgTable('settings', {
 });
 
 /**
+ * Portal sessions (runtime/portal/sessions.ts): a browser's sign-in, kept server-side behind an
+ * HttpOnly cookie holding a random secret of which only the SHA-256 hash is stored. A session ends
+ * at expires_at, on sign-out (revoked_at), when its user is disabled, and for an API-key sign-in
+ * when that key is revoked or expires.
+ */
+export const portalSessions = pgTable(
+  'portal_sessions',
+  {
+    id: text('id').primaryKey(),
+    secretHash: text('secret_hash').notNull(),
+    userId: text('user_id').notNull(),
+    loginMethod: text('login_method').notNull(), // oidc | api_key
+    /** The key used to sign in (login_method api_key). */
+    apiKeyId: text('api_key_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [uniqueIndex('portal_sessions_secret_hash').on(t.secretHash), index('portal_sessions_user').on(t.userId)],
+);
+
+/** An OpenID Connect sign-in under way: state, nonce and PKCE verifier, keyed by a cookie's hash; single use. */
+export const portalSignIns = pgTable('portal_sign_ins', {
+  id: text('id').primaryKey(),
+  state: text('state').notNull(),
+  nonce: text('nonce').notNull(),
+  codeVerifier: text('code_verifier').notNull(),
+  next: text('next').notNull(),
+  expiresAt: ts('expires_at').notNull(),
+});
+
+/** Requests for access to the developer portal (/request-access), reviewed by hand by operators. */
+export const accessRequests = pgTable(
+  'access_requests',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    email: text('email').notNull(),
+    organisation: text('organisation').notNull(),
+    /** operator_scripts | client_admin | other */
+    audience: text('audience').notNull(),
+    message: text('message').notNull().default(''),
+    status: text('status').notNull().default('pending'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('access_requests_created').on(t.createdAt)],
+);
+
+/**
  * Intake records (issue 12). The fields live on the row as a JSON array (each with its template
  * definition, value, state and source), so one `SELECT … FOR UPDATE` of the record serialises
  * set_field, reopen_field and finalize.

@@ -1,15 +1,27 @@
-// A small Markdown-to-HTML renderer for our own generated documents (headings, lists, paragraphs,
-// code spans, fenced code, links). It escapes everything first, so no input becomes markup; it is
+// A small Markdown-to-HTML renderer for our own generated documents (headings with ids, lists,
+// paragraphs, tables, code spans, fenced code, links). It escapes everything first, so no input becomes markup; it is
 // not a general Markdown implementation and only needs to cover what generator/ writes.
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+import { escapeHtml, page, type Viewer } from './html.ts';
+
+/** A heading's anchor as the generator writes it (reference-family.md.hbs: `#tasksget` for tasks.get). */
+export function headingId(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9_]/g, '');
+}
+
+function tableCells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.replace(/\\\|/g, '|').trim());
 }
 
 function inline(text: string): string {
   return escapeHtml(text)
     .replace(/`([^`]+)`/g, '<code>$1</code>')
     .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-    .replace(/\[([^\]]+)\]\(((?:https?:\/\/|\/)[^)\s]*)\)/g, '<a href="$2">$1</a>');
+    .replace(/\[([^\]]+)\]\(((?:https?:\/\/|\/|#)[^)\s]*)\)/g, '<a href="$2">$1</a>');
 }
 
 export function markdownToHtml(markdown: string): string {
@@ -17,11 +29,21 @@ export function markdownToHtml(markdown: string): string {
   let list = false;
   let para: string[] = [];
   let fence: string[] | null = null;
+  let table: string[][] | null = null;
   const flush = () => {
     if (para.length) out.push(`<p>${inline(para.join(' '))}</p>`);
     para = [];
     if (list) out.push('</ul>');
     list = false;
+    if (table) {
+      const [head, , ...rows] = table;
+      out.push(
+        `<div class="table"><table><thead><tr>${head!.map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>${rows
+          .map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`)
+          .join('')}</tbody></table></div>`,
+      );
+    }
+    table = null;
   };
   for (const line of markdown.replace(/<!--[\s\S]*?-->\n?/g, '').split('\n')) {
     if (fence) {
@@ -36,11 +58,18 @@ export function markdownToHtml(markdown: string): string {
       fence = [];
       continue;
     }
+    if (line.startsWith('|')) {
+      if (!table) flush();
+      (table ??= []).push(tableCells(line));
+      continue;
+    }
+    if (table) flush();
     const h = /^(#{1,6})\s+(.*)$/.exec(line);
     const li = /^\s*[-*]\s+(.*)$/.exec(line);
     if (h) {
       flush();
-      out.push(`<h${h[1]!.length}>${inline(h[2]!)}</h${h[1]!.length}>`);
+      const id = h[1]!.length <= 2 ? headingId(h[2]!.replace(/`/g, '')) : ''; // h3s repeat per operation
+      out.push(`<h${h[1]!.length}${id ? ` id="${id}"` : ''}>${inline(h[2]!)}</h${h[1]!.length}>`);
     } else if (li) {
       if (para.length) {
         out.push(`<p>${inline(para.join(' '))}</p>`);
@@ -64,15 +93,9 @@ export function markdownToHtml(markdown: string): string {
   return out.join('\n');
 }
 
-export function htmlPage(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title><link rel="icon" href="data:,">
-<style>:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}body{max-width:48rem;margin:0 auto;padding:1rem}code,pre{font-family:ui-monospace,monospace}pre{overflow:auto;background:#8881;padding:.5rem}</style>
-</head><body>
-${body}
-</body></html>
-`;
+/** A portal page around rendered Markdown. */
+export function htmlPage(title: string, body: string, options: { path?: string; viewer?: Viewer | null } = {}): string {
+  return page({ title, body, ...options });
 }
 
 /** Whether the client asked for HTML before Markdown (a browser does, a program usually does not). */

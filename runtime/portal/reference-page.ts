@@ -35,10 +35,14 @@ body{margin:0}
 #sign{max-width:32rem;margin:3rem auto;padding:1rem}
 #sign input{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}
 #sign button,#try button{padding:.4rem 1rem;font:inherit;margin-top:.5rem}
-#try{display:none;border-bottom:1px solid #8884;padding:.75rem 1rem}
+#bar{display:none;position:sticky;top:0;z-index:20;background:Canvas;border-bottom:1px solid #8884;padding:.4rem 1rem;align-items:center;gap:.5rem;flex-wrap:wrap}
+#bar a{color:inherit;font-weight:600;text-decoration:none}
+#try{position:relative}
+#try summary{cursor:pointer;padding:.3rem .6rem;border:1px solid #8886;border-radius:.3rem}
+#try-panel{position:absolute;left:0;top:calc(100% + .4rem);width:min(46rem,calc(100vw - 2rem));max-height:70vh;overflow:auto;background:Canvas;border:1px solid #8886;border-radius:.3rem;padding:.75rem;box-shadow:0 .5rem 1.5rem #0004}
 #try select,#try input,#try textarea{font:inherit;max-width:100%}
 #try textarea{width:100%;min-height:4rem;box-sizing:border-box}
-#try-result{white-space:pre-wrap;max-height:20rem;overflow:auto;background:#8881;padding:.5rem}
+#try-result{white-space:pre-wrap;max-height:40vh;overflow:auto;background:#8881;padding:.5rem}
 #error{color:#c00}
 </style></head>
 <body>
@@ -50,14 +54,19 @@ body{margin:0}
 <button type="submit">Show the reference</button>
 <p id="error" role="alert"></p>
 </form>
-<section id="try" aria-label="Try it">
-<strong>Try it</strong>
+<header id="bar">
+<a href="/">svc</a>
+<details id="try">
+<summary>Try it</summary>
+<div id="try-panel" aria-label="Try it">
 <select id="try-op" aria-label="Operation"></select>
 <input id="try-path" aria-label="Path" size="50">
 <button id="try-send" type="button">Send</button>
 <textarea id="try-body" aria-label="JSON body (for POST, PATCH, PUT)" placeholder="JSON body"></textarea>
 <pre id="try-result" aria-live="polite"></pre>
-</section>
+</div>
+</details>
+</header>
 <div id="reference"></div>
 <script src="${REFERENCE_ASSET}"></script>
 <script>
@@ -75,7 +84,9 @@ body{margin:0}
       if (!r.res.ok) { credential = null; $('error').textContent = (r.body && r.body.detail) || 'The credential was refused.'; return; }
       $('sign').style.display = 'none';
       showTry(r.body);
-      Redoc.init(r.body, { showExtensions: true, hideDownloadButton: true, nativeScrollbars: true, disableSearch: false }, $('reference'));
+      // The bar stays on top (sticky); Redoc's sticky sidebar and its scrolling start below it, so
+      // the menu is never pushed under Redoc's fixed footer (it was, with a tall bar above Redoc).
+      Redoc.init(r.body, { showExtensions: true, hideDownloadButton: true, nativeScrollbars: true, disableSearch: false, scrollYOffset: '#bar' }, $('reference'));
     }).catch(function () { $('error').textContent = 'The service does not answer.'; });
   });
   function showTry(doc) {
@@ -93,7 +104,7 @@ body{margin:0}
     });
     select.addEventListener('change', pick);
     pick();
-    $('try').style.display = 'block';
+    $('bar').style.display = 'flex';
   }
   function pick() {
     var o = ops[Number($('try-op').value)];

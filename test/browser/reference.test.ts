@@ -58,7 +58,7 @@ describe.skipIf(!existsSync(CHROMIUM))('in chromium', () => {
     await page.goto(`${s.url}/v1/docs`);
     await page.fill('#key', s.credentials.operatorKey);
     await page.click('button[type=submit]');
-    await page.waitForSelector('#try', { state: 'visible' });
+    await page.waitForSelector('#bar', { state: 'visible' });
     const doc = (await (await fetch(`${s.url}/v1/openapi.json`, { headers: { authorization: `Bearer ${s.credentials.operatorKey}` } })).json()) as {
       paths: Record<string, Record<string, { operationId?: string }>>;
     };
@@ -70,11 +70,21 @@ describe.skipIf(!existsSync(CHROMIUM))('in chromium', () => {
     await page.waitForSelector('[data-section-id^="operation/"]', { timeout: 30_000 });
     const sections = new Set(await page.locator('[data-section-id^="operation/"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-section-id'))));
     for (const id of opIds) expect(sections.has(`operation/${id}`), id).toBe(true);
+    // Redoc's sidebar shows its menu: the first family's entry is the element at its own centre
+    // (it was hidden under Redoc's fixed footer when the try-it panel stood above the page).
+    await page.waitForSelector('.menu-content li[data-item-id="tag/actions"]');
+    const menuVisible = async () =>
+      page.evaluate(`(() => { const li = document.querySelector('.menu-content li[data-item-id="tag/actions"]'); const b = li.getBoundingClientRect();
+        return b.height > 0 && b.bottom <= innerHeight && li.contains(document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2)); })()`);
+    expect(await menuVisible()).toBe(true);
+    await page.click('#try summary');
     await page.selectOption('#try-op', { label: (await page.locator('#try-op option', { hasText: /^meta\.get — / }).textContent())! });
     await page.click('#try-send');
     await page.waitForFunction(() => /^200 /.test(document.getElementById('try-result')!.textContent ?? ''));
     expect(await page.textContent('#try-result')).toContain('contractVersion');
     expect(await page.evaluate(() => location.href)).not.toContain(s.credentials.operatorKey);
+    await page.click('#try summary');
+    expect(await menuVisible()).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'v1-docs.png') });
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);

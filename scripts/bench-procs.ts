@@ -1,0 +1,143 @@
+// Servers in their own processes, and autocannon to drive them (issue 16: a ratio counts only when
+// the baseline is driven to its limit, and a load generator in the server's process cannot do that).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+const BIN = new URL('../bin/svc.js', import.meta.url).pathname;
+const BARE = new URL('./bare-hono.mjs', import.meta.url).pathname;
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident memory of a process in MB (Linux /proc), or NaN. */
+export function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function waitFor(url: string, headers: Record<string, string>, child: ChildProcess, started: number): Promise<number> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${url}: the server exited ${child.exitCode}`);
+    try {
+      const res = await fetch(url, { headers });
+      await res.arrayBuffer();
+      if (res.status === 200) return performance.now() - started;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - started > 60_000) throw new Error(`${url} did not answer within 60 s`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export interface Proc {
+  url: string;
+  pid: number;
+  /** Spawn to the first 200 of the probe URL, in ms. */
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+function stopper(child: ChildProcess, cleanup: () => void | Promise<void> = () => undefined): () => Promise<void> {
+  return async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await cleanup();
+  };
+}
+
+export interface SvcProc extends Proc {
+  operatorKey: string;
+}
+
+/** `svc seed` then `svc serve` on a fresh PGlite directory (or the given PostgreSQL URL), rate limit out of the way. */
+export async function startSvc(options: { databaseUrl?: string } = {}): Promise<SvcProc> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    SVC_DATA_DIR: dataDir,
+    DATABASE_URL: options.databaseUrl ?? '',
+    PORT: String(port),
+    SVC_RATE_LIMIT_PER_MINUTE: '100000000',
+    NODE_ENV: 'production',
+  };
+  const seeded = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'seed', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`svc seed exited ${code}`))));
+  });
+  const { operatorKey } = JSON.parse(seeded.trim().split('\n').at(-1)!) as { operatorKey: string };
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], { env, stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  const startupMs = await waitFor(`${url}/v1/meta`, { authorization: `Bearer ${operatorKey}` }, child, started);
+  return { url, pid: child.pid!, startupMs, operatorKey, stop: stopper(child, () => rmSync(dataDir, { recursive: true, force: true })) };
+}
+
+/** A bare Hono app on @hono/node-server answering GET /v1/meta with the given body (plain JavaScript, no tsx). */
+export async function startBare(body: string): Promise<Proc> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [BARE], { env: { ...process.env, PORT: String(port), BODY: body }, stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  const startupMs = await waitFor(`${url}/v1/meta`, {}, child, started);
+  return { url, pid: child.pid!, startupMs, stop: stopper(child) };
+}
+
+export interface CannonResult {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export async function cannon(options: {
+  url: string;
+  connections: number;
+  seconds: number;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}): Promise<CannonResult> {
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.seconds,
+    method: options.method ?? 'GET',
+    headers: options.headers,
+    body: options.body,
+  });
+  return {
+    rps: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+export function line(label: string, r: CannonResult): string {
+  return `${label.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(1).padStart(5)} ms  p99 ${r.p99Ms.toFixed(1).padStart(6)} ms${r.non2xx || r.errors ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}`;
+}
