@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every handler result is checked against its operation's output schema (runtime/pipeline/executor.ts).
+    env: { SVC_VALIDATE_RESPONSES: 'true' },
   },
 });

@@ -8,7 +8,7 @@ import type { ValidateFn } from '../runtime/pipeline/validate.ts';
 import { mcpTools } from '../generated/mcp-tools.ts';
 import { operationsById, secretPointers, service } from '../generated/registry.ts';
 import { routes } from '../generated/routes.ts';
-import { validators } from '../generated/validators.js';
+import { resultValidators, validators } from '../generated/validators.js';
 import { handlers } from '../handlers/index.ts';
 
 /** The registry of this contract and its handlers: what `svc serve` runs. */
@@ -17,6 +17,7 @@ export function svcRegistry(): Registry {
     service,
     operationsById,
     validators: validators as Readonly<Record<string, ValidateFn>>,
+    resultValidators: resultValidators as Readonly<Record<string, ValidateFn>>,
     routes,
     tools: mcpTools,
     // AllHandlers is keyed by operation id with each operation's own input/output types.

@@ -1,6 +1,6 @@
 // Step 2: every rule of the contract format. All errors of a run are collected, never just the first.
 import path from 'node:path';
-import { checkDeprecations } from './governance/deprecation.ts';
+import { checkDeprecations } from './deprecation.ts';
 import { checkKeys } from './keys.ts';
 import type { LoadedContract } from './load.ts';
 import {

@@ -76,7 +76,7 @@ async function generate(options: Options): Promise<number> {
   const report = writeGenerated(files, options.out);
   if (options.contract === 'contract' && options.out === 'generated') {
     // New operations get a typed notImplemented entry in their family's handler file (bodies are never touched).
-    const scaffold = await import('./governance/scaffold.ts');
+    const scaffold = await import('./tools/scaffold.ts');
     scaffold.printScaffoldReport(scaffold.scaffoldFromContract(options.contract, 'handlers'));
   }
   for (const rel of report.written) console.log(`wrote   ${path.join(options.out, rel)}`);
@@ -91,16 +91,16 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'generate':
-        if (rest.includes('--watch')) return await (await import('./governance/watch.ts')).runWatch(rest);
+        if (rest.includes('--watch')) return await (await import('./tools/watch.ts')).runWatch(rest);
         return await generate(parseOptions(rest));
       case 'release':
-        return await (await import('./governance/snapshot.ts')).runRelease(rest);
+        return await (await import('./snapshot.ts')).runRelease(rest);
       case 'lint': {
         const options = parseOptions(rest);
         const result = lint(options.contract, path.join(options.out, 'openapi.json'));
         for (const line of result.contractErrors) console.error(line);
         if (result.redoclyStatus === -1) console.error(`${options.out}/openapi.json does not exist. Run \`npx svc generate\` first.`);
-        const handlersExit = options.contract === 'contract' ? await (await import('./governance/scaffold.ts')).lintHandlers(options.rest) : 0;
+        const handlersExit = options.contract === 'contract' ? await (await import('./tools/scaffold.ts')).lintHandlers(options.rest) : 0;
         const failed = result.contractErrors.length > 0 || result.redoclyStatus !== 0 || handlersExit !== 0;
         console.error(
           failed
@@ -110,7 +110,7 @@ export async function main(argv: string[]): Promise<number> {
         return failed ? 1 : 0;
       }
       case 'diff':
-        return await (await import('./governance/diff.ts')).runDiff(rest);
+        return await (await import('./diff/command.ts')).runDiff(rest);
       case undefined:
       case 'help':
       case '--help':

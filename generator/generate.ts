@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, st
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { emitAll } from './emit/index.ts';
-import { GENERATED_NOTE } from './emit/format.ts';
+import { GENERATED_NOTE, LEGACY_GENERATED_NOTE } from './emit/format.ts';
 import { displayPath, loadContract } from './load.ts';
 import { buildModel } from './model.ts';
 
@@ -28,7 +28,8 @@ export function listFiles(dir: string): string[] {
 }
 
 function carriesMarker(file: string): boolean {
-  return readFileSync(file, 'utf8').slice(0, 400).includes(GENERATED_NOTE);
+  const head = readFileSync(file, 'utf8').slice(0, 400);
+  return head.includes(GENERATED_NOTE) || head.includes(LEGACY_GENERATED_NOTE);
 }
 
 function removeEmptyDirs(dir: string, root: string): void {

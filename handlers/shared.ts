@@ -2,16 +2,15 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../runtime/db/client.ts';
 import { clients, users } from '../runtime/db/schema.ts';
-import { etagMatches } from '../runtime/etag.ts';
+import { etagMatches, requireIfMatch } from '../runtime/etag.ts';
 import type { HandlerContext } from '../runtime/handler-types.ts';
 import { invalidField, notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 
 /** 428 without If-Match, 412 when it does not match the current ETag (strong comparison). */
+/** If-Match against the resource's current ETag: 428 when missing (runtime/etag.ts requireIfMatch, the one rule), 412 when stale. */
 export function checkIfMatch(ctx: HandlerContext, currentEtag: string): void {
-  if (ctx.ifMatch === null || ctx.ifMatch === undefined || ctx.ifMatch.trim() === '') {
-    throw new ProblemError('precondition_required', 'Send If-Match with the current ETag.');
-  }
-  if (!etagMatches(ctx.ifMatch, currentEtag)) throw preconditionFailed(currentEtag);
+  const ifMatch = requireIfMatch(ctx.operationId, ctx.ifMatch);
+  if (!etagMatches(ifMatch, currentEtag)) throw preconditionFailed(currentEtag);
 }
 
 export function preconditionFailed(currentEtag?: string): ProblemError {

@@ -34,6 +34,8 @@ export interface Registry {
   service: Service;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
+  /** Validators of each operation's handler result (its output schema). */
+  resultValidators: Readonly<Record<string, ValidateFn>>;
   routes: readonly RouteDef[];
   tools: readonly McpToolDef[];
   handlers: Readonly<Record<string, AnyHandler>>;
@@ -129,6 +131,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     service,
     operationsById: registry.operationsById,
     validators: registry.validators,
+    resultValidators: config.validateResponses ? registry.resultValidators : null,
     handlers: registry.handlers,
     secrets: createSecretFields({ pointers: registry.secretPointers, key: config.secretKey }),
     auditor,

@@ -26,6 +26,11 @@ export interface Config {
   secretKey: Buffer | null;
   /** Background workers (file scan, extraction, upload purge) in this process (SVC_WORKERS, default on). */
   workersEnabled: boolean;
+  /**
+   * Check every handler result against the operation's output schema (SVC_VALIDATE_RESPONSES; always
+   * on in the test suite). A mismatch is logged with the request id and answered 500 internal_error.
+   */
+  validateResponses: boolean;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -76,6 +81,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthClientMode: oneOf('API_OAUTH_CLIENT_MODE', env.API_OAUTH_CLIENT_MODE, ['open', 'allowlist'] as const, 'open'),
     oauthIssuer: env.SVC_OAUTH_ISSUER || null,
     oauthJwksUrl: env.SVC_OAUTH_JWKS_URL || null,
+    validateResponses: flag(env.SVC_VALIDATE_RESPONSES, false),
     webhookAllowPrivate: flag(env.SVC_WEBHOOK_ALLOW_PRIVATE, false),
     mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
     rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),

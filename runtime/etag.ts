@@ -17,6 +17,19 @@ function opaque(tag: string): string | null {
   return t.length > 0 && !t.includes('"') ? t : null;
 }
 
+/**
+ * The one If-Match presence rule: 428 precondition_required when it is missing or blank (the
+ * pipeline applies it to every `ifMatch: required` operation; handlers/shared.ts checkIfMatch to
+ * a handler called directly), or when it is or lists `*` (refuseWildcardIfMatch).
+ */
+export function requireIfMatch(operationId: string, ifMatch: string | null | undefined): string {
+  if (ifMatch == null || ifMatch.trim() === '') {
+    throw new ProblemError('precondition_required', `${operationId} needs If-Match with the resource's current ETag.`);
+  }
+  refuseWildcardIfMatch(ifMatch);
+  return ifMatch;
+}
+
 /** 428 precondition_required when an If-Match value is or lists `*`: a write must name the ETag it read. */
 export function refuseWildcardIfMatch(ifMatch: string | null | undefined): void {
   if (ifMatch == null || !splitList(ifMatch).includes('*')) return;

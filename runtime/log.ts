@@ -77,6 +77,14 @@ export function blankQuoted(message: string): string {
     .slice(0, 300); // not a contract limit: the longest error message kept in a log line
 }
 
+/**
+ * An error whose message the runtime composed from no request data (a handler result that breaks
+ * the contract: operation, pointers, schema messages): logged as it is, quotes included.
+ */
+export class SafeMessageError extends Error {
+  override name = 'SafeMessageError';
+}
+
 /** What a log line may say about an error. */
 export function errorSummary(err: unknown): Record<string, Scalar | string[]> {
   const name = err instanceof Error ? err.name : typeof err;
@@ -94,5 +102,5 @@ export function errorSummary(err: unknown): Record<string, Scalar | string[]> {
     };
   }
   const message = err instanceof Error ? err.message : typeof err === 'string' ? err : '';
-  return { name, message: blankQuoted(message), stack: frames };
+  return { name, message: err instanceof SafeMessageError ? message.slice(0, 2000) : blankQuoted(message), stack: frames };
 }

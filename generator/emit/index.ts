@@ -10,7 +10,7 @@ import { emitRegistry } from './registry.ts';
 import { emitRoutes } from './routes.ts';
 import { emitTypes } from './types.ts';
 import { emitValidators } from './validators.ts';
-import { emitChangelog } from '../governance/changelog.ts';
+import { emitChangelog } from './changelog.ts';
 
 export async function emitAll(model: Model): Promise<Map<string, string>> {
   const files = new Map<string, string>();

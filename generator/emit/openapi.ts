@@ -2,7 +2,6 @@
 import type { JsonSchema } from '../../runtime/contract-types.ts';
 import type { Model, ModelOperation } from '../model.ts';
 import { COMPONENT_PREFIX } from '../schema.ts';
-import { generatedJson } from './format.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -183,6 +182,3 @@ export function buildOpenApi(model: Model): Doc {
   };
 }
 
-export function emitOpenApi(model: Model): string {
-  return generatedJson(buildOpenApi(model));
-}

@@ -1,4 +1,5 @@
-// generated/validators.js (+ .d.ts): ajv standalone ESM validators of every operation input.
+// generated/validators.js (+ .d.ts): ajv standalone ESM validators of every operation's input, and of
+// every handler result (the operation's output schema), which the runtime checks before it answers.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import formatsModule from 'ajv-formats';
@@ -16,6 +17,10 @@ const DEFS_ID = `${BASE}schemas.json`;
 
 export function validatorName(id: string): string {
   return `validate_${id.replace(/[^A-Za-z0-9_]/g, '_')}`;
+}
+
+export function resultValidatorName(id: string): string {
+  return `validateResult_${id.replace(/[^A-Za-z0-9_]/g, '_')}`;
 }
 
 /** #/components/schemas/X -> one shared document's $defs, so each component compiles once. */
@@ -54,12 +59,17 @@ export function emitValidators(model: Model): { js: string; dts: string } {
       ajv.addSchema({ ...forAjv(model.schemas[op.inputName]), $id: id });
       exportsMap[validatorName(op.def.id)] = id;
       exportLines.push(`export const ${validatorName(op.def.id)} = __chunk${chunks.length}.${validatorName(op.def.id)};`);
+      const outId = `${BASE}outputs/${op.def.id}.json`;
+      ajv.addSchema({ ...forAjv(model.schemas[op.outputName]), $id: outId });
+      exportsMap[resultValidatorName(op.def.id)] = outId;
+      exportLines.push(`export const ${resultValidatorName(op.def.id)} = __chunk${chunks.length}.${resultValidatorName(op.def.id)};`);
     }
     // Each chunk is CommonJS-shaped code in its own function scope, so ajv's names cannot collide.
     chunks.push(`const __chunk${chunks.length} = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n${standaloneCode(ajv, exportsMap)}\nreturn module.exports;\n})();`);
   }
   const { imports, code } = requiresToImports(chunks.join('\n\n'));
   const table = model.operations.map((op) => `  ${JSON.stringify(op.def.id)}: ${validatorName(op.def.id)},`).join('\n');
+  const resultTable = model.operations.map((op) => `  ${JSON.stringify(op.def.id)}: ${resultValidatorName(op.def.id)},`).join('\n');
   const js = `${TS_HEADER}${imports}
 
 ${code}
@@ -70,8 +80,15 @@ ${exportLines.join('\n')}
 export const validators = Object.freeze({
 ${table}
 });
+
+/** Operation id -> validator of its handler's result (the contract's output schema). */
+export const resultValidators = Object.freeze({
+${resultTable}
+});
 `;
-  const decls = model.operations.map((op) => `export declare const ${validatorName(op.def.id)}: InputValidator;`).join('\n');
+  const decls = model.operations
+    .flatMap((op) => [`export declare const ${validatorName(op.def.id)}: InputValidator;`, `export declare const ${resultValidatorName(op.def.id)}: InputValidator;`])
+    .join('\n');
   const dts = `${TS_HEADER}import type { ErrorObject } from 'ajv';
 
 /** An ajv validate function: true when valid; otherwise its errors property lists every failure. */
@@ -84,6 +101,9 @@ ${decls}
 
 /** Operation id -> validator of its input. */
 export declare const validators: Readonly<Record<string, InputValidator>>;
+
+/** Operation id -> validator of its handler's result. */
+export declare const resultValidators: Readonly<Record<string, InputValidator>>;
 `;
   return { js, dts };
 }

@@ -40,14 +40,9 @@ export interface McpDeps {
   executor: Executor;
   /**
    * The shared authenticate step (runtime/pipeline/types.ts RequestAuthenticator): authenticates,
-   * counts the credential's rate limit, records c.var.principal, audits a refusal. Preferred.
+   * counts the credential's rate limit, records c.var.principal, audits a refusal.
    */
-  authenticateRequest?: RequestAuthenticator;
-  /**
-   * Plain credential check (runtime/auth/authenticate.ts), used when authenticateRequest is not
-   * given. Throws ProblemError unauthorized / invalid_token / not_configured.
-   */
-  authenticate?: (authorization: string | undefined, ip: string | null) => Promise<Principal>;
+  authenticateRequest: RequestAuthenticator;
   config: Config;
   /** The generated tool table (generated/mcp-tools.ts), sorted. */
   tools: readonly McpToolDef[];
@@ -56,8 +51,6 @@ export interface McpDeps {
   problemBody?: (err: ProblemError, instance: string, requestId: string, baseUrl: string) => ProblemDocument;
   /** Default: c.get('requestId'), set by the app-wide middleware. */
   getRequestId?: (c: Context<any>) => string;
-  /** Caller address for key IP allowlists (only with `authenticate`). Default: the socket address, else null. */
-  getClientIp?: (c: Context<any>) => string | null;
   /** The contract's mcpProtocolVersions (service.mcpProtocolVersions), newest first. */
   protocolVersions: readonly string[];
   /** serverInfo.version: the contract version (service.contractVersion). */
@@ -221,12 +214,6 @@ function toProblemError(err: unknown, log: (message: string) => void = stderrLog
   return new ProblemError('internal_error', 'An unexpected error occurred. Quote the requestId when reporting it.');
 }
 
-function defaultClientIp(c: Context<any>): string | null {
-  // @hono/node-server puts the Node request in c.env.incoming; no proxy headers are trusted here.
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? null;
-}
-
 function jsonRpcError(status: number, code: number, message: string, data?: Record<string, unknown>): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: data ? { code, message, data } : { code, message }, id: null }), {
     status,
@@ -239,19 +226,11 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   const { entries, byName } = buildToolTable(deps.tools, deps.operationsById, config.mcpUnderscoreAliases);
   const published = new Map(entries.map((e) => [e.name, publishedTool(e)]));
   const protocolVersions = deps.protocolVersions;
-  const getClientIp = deps.getClientIp ?? defaultClientIp;
   const problemBody = deps.problemBody ?? defaultProblemBody;
   const maxBodyBytes = deps.maxBodyBytes;
   const log = deps.log ?? stderrLog;
   const getRequestId = deps.getRequestId ?? ((c: Context<any>) => (c as Context<AppEnv>).get('requestId') ?? 'unknown');
-  if (!deps.authenticateRequest && !deps.authenticate) throw new Error('mountMcp needs authenticateRequest or authenticate');
-  const authenticate = async (c: Context<any>): Promise<Principal> => {
-    if (deps.authenticateRequest) return deps.authenticateRequest(c as Context<AppEnv>);
-    const principal = await deps.authenticate!(c.req.header('authorization'), getClientIp(c));
-    // For middleware and audit that want the caller; the shared authenticator records it itself.
-    (c as Context<AppEnv>).set('principal', principal);
-    return principal;
-  };
+  const authenticate = (c: Context<any>): Promise<Principal> => deps.authenticateRequest(c as Context<AppEnv>);
   const resourceMetadata = `${config.baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
   const instructions =
     `Tools of the svc Platform API (contract ${deps.serverVersion}). Call svc.meta.get first: ` +

@@ -38,10 +38,10 @@ import {
   type StoredResponse,
 } from '../idempotency.ts';
 import { checkAccess, checkEnabled } from './access.ts';
-import { refuseWildcardIfMatch } from '../etag.ts';
+import { refuseWildcardIfMatch, requireIfMatch } from '../etag.ts';
 import type { Call, CallResult, Executor, Plan } from './types.ts';
-import { validateInput, type ValidateFn } from './validate.ts';
-import { errorSummary, logLine, stderrLog } from '../log.ts';
+import { fieldErrors, validateInput, type ValidateFn } from './validate.ts';
+import { errorSummary, logLine, SafeMessageError, stderrLog } from '../log.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyHandler = Handler<any, any>;
@@ -52,6 +52,8 @@ export interface PipelineDeps {
   service: Service;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
+  /** Result validators by operation id; null: results are not checked (config.validateResponses off). */
+  resultValidators?: Readonly<Record<string, ValidateFn>> | null;
   handlers: Readonly<Record<string, AnyHandler>>;
   /** The contract's bearer secrets: removed from previews, sealed in stored answers (runtime/secret-fields.ts). */
   secrets: SecretFields;
@@ -129,6 +131,20 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     return handler;
   }
 
+  /**
+   * The handler's result against the contract's output schema, when result validation is on: a
+   * mismatch is a bug in the handler, thrown as an unexpected error (logged with the request id,
+   * answered 500 internal_error) naming the operation, each JSON pointer and its message.
+   */
+  function checkResult(op: OperationDef, value: unknown): void {
+    if (!deps.resultValidators || op.stream) return;
+    const validate = deps.resultValidators[op.id];
+    if (!validate) throw new Error(`no result validator for ${op.id}`);
+    if (validate(value)) return;
+    const found = fieldErrors(validate.errors).map((e) => `${e.pointer || '(result)'}: ${e.message}`);
+    throw new SafeMessageError(`the result of ${op.id} does not match the contract: ${found.join('; ')}`);
+  }
+
   function validatorOf(op: OperationDef): ValidateFn {
     const validate = deps.validators[op.id];
     if (!validate) throw new Error(`no validator for ${op.id}`);
@@ -177,6 +193,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     try {
       const result = await database.transaction(async (tx) => {
         const value = await handler(input, context(tx, op, principal, requestId, dryRun, ifMatch, events));
+        checkResult(op, value);
         await scrubEventSecrets(tx, events, secrets.values(op.id, value));
         if (dryRun) throw new Rollback(value);
         if (onCommit) await onCommit(tx, value);
@@ -221,10 +238,8 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           : `${op.id} needs an Idempotency-Key header: send a new UUID, and the same one when you retry this write.`,
       );
     }
-    if (op.ifMatch === 'required' && !call.controls.ifMatch) {
-      throw new ProblemError('precondition_required', `${op.id} needs If-Match with the resource's current ETag.`);
-    }
-    refuseWildcardIfMatch(call.controls.ifMatch);
+    if (op.ifMatch === 'required') requireIfMatch(op.id, call.controls.ifMatch);
+    else refuseWildcardIfMatch(call.controls.ifMatch);
     if (call.controls.dryRun) return plan(op, input, call);
 
     const scope: IdempotencyScope | null = key
@@ -329,6 +344,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     if (op.kind === 'read') {
       const handler = handlerOf(op);
       const body = await handler(input, context(database.db, op, principal, call.requestId, false, null, []));
+      checkResult(op, body);
       const headers: Record<string, string> = {};
       const etag = etagOf(body);
       if (etag) headers.ETag = etag;
@@ -382,6 +398,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           const tx = sp as unknown as Db;
           const emitted: EmittedEvent[] = [];
           const value = await handler(input, context(tx, op, who, requestId, mode.dryRun, null, emitted));
+          checkResult(op, value);
           await scrubEventSecrets(tx, emitted, secrets.values(op.id, value));
           mode.sink.push(...emitted);
           return secrets.seal(op.id, value);

@@ -40,9 +40,6 @@ const randomKey = () => `svc_sk_live_${randomBytes(32).toString('base64url')}`;
 describe('failed authentication flood', () => {
   it('one address is answered 429 after the limit; other addresses and cached keys are served', async () => {
     const limit = service.limits.failedAuthPerMinute;
-    // The service key is known good at the flooding address before the flood (cached).
-    expect((await get('/v1/meta', s.credentials.serviceKey, '127.0.0.2')).status).toBe(200);
-
     const statuses: number[] = [];
     for (let i = 0; i < limit + 20; i++) statuses.push((await get('/v1/meta', randomKey(), '127.0.0.2')).status);
     expect(statuses.slice(0, limit).every((x) => x === 401)).toBe(true);
@@ -53,9 +50,9 @@ describe('failed authentication flood', () => {
     expect(Number(throttled.retryAfter)).toBeGreaterThan(0);
     expect(JSON.parse(throttled.body)).toMatchObject({ code: 'rate_limited', retryable: true });
 
-    // Another address with a valid key: served.
+    // Another address with a valid key: served (and the key is now cached, for at most 5 s)...
     expect((await get('/v1/meta', s.credentials.operatorKey, '127.0.0.1')).status).toBe(200);
-    // The throttled address with a good key the instance has cached: served.
-    expect((await get('/v1/meta', s.credentials.serviceKey, '127.0.0.2')).status).toBe(200);
+    // ...so the throttled address may use it too: a key the instance has cached as good is served.
+    expect((await get('/v1/meta', s.credentials.operatorKey, '127.0.0.2')).status).toBe(200);
   });
 });

@@ -2,7 +2,7 @@
 // label lines, type coercion (with the confidence it costs), unreadable types, and the scan rules.
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { extractValues, parseCsv, UnreadableDocument, type ExtractFieldDef } from '../../runtime/files/extract.ts';
+import { extractValues, parseCsv, UnreadableDocument, type ExtractFieldDef, type ProposedValue } from '../../runtime/files/extract.ts';
 import { checkSignature, signUrl } from '../../runtime/files/signing.ts';
 import { scanVerdict } from '../../runtime/files/worker.ts';
 import { makePdf } from '../support/pdf.ts';
@@ -16,7 +16,7 @@ const FIELDS: ExtractFieldDef[] = [
   { key: 'census', label: 'Census', type: 'file' },
 ];
 
-const byKey = (values: { key: string }[]) => Object.fromEntries(values.map((v) => [v.key, v]));
+const byKey = (values: ProposedValue[]): Record<string, ProposedValue> => Object.fromEntries(values.map((v) => [v.key, v]));
 
 describe('parseCsv', () => {
   it('reads quoted cells, doubled quotes, embedded commas and newlines, CRLF, and skips blank rows', () => {

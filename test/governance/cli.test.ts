@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runDiff } from '../../generator/governance/diff.ts';
-import { buildSnapshot, releaseFiles, runRelease, stableJson } from '../../generator/governance/snapshot.ts';
+import { runDiff } from '../../generator/diff/command.ts';
+import { buildSnapshot, releaseFiles, runRelease, stableJson } from '../../generator/snapshot.ts';
 import { loadContract } from '../../generator/load.ts';
 import { applyEdits, cleanupCopies, copyContract, loc } from './helpers.ts';
 

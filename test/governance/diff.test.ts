@@ -1,7 +1,9 @@
 // One contract mutation per rule of `svc diff`: classification, rule id, subject and file:line:col.
 import { afterAll, describe, expect, it } from 'vitest';
-import { diffContracts, RULES, verdict, type Finding } from '../../generator/governance/diff.ts';
-import { compileContract } from '../../generator/governance/snapshot.ts';
+import { verdict } from '../../generator/diff/command.ts';
+import { diffContracts } from '../../generator/diff/engine.ts';
+import { RULES, type Finding } from '../../generator/diff/rules.ts';
+import { compileContract } from '../../generator/snapshot.ts';
 import { cleanupCopies, FIXTURE, fixtureBase, loc, mutate, totals, type Edits } from './helpers.ts';
 
 afterAll(cleanupCopies);

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { displayPath } from '../../generator/load.ts';
-import { compileContract, type CompiledContract } from '../../generator/governance/snapshot.ts';
+import { compileContract, type CompiledContract } from '../../generator/snapshot.ts';
 
 export const FIXTURE = 'test/fixtures/governance/contract';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { handlersExportName, lintHandlers, listUnimplemented, scaffoldHandlers } from '../../generator/governance/scaffold.ts';
+import { handlersExportName, lintHandlers, listUnimplemented, scaffoldHandlers } from '../../generator/tools/scaffold.ts';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -62,12 +62,12 @@ describe('scaffoldHandlers', () => {
     expect(y).toContain("'y.a': notImplemented('y.a'),");
   });
 
-  it('creates a missing family file and registers it in index.ts', () => {
+  it('creates a missing family file (ending with satisfies <Family>Handlers) and registers it in index.ts', () => {
     const dir = copyHandlers();
     const report = scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'widgets.make', family: 'widgets' }] });
     expect(report.created.map((c) => path.basename(c.file))).toEqual(['widgets.ts']);
     expect(readFileSync(path.join(dir, 'widgets.ts'), 'utf8')).toBe(
-      "// widgets.*: not implemented yet; every operation answers 501 not_implemented.\nimport { notImplemented } from '../runtime/not-implemented.ts';\n\nexport const widgetsHandlers = {\n  'widgets.make': notImplemented('widgets.make'),\n};\n",
+      "// widgets.*: not implemented yet; every operation answers 501 not_implemented.\nimport type { WidgetsHandlers } from '../generated/handlers/widgets.ts';\nimport { notImplemented } from '../runtime/not-implemented.ts';\n\nexport const widgetsHandlers = {\n  'widgets.make': notImplemented('widgets.make'),\n} satisfies WidgetsHandlers;\n",
     );
     const index = readFileSync(path.join(dir, 'index.ts'), 'utf8');
     expect(parses(index)).toBe(true);

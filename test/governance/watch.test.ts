@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codeFrame, startWatch } from '../../generator/governance/watch.ts';
+import { codeFrame, startWatch } from '../../generator/tools/watch.ts';
 import { cleanupCopies, copyContract, loc } from './helpers.ts';
 
 afterAll(cleanupCopies);

@@ -218,9 +218,11 @@ export async function startHarness(
     protocolVersions: service.mcpProtocolVersions,
     serverVersion: service.contractVersion,
     log: (m) => logs.push(m),
-    ...(options.requestAuthenticator
-      ? { authenticateRequest: async (c) => fakeAuthenticate(c.req.header('authorization'), true) }
-      : { authenticate: async (authorization) => fakeAuthenticate(authorization, false) }),
+    authenticateRequest: async (c) => {
+      const principal = await fakeAuthenticate(c.req.header('authorization'), options.requestAuthenticator ?? false);
+      c.set('principal', principal);
+      return principal;
+    },
   });
   const url = `${config.baseUrl}/mcp`;
   const clients: Client[] = [];

@@ -118,6 +118,10 @@ export const fixtureValidators: Record<string, ValidateFn> = Object.fromEntries(
   Object.entries(schemas).map(([id, schema]) => [id, ajv.compile(schema) as unknown as ValidateFn]),
 );
 
+/** Fixture operations publish no output schema: any result passes (the generated approvals ops are checked). */
+export const fixtureResultValidators: Record<string, ValidateFn> = Object.fromEntries(
+  fixtureOps.map((o) => [o.id, ajv.compile({}) as unknown as ValidateFn]),
+);
 export const fixtureRoutes = fixtureOps.map((o) => ({ id: o.id, method: o.method, path: o.path, routerPath: toRouterPath(o.path) }));
 export const fixtureOperationsById = Object.fromEntries(fixtureOps.map((o) => [o.id, o]));
 

@@ -12,6 +12,7 @@ import {
   fakeAuthenticator,
   fixtureHandlers,
   fixtureOperationsById,
+  fixtureResultValidators,
   fixtureRoutes,
   fixtureValidators,
   principal,
@@ -38,7 +39,7 @@ function makeApp(writesEnabled = true, rateLimit?: number): SvcApp {
   logs = [];
   return createApp({
     database,
-    config: loadConfig({}, { baseUrl: BASE, writesEnabled }),
+    config: loadConfig({ SVC_VALIDATE_RESPONSES: process.env.SVC_VALIDATE_RESPONSES }, { baseUrl: BASE, writesEnabled }),
     authenticator: fakeAuthenticator(people),
     log: (m) => logs.push(m),
     rateLimit: rateLimit ? { limit: rateLimit } : undefined,
@@ -47,6 +48,7 @@ function makeApp(writesEnabled = true, rateLimit?: number): SvcApp {
       service: gen.service,
       operationsById: { ...fixtureOperationsById, ...Object.fromEntries(approvalIds.map((id) => [id, gen.operationsById[id]!])) },
       validators: fixtureValidators,
+      resultValidators: { ...fixtureResultValidators, ...Object.fromEntries(approvalIds.map((id) => [id, gen.resultValidators[id]!])) },
       routes: [...fixtureRoutes, ...gen.routes.filter((r) => approvalIds.includes(r.id))],
       handlers: { ...fixtureHandlers, ...Object.fromEntries(approvalIds.map((id) => [id, gen.handlers[id]!])) },
       tools: [],

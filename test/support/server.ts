@@ -32,7 +32,7 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
   const database = await freshDatabase();
   const logs: string[] = [];
   try {
-    const base = loadConfig({}, { port: 0, ...configOverrides });
+    const base = loadConfig({ SVC_VALIDATE_RESPONSES: process.env.SVC_VALIDATE_RESPONSES }, { port: 0, ...configOverrides });
     const server = await startServer({
       config: base,
       database,
@@ -54,6 +54,10 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       async close() {
         await server.close();
         await database.close();
+        // Result validation is on in the suite (vitest.config.ts): a handler whose result does not
+        // match the contract fails the file here, with the operation, the pointer and the message.
+        const mismatches = logs.filter((line) => line.includes('does not match the contract'));
+        if (mismatches.length > 0) throw new Error(`handler results that do not match the contract:\n${mismatches.join('\n')}`);
         // Suite-wide: whatever a test made the server log is one structured line (runtime/log.ts).
         const loose = logs.filter((line) => {
           try {

@@ -7,11 +7,11 @@
 // and an entry of svc.yaml versions[] may carry
 //   { version: v1, status: deprecated, since, sunset, link, successor: v2, successorLink }
 //   { version: v2, status: current, released: <date it shipped>, sunset: null }
-import { instant } from '../../runtime/deprecation.ts';
-export { deprecationHeaders, httpDate, instant, metaDeprecations, type MetaDeprecation, type MetaVersion, type VersionEntry } from '../../runtime/deprecation.ts';
-import type { LoadedContract } from '../load.ts';
-import { asArray, asObj, isObj, type Obj } from '../raw.ts';
-import { diagnostic, type Diagnostic, type JsonPath, type SourceFile } from '../source.ts';
+import { instant } from '../runtime/deprecation.ts';
+export { deprecationHeaders, httpDate, instant, metaDeprecations, type MetaDeprecation, type MetaVersion, type VersionEntry } from '../runtime/deprecation.ts';
+import type { LoadedContract } from './load.ts';
+import { asArray, asObj, isObj, type Obj } from './raw.ts';
+import { diagnostic, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
 
 const FIELDS = ['since', 'sunset', 'link', 'successor', 'successorLink'] as const;
 

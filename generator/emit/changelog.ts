@@ -2,8 +2,8 @@
 // with Added / Deprecated / Removed per release. Served by the runtime at /changelog.
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
-import { GENERATED_NOTE } from '../emit/format.ts';
-import { compareVersions } from './snapshot.ts';
+import { GENERATED_NOTE } from './format.ts';
+import { compareVersions } from '../snapshot.ts';
 
 export interface ChangelogEntry {
   version: string;
@@ -26,7 +26,7 @@ const hb = Handlebars.create();
 let compiled: HandlebarsTemplateDelegate | null = null;
 
 function template(): HandlebarsTemplateDelegate {
-  compiled ??= hb.compile(readFileSync(new URL('./templates/CHANGELOG.md.hbs', import.meta.url), 'utf8'), { noEscape: true, strict: false });
+  compiled ??= hb.compile(readFileSync(new URL('../templates/CHANGELOG.md.hbs', import.meta.url), 'utf8'), { noEscape: true, strict: false });
   return compiled;
 }
 

@@ -4,8 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher 
 import path from 'node:path';
 import { compileContract as compileFiles, writeGenerated } from '../generate.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics, type Diagnostic } from '../source.ts';
-import { loadContract } from '../load.ts';
-import { consoleIo, parseArgs, type CliIo } from './snapshot.ts';
+import { consoleIo, parseArgs, type CliIo } from '../snapshot.ts';
 
 /** The offending line with one line of context on each side and a caret under the column. */
 export function codeFrame(d: Pick<Diagnostic, 'file' | 'line' | 'col'>, text?: string): string {

@@ -1,13 +1,13 @@
 // Release snapshots: the compiled registry of one contract version as deterministic JSON.
 // `svc release` writes contract/releases/<version>.json; `svc diff` compares the contract with one.
-import { sortKeys } from '../emit/format.ts';
+import { sortKeys } from './emit/format.ts';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { OperationDef, ServiceDef } from '../../runtime/contract-types.ts';
-import { loadContract, parseYamlFile, displayPath, type LoadedContract } from '../load.ts';
-import { buildModel } from '../model.ts';
-import { asArray, asObj, isObj, type Obj } from '../raw.ts';
-import { ContractError, positionOf, type Diagnostic, type JsonPath, type SourceFile } from '../source.ts';
+import type { OperationDef, ServiceDef } from '../runtime/contract-types.ts';
+import { loadContract, parseYamlFile, displayPath, type LoadedContract } from './load.ts';
+import { buildModel } from './model.ts';
+import { asArray, asObj, isObj, type Obj } from './raw.ts';
+import { ContractError, positionOf, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
 
 export const SNAPSHOT_FORMAT = 1;
 

@@ -10,7 +10,8 @@ import ts from 'typescript';
 import { loadContract } from '../load.ts';
 import { buildModel } from '../model.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics } from '../source.ts';
-import { consoleIo, parseArgs, type CliIo } from './snapshot.ts';
+import { consoleIo, parseArgs, type CliIo } from '../snapshot.ts';
+import { handlersInterfaceName } from '../emit/handlers.ts';
 
 export interface ScaffoldOptions {
   /** Operations of the contract (OperationDef fits). */
@@ -161,10 +162,13 @@ export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
     const file = path.join(options.handlersDir, `${family}.ts`);
     const name = handlersExportName(family);
     if (!existsSync(file)) {
+      // Ends with `satisfies <Family>Handlers`: a body of the wrong type is an error in this file.
+      const typeName = handlersInterfaceName(family);
       const text =
         `// ${family}.*: not implemented yet; every operation answers 501 not_implemented.\n` +
+        `import type { ${typeName} } from '../generated/handlers/${family}.ts';\n` +
         `import { notImplemented } from '${spec}';\n\n` +
-        `export const ${name} = {\n${ids.map((id) => `  ${entry(id)}\n`).join('')}};\n`;
+        `export const ${name} = {\n${ids.map((id) => `  ${entry(id)}\n`).join('')}} satisfies ${typeName};\n`;
       const problem = verify(file, null, text, name, ids);
       if (problem) report.errors.push({ file, message: problem });
       else {
