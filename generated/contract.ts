@@ -191,6 +191,7 @@ export interface Limits {
   readonly apiKeyLifetimeDays: number;
   readonly approvalExpiryHours: number;
   readonly batchCreateMaxItems: number;
+  readonly downloadUrlLifetimeSeconds: number;
   readonly eventRetentionDays: number;
   readonly eventStreamKeepAliveSeconds: number;
   readonly eventStreamsPerCredential: number;
@@ -207,6 +208,9 @@ export interface Limits {
   readonly requestBodyMaxBytes: number;
   readonly requestHeadersTimeoutSeconds: number;
   readonly requestTimeoutSeconds: number;
+  readonly unregisteredUploadRetentionHours: number;
+  readonly uploadMaxBytes: number;
+  readonly uploadUrlLifetimeSeconds: number;
   readonly webhookAttemptTimeoutSeconds: number;
   readonly webhookSecretOverlapHours: number;
 }
@@ -216,6 +220,7 @@ export const limits: Limits = {
   "apiKeyLifetimeDays": 90,
   "approvalExpiryHours": 168,
   "batchCreateMaxItems": 100,
+  "downloadUrlLifetimeSeconds": 300,
   "eventRetentionDays": 30,
   "eventStreamKeepAliveSeconds": 15,
   "eventStreamsPerCredential": 5,
@@ -232,6 +237,9 @@ export const limits: Limits = {
   "requestBodyMaxBytes": 1048576,
   "requestHeadersTimeoutSeconds": 10,
   "requestTimeoutSeconds": 30,
+  "unregisteredUploadRetentionHours": 24,
+  "uploadMaxBytes": 104857600,
+  "uploadUrlLifetimeSeconds": 900,
   "webhookAttemptTimeoutSeconds": 10,
   "webhookSecretOverlapHours": 24
 };

@@ -25,6 +25,7 @@ export const service: Service = {
     "apiKeyLifetimeDays": 90,
     "approvalExpiryHours": 168,
     "batchCreateMaxItems": 100,
+    "downloadUrlLifetimeSeconds": 300,
     "eventRetentionDays": 30,
     "eventStreamKeepAliveSeconds": 15,
     "eventStreamsPerCredential": 5,
@@ -41,6 +42,9 @@ export const service: Service = {
     "requestBodyMaxBytes": 1048576,
     "requestHeadersTimeoutSeconds": 10,
     "requestTimeoutSeconds": 30,
+    "unregisteredUploadRetentionHours": 24,
+    "uploadMaxBytes": 104857600,
+    "uploadUrlLifetimeSeconds": 900,
     "webhookAttemptTimeoutSeconds": 10,
     "webhookSecretOverlapHours": 24
   },

@@ -27,6 +27,9 @@ import { schemas as generatedSchemas } from '../generated/registry.ts';
 import { createSecretFields, type SecretPointers } from './secret-fields.ts';
 import type { PipelineDefinition } from './workers.ts';
 import { errorSummary, logLine, setLogRedactions, stderrLog } from './log.ts';
+import { mountFileRoutes } from './files/routes.ts';
+import { LocalFileStore, type FileStore } from './files/store.ts';
+import { startFileWorker, type FileWorker } from './files/worker.ts';
 
 export interface Registry {
   service: Service;
@@ -57,6 +60,10 @@ export interface CreateAppOptions {
   now?: () => Date;
   /** How an approval's proposer is rebuilt at approval time (default: from the database). */
   rebuildProposer?: PipelineDeps['rebuildProposer'];
+  /** Where file bytes live (default: the local store under config.dataDir). */
+  fileStore?: FileStore;
+  /** How often the file worker looks for work (default 1000 ms). */
+  workerIntervalMs?: number;
   /** The portal's OpenID Connect provider; default from SVC_PORTAL_OIDC_* (null: API-key sign-in). */
   portalOidc?: PortalOidcConfig | null;
 }
@@ -67,6 +74,9 @@ export interface SvcApp {
   auditor: Auditor;
   authenticator: Authenticator;
   limiter: RateLimiter;
+  fileStore: FileStore;
+  /** The file worker (null when config.workersEnabled is false). */
+  fileWorker: FileWorker | null;
   /** Writes queued audit entries (tests read the table after it). */
   flushAudit(): Promise<void>;
   close(): Promise<void>;
@@ -246,6 +256,11 @@ export function createApp(options: CreateAppOptions): SvcApp {
     auditor,
   });
 
+  // Signed upload and download URLs land here, outside /v1 (runtime/files/routes.ts).
+  const fileStore = options.fileStore ?? new LocalFileStore(config.dataDir);
+  mountFileRoutes(app, { database, store: fileStore, log, now: options.now });
+  const fileWorker = config.workersEnabled ? startFileWorker({ database, store: fileStore, log, baseUrl: config.baseUrl, intervalMs: options.workerIntervalMs, now: options.now }) : null;
+
   app.notFound(notFoundHandler(registry.routes, config.baseUrl, rewriteRequestPath));
   app.onError((err, c) => {
     if (isUnexpected(err)) {
@@ -267,11 +282,14 @@ export function createApp(options: CreateAppOptions): SvcApp {
     auditor,
     authenticator,
     limiter,
+    fileStore,
+    fileWorker,
     flushAudit: () => auditor.flush(),
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(sweep);
+      await fileWorker?.close();
       await auditor.close();
       if (ownAuthenticator) await authenticator.close();
     },

@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import type { OperationDef } from './contract-types.ts';
 import type { Db } from './db/client.ts';
-import { clients, projects } from './db/schema.ts';
+import { clients, intakeRecords, projects } from './db/schema.ts';
 import { notFound } from './problem-error.ts';
 
 export interface ApprovalSubject {
@@ -26,6 +26,10 @@ export function registerSubjectLoader(resource: string, load: SubjectLoader): vo
 
 registerSubjectLoader('project', async (db, id) => {
   const [row] = await db.select({ clientId: projects.clientId }).from(projects).where(eq(projects.id, id)).limit(1);
+  return row;
+});
+registerSubjectLoader('intake', async (db, id) => {
+  const [row] = await db.select({ clientId: intakeRecords.clientId }).from(intakeRecords).where(eq(intakeRecords.id, id)).limit(1);
   return row;
 });
 registerSubjectLoader('client', async (db, id) => {

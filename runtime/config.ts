@@ -33,7 +33,7 @@ export interface Config {
    * on in the test suite). A mismatch is logged with the request id and answered 500 internal_error.
    */
   validateResponses: boolean;
-  /** Run the background workers (pipeline runs) in this process (SVC_WORKERS, default on). */
+  /** Background workers (pipeline runs, file scan, extraction, upload purge) in this process (SVC_WORKERS, default on). */
   workersEnabled: boolean;
   /** Seconds a worker's claim on a run lasts without a heartbeat before another worker takes it over (SVC_WORKER_LEASE_SECONDS, default 30). */
   workerLeaseSeconds: number;

@@ -20,6 +20,9 @@ export const ID_PREFIXES = {
   webhookDelivery: 'whd',
   operation: 'op',
   file: 'fil',
+  upload: 'upl',
+  intake: 'int',
+  extraction: 'ext',
   request: 'req',
 } as const;
 

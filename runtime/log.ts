@@ -74,7 +74,7 @@ export function blankQuoted(message: string): string {
     .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
     .replace(/'(?:[^'\\]|\\.)*'/g, "'…'")
     .replace(/`(?:[^`\\]|\\.)*`/g, '`…`')
-    .slice(0, 300);
+    .slice(0, 300); // not a contract limit: the longest error message kept in a log line
 }
 
 /**

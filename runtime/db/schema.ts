@@ -778,3 +778,99 @@ export const accessRequests = pgTable(
   },
   (t) => [index('access_requests_created').on(t.createdAt)],
 );
+
+/**
+ * Intake records (issue 12). The fields live on the row as a JSON array (each with its template
+ * definition, value, state and source), so one `SELECT … FOR UPDATE` of the record serialises
+ * set_field, reopen_field and finalize.
+ */
+export const intakeRecords = pgTable(
+  'intake_records',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id').notNull(),
+    projectId: text('project_id'),
+    title: text('title').notNull(),
+    template: text('template').notNull(),
+    status: text('status').notNull(), // draft | finalized
+    fields: jsonb('fields').notNull(),
+    version: integer('version').notNull().default(1),
+    createdByKind: text('created_by_kind').notNull(),
+    createdById: text('created_by_id').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    finalizedAt: ts('finalized_at'),
+  },
+  (t) => [index('intake_records_client_created').on(t.clientId, t.createdAt, t.id)],
+);
+
+/** Signed upload slots (files.upload_url): pending until bytes arrive, then received, then registered. */
+export const uploads = pgTable(
+  'uploads',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id'),
+    name: text('name').notNull(),
+    contentType: text('content_type').notNull(),
+    /** The size announced (and the most the signed URL accepts). */
+    maxBytes: integer('max_bytes').notNull(),
+    status: text('status').notNull(), // pending | received | registered
+    sizeBytes: integer('size_bytes'),
+    sha256: text('sha256'),
+    storageKey: text('storage_key').notNull(),
+    requestedByKind: text('requested_by_kind').notNull(),
+    requestedById: text('requested_by_id').notNull(),
+    requestedByCredentialId: text('requested_by_credential_id').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    receivedAt: ts('received_at'),
+  },
+  (t) => [index('uploads_status_created').on(t.status, t.createdAt)],
+);
+
+/** Registered files (files.register). */
+export const files = pgTable(
+  'files',
+  {
+    id: text('id').primaryKey(),
+    uploadId: text('upload_id').notNull(),
+    /** Null for an internal file (operators only). */
+    clientId: text('client_id'),
+    projectId: text('project_id'),
+    intakeId: text('intake_id'),
+    name: text('name').notNull(),
+    contentType: text('content_type').notNull(),
+    sizeBytes: integer('size_bytes').notNull(),
+    sha256: text('sha256').notNull(),
+    purpose: text('purpose').notNull(),
+    status: text('status').notNull(), // scanning | available | rejected
+    storageKey: text('storage_key').notNull(),
+    extractionId: text('extraction_id'),
+    uploadedByKind: text('uploaded_by_kind').notNull(),
+    uploadedById: text('uploaded_by_id').notNull(),
+    uploadedByName: text('uploaded_by_name'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    scannedAt: ts('scanned_at'),
+  },
+  (t) => [uniqueIndex('files_upload').on(t.uploadId), index('files_status').on(t.status, t.createdAt)],
+);
+
+/** Values read out of an intake document, proposed for the record's fields. */
+export const extractions = pgTable(
+  'extractions',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id').notNull(),
+    fileId: text('file_id').notNull(),
+    intakeId: text('intake_id'),
+    operationId: text('operation_id'),
+    status: text('status').notNull(), // queued | running | succeeded | failed
+    fields: jsonb('fields').notNull().default(sql`'[]'::jsonb`),
+    error: jsonb('error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    startedAt: ts('started_at'),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [index('extractions_status').on(t.status, t.createdAt)],
+);
+
