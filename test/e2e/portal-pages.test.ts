@@ -3,6 +3,7 @@
 // program gets 401 unauthorized with sign_in and request_access), problem pages by Accept, the
 // request-access form and the operators' list across principals, and a link check that crawls
 // every portal page and document and finds no broken link.
+import { service } from '../../generated/registry.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -53,7 +54,7 @@ describe('access to portal pages', () => {
     expect(sheet).toContain('prefers-color-scheme:dark');
     expect(sheet).toContain('@media (max-width:40rem)');
     const health = await fetch(`${s.url}/health`);
-    expect(await health.json()).toMatchObject({ status: 'ok', contractVersion: '1.0.0' });
+    expect(await health.json()).toMatchObject({ status: 'ok', contractVersion: service.contractVersion });
     const status = await fetch(`${s.url}/status`);
     expect(await status.json()).toMatchObject({ status: 'ok', database: 'ok' });
   });
