@@ -30,6 +30,7 @@ import { errorSummary, logLine, setLogRedactions, stderrLog } from './log.ts';
 import { mountFileRoutes } from './files/routes.ts';
 import { LocalFileStore, type FileStore } from './files/store.ts';
 import { startFileWorker, type FileWorker } from './files/worker.ts';
+import { PROJECT_ROOT } from './project-root.ts';
 
 export interface Registry {
   service: Service;
@@ -82,7 +83,7 @@ export interface SvcApp {
   close(): Promise<void>;
 }
 
-const GENERATED_DIR = new URL('../generated/', import.meta.url);
+const GENERATED_DIR = new URL('generated/', PROJECT_ROOT);
 
 function readGenerated(path: string): string {
   return readFileSync(new URL(path, GENERATED_DIR), 'utf8');

@@ -29,7 +29,7 @@ type SeedFn = (database: Database, options: { baseUrl: string }) => Promise<Seed
 
 /** runtime/seed.ts, loaded when needed. */
 export async function loadSeed(): Promise<SeedFn> {
-  const mod = (await import(new URL('./seed.ts', import.meta.url).href)) as { seed: SeedFn };
+  const mod = (await import('./seed.ts')) as unknown as { seed: SeedFn };
   return mod.seed;
 }
 
