@@ -5,10 +5,17 @@ import { readFileSync } from 'node:fs';
 const file = process.argv[2];
 const topIdx = process.argv.indexOf('--top');
 const top = topIdx > 0 ? Number(process.argv[topIdx + 1]) : 25;
+// --last-ms N: only the last N ms of the profile (the load window, not start-up).
+const lastIdx = process.argv.indexOf('--last-ms');
+const lastMs = lastIdx > 0 ? Number(process.argv[lastIdx + 1]) : Infinity;
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();
+const times = [];
+for (let i = 0, t = profile.startTime; i < profile.samples.length; i++) times.push((t += profile.timeDeltas[i] ?? 0));
+const from = profile.endTime - lastMs * 1000;
 for (let i = 0; i < profile.samples.length; i++) {
+  if (times[i] < from) continue;
   const dt = profile.timeDeltas[i] ?? 0;
   self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + dt);
 }
