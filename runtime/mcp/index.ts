@@ -65,7 +65,7 @@ export interface McpDeps {
    * Spends `units` more of the principal's rate limit (each tools/call of a batch beyond the first,
    * which the authenticate step counted); throws rate_limited when they are not left.
    */
-  spendRateLimit?: (c: Context<any>, principal: Principal, units: number) => void;
+  spendRateLimit?: (c: Context<any>, principal: Principal, units: number) => void | Promise<void>;
 }
 
 /** Levels a tool's arguments sit below the top of a JSON-RPC body: [batch,] message, params. */
@@ -355,7 +355,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     // Every tools/call spends one unit of the credential's limit; the request itself spent one.
     if (calls.length > 1 && deps.spendRateLimit) {
       try {
-        deps.spendRateLimit(c, principal, calls.length - 1);
+        await deps.spendRateLimit(c, principal, calls.length - 1);
       } catch (err) {
         return problemResponse(c, toProblemError(err, log, getRequestId(c)));
       }
