@@ -93,7 +93,7 @@ try {
         }
         for (const q of issued) {
           const [row] = await raw.unsafe(`explain (analyze, buffers, format json) ${q.sql}`, q.params as never[]);
-          const plan = (row as { 'QUERY PLAN': { Plan: PlanNode; 'Execution Time': number }[] })['QUERY PLAN'][0]!;
+          const plan = (row as unknown as { 'QUERY PLAN': { Plan: PlanNode; 'Execution Time': number }[] })['QUERY PLAN'][0]!;
           const nodes: string[] = [];
           walk(plan.Plan, nodes);
           console.log(
