@@ -78,6 +78,8 @@ export interface SvcApp {
   auditor: Auditor;
   authenticator: Authenticator;
   limiter: RateLimiter;
+  /** The per-credential limiter shared through Redis (REDIS_URL), or null: counted in `limiter`. */
+  sharedLimiter: CredentialLimiter | null;
   fileStore: FileStore;
   /** The file worker (null when config.workersEnabled is false). */
   fileWorker: FileWorker | null;
@@ -299,6 +301,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     auditor,
     authenticator,
     limiter,
+    sharedLimiter: shared,
     fileStore,
     fileWorker,
     flushAudit: () => auditor.flush(),

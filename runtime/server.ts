@@ -123,6 +123,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();
+    await svc.sharedLimiter?.ready();
     const log = options.app?.log ?? stderrLog;
     const worker: WebhookWorker | null =
       (options.webhookWorker ?? config.webhooksEnabled)

@@ -16,6 +16,8 @@ import type { RateDecision } from './rate-limit.ts';
 export interface CredentialLimiter {
   /** Spends `units` of key's window and says whether the request may proceed. */
   take(key: string, units?: number): Promise<RateDecision>;
+  /** Resolves once the store answers, or has failed (then the per-process fallback serves): await before serving. */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,7 +28,7 @@ export interface RedisLimiterOptions {
   log: (line: string) => void;
   /** Prefix of the Redis keys (default "svc:rl"). */
   keyPrefix?: string;
-  /** A Redis command slower than this counts as Redis being down (default 250 ms). */
+  /** A Redis command slower than this counts as Redis being down (default 1 s). */
   commandTimeoutMs?: number;
 }
 
@@ -48,11 +50,17 @@ export function redisCredentialLimiter(options: RedisLimiterOptions): Credential
     // Fail fast instead of queueing while disconnected: the insurance limiter answers then.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? 250, // not a contract limit
+    commandTimeout: options.commandTimeoutMs ?? 1_000, // not a contract limit
     connectTimeout: 2_000, // not a contract limit
     retryStrategy: (times) => Math.min(times * 200, 2_000), // not a contract limit: reconnect back-off
   });
   let down = false;
+  // Settled by the first 'ready' or 'error' (a server must not count alone only because it started
+  // taking requests before its Redis connection was up).
+  const connected = new Promise<void>((resolve) => {
+    client.once('ready', () => resolve());
+    client.once('error', () => resolve());
+  });
   client.on('error', (err: Error) => {
     if (down) return;
     down = true;
@@ -81,6 +89,7 @@ export function redisCredentialLimiter(options: RedisLimiterOptions): Credential
         throw err;
       }
     },
+    ready: () => connected,
     async close() {
       client.disconnect();
     },
