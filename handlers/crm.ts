@@ -12,7 +12,7 @@ import { registerSubjectLoader } from '../runtime/approval-subjects.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/ids.ts';
 import { pageKeyColumn, startNamePage, startPage } from '../runtime/paging.ts';
-import { insufficientScope } from '../runtime/problems.ts';
+import { insufficientScope } from '../runtime/problem-documents.ts';
 import { invalidField, notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 import {
   toAccount,

@@ -20,9 +20,9 @@ import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecut
 import type { AppEnv, RequestAuthenticator } from './app-env.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
 import { ProblemError } from './problem-error.ts';
-import { isUnexpected, problemBody } from './problems.ts';
+import { isUnexpected, problemBody } from './problem-documents.ts';
 import { mountRest, notFoundHandler } from './rest/index.ts';
-import { problemResponse } from './rest/problem.ts';
+import { problemResponse } from './rest/problem-response.ts';
 import { rewriteRequestPath } from './route-path.ts';
 import { schemas as generatedSchemas } from '../generated/registry.ts';
 import { createSecretFields, type SecretPointers } from './secret-fields.ts';

@@ -25,7 +25,7 @@ import type { ApprovalRow, ApprovedWriteOutcome, HandlerContext, Principal } fro
 import { newId } from './ids.ts';
 import { resolveSubject } from './approval-subjects.ts';
 import { ProblemError } from './problem-error.ts';
-import { problemBody, type ProblemDocument } from './problems.ts';
+import { problemBody, type ProblemDocument } from './problem-documents.ts';
 import { withoutSealed } from './secret-fields.ts';
 
 export type { ApprovalRow, ApprovedWriteOutcome };

@@ -12,7 +12,7 @@ import { auditLog } from './db/schema.ts';
 import type { Principal } from './handler-types.ts';
 import type { Transport } from './pipeline/types.ts';
 import { errorSummary, logLine, stderrLog } from './log.ts';
-import { problemStatus, toProblemError } from './problems.ts';
+import { problemStatus, toProblemError } from './problem-documents.ts';
 
 export type AuditOutcome = 'ran' | 'planned' | 'proposed' | 'read' | 'error';
 

@@ -12,7 +12,7 @@ import type { Service } from '../generated/registry.ts';
 import type { Database } from './db/client.ts';
 import type { AppEnv, RequestAuthenticator } from './app-env.ts';
 import { ProblemError } from './problem-error.ts';
-import { problemResponse } from './rest/problem.ts';
+import { problemResponse } from './rest/problem-response.ts';
 import { htmlPage, markdownToHtml, prefersHtml } from './portal/markdown-page.ts';
 import { mountReference } from './portal/reference-page.ts';
 

@@ -5,7 +5,7 @@ import type { PrincipalKind } from './contract-types.ts';
 import type { Db } from './db/client.ts';
 import type { approvals } from './db/schema.ts';
 import type { Policy } from './policy.ts';
-import type { ProblemDocument } from './problems.ts';
+import type { ProblemDocument } from './problem-documents.ts';
 
 export interface Principal {
   kind: PrincipalKind;

@@ -18,7 +18,7 @@ import { executeRows } from './db/client.ts';
 import { operations, pipelineEvents, pipelineRuns, pipelineSteps } from './db/schema.ts';
 import { newId } from './ids.ts';
 import { errorSummary, logLine } from './log.ts';
-import { problemDef } from './problems.ts';
+import { problemDef } from './problem-documents.ts';
 import type { ProblemCode } from '../generated/contract.ts';
 
 export type PipelineLevel = PipelineEventRow['level'];

@@ -3,7 +3,7 @@
 // other refusal, instead of Node's bare status line: 431 request_header_fields_too_large or 400
 // malformed_request. The connection is closed afterwards (the parser cannot resynchronise).
 import type { Socket } from 'node:net';
-import { PROBLEM_MEDIA_TYPE, problemBody } from '../problems.ts';
+import { PROBLEM_MEDIA_TYPE, problemBody } from '../problem-documents.ts';
 import { ProblemError } from '../problem-error.ts';
 import { newRequestId } from './trace.ts';
 

@@ -28,7 +28,7 @@ import { readLimitedBody } from '../rest/input.ts';
 import { switchedOff } from '../pipeline/access.ts';
 import { parseStrictJson } from '../pipeline/json.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, JsonRpcError, invalidRequest, resolveCall, takeToolCalls, type TakenCall } from './jsonrpc.ts';
-import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLEM_MEDIA_TYPE, type ProblemDocument } from '../problems.ts';
+import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLEM_MEDIA_TYPE, type ProblemDocument } from '../problem-documents.ts';
 import { errorSummary, logLine, stderrLog } from '../log.ts';
 
 export const MCP_PATH = '/mcp';
@@ -48,7 +48,7 @@ export interface McpDeps {
   /** The generated tool table (generated/mcp-tools.ts), sorted. */
   tools: readonly McpToolDef[];
   operationsById: Record<string, OperationDef>;
-  /** Default: runtime/problems.ts problemBody. */
+  /** Default: runtime/problem-documents.ts problemBody. */
   problemBody?: (err: ProblemError, instance: string, requestId: string, baseUrl: string) => ProblemDocument;
   /** Default: c.get('requestId'), set by the app-wide middleware. */
   getRequestId?: (c: Context<any>) => string;

@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { OperationDef } from '../contract-types.ts';
 import type { Principal } from '../handler-types.ts';
 import { ProblemError } from '../problem-error.ts';
-import { insufficientScope } from '../problems.ts';
+import { insufficientScope } from '../problem-documents.ts';
 
 /** The switches an operation depends on (runtime/config.ts). */
 export type Switches = Pick<Config, 'writesEnabled' | 'webhooksEnabled' | 'eventStreamEnabled'>;

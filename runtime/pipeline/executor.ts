@@ -16,7 +16,7 @@ import type { Database, Db } from '../db/client.ts';
 import type { Handler, HandlerContext, Principal } from '../handler-types.ts';
 import { Policy } from '../policy.ts';
 import { ProblemError } from '../problem-error.ts';
-import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problems.ts';
+import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problem-documents.ts';
 import { auditEntry, failedWith, type AuditedEnd, type AuditEntry, type Auditor } from '../audit.ts';
 import {
   approvalView,

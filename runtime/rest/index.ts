@@ -14,7 +14,7 @@ import type { Call, CallResult, Executor } from '../pipeline/types.ts';
 import type { AppEnv, RequestAuthenticator } from '../app-env.ts';
 import { ProblemError } from '../problem-error.ts';
 import { controlsOf, gatherInput } from './input.ts';
-import { problemResponse, requestPath } from './problem.ts';
+import { problemResponse, requestPath } from './problem-response.ts';
 
 
 export interface RestDeps {

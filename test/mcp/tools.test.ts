@@ -7,7 +7,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { mcpTools, toolOperation } from '../../generated/mcp-tools.ts';
 import { operationsById } from '../../generated/registry.ts';
 import { buildToolTable, errorResult, outcomeEnvelope, toolAllowed, underscoreAlias } from '../../runtime/mcp/index.ts';
-import { problemBody } from '../../runtime/problems.ts';
+import { problemBody } from '../../runtime/problem-documents.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import type { Principal } from '../../runtime/handler-types.ts';
 

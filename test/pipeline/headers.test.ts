@@ -4,7 +4,7 @@ import { commonHeaders, limitCredential, RateLimiter } from '../../runtime/heade
 import { parseTraceparent, requestIdFrom, traceContext } from '../../runtime/headers/trace.ts';
 import type { AppEnv } from '../../runtime/app-env.ts';
 import type { Principal } from '../../runtime/handler-types.ts';
-import { problemBody, problemHeaders } from '../../runtime/problems.ts';
+import { problemBody, problemHeaders } from '../../runtime/problem-documents.ts';
 
 const principal = { credentialId: 'key_1' } as Principal;
 

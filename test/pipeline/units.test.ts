@@ -4,7 +4,7 @@ import type { OperationDef } from '../../runtime/contract-types.ts';
 import { canonicalJson, fingerprint, parseIdempotencyKey } from '../../runtime/idempotency.ts';
 import { coerceParams, fieldErrors } from '../../runtime/pipeline/validate.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
-import { problemBody, problemHeaders, retryable } from '../../runtime/problems.ts';
+import { problemBody, problemHeaders, retryable } from '../../runtime/problem-documents.ts';
 import { renderResult } from '../../runtime/rest/index.ts';
 import { fixtureOperationsById } from './fixtures.ts';
 

@@ -3,7 +3,7 @@
 // takes its token audience from that document's `resource`).
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env.ts';
-import { PROBLEM_MEDIA_TYPE, problemBody, problemHeaders, toProblemError } from '../problems.ts';
+import { PROBLEM_MEDIA_TYPE, problemBody, problemHeaders, toProblemError } from '../problem-documents.ts';
 
 /** The path as received (before the custom-method rewrite), for `instance` and audit. */
 export function requestPath(c: Context): string {
