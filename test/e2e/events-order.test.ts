@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { createEmitter } from '../../runtime/events.ts';
+import { createEmitter, type EmittedEvent } from '../../runtime/events.ts';
 import { service } from '../../generated/registry.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -109,7 +109,7 @@ async function waitFor(fn: () => boolean, ms = 5000): Promise<void> {
 /** Emits one event through the runtime's emitter in a transaction of its own; resolves with its id when committed. */
 function emitIn(subjectId: string, hold: Promise<void> = Promise.resolve(), emitted?: () => void): Promise<string> {
   return s.database.transaction(async (tx) => {
-    const sink: { id: string }[] = [];
+    const sink: EmittedEvent[] = [];
     const emit = createEmitter({ db: tx, actor: null, eventTypes: service.eventTypes, sink });
     await emit(TYPE, { clientId: s.credentials.clientId, subjectId }, { id: subjectId });
     emitted?.();
