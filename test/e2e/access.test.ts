@@ -253,11 +253,17 @@ describe('memberships', () => {
     expect(planned.body.plan.events).toEqual(['membership.invited']);
     const count = async () => (await s.database.execute<{ n: number }>(`select count(*)::int as n from memberships where email = '${email.toLowerCase()}'`))[0]!.n;
     expect(await count()).toBe(0);
+    const outbox = () => s.database.execute<{ status: string }>(`select status from outbound_messages where recipient = '${email.toLowerCase()}'`);
+    expect(await outbox()).toEqual([]);
     const id = await proposeAndApprove(T.clientAdmin!, `/v1/clients/${s.credentials.clientId}/memberships`, { email, name: 'Casey', role: 'tasks:read' });
     const approval = await call(T.clientAdmin!, 'GET', `/v1/approvals/${id}`);
     expect(approval.body.result).toMatchObject({ email: email.toLowerCase(), role: 'tasks:read', status: 'invited', userId: null, invitedBy: { kind: 'client_admin', id: s.credentials.clientAdminUserId } });
     invitedId = approval.body.result.id;
     expect(await count()).toBe(1);
+    // The invitation e-mail is queued by the approved write; this server has no SVC_SMTP_URL, so it
+    // stays queued for the operator to see (test/e2e/invitation-mail.test.ts sends it over SMTP).
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await outbox()).toEqual([{ status: 'queued' }]);
     const events = await s.database.execute<{ client_id: string }>(`select client_id from events where type = 'membership.invited' and subject_id = '${invitedId}'`);
     expect(events).toEqual([{ client_id: s.credentials.clientId }]);
   });
