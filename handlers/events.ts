@@ -4,6 +4,7 @@
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { eventsAfter, seqOfVisibleEvent, startFeedPage, toFeedEvent, type FeedEvent } from '../runtime/events-feed.ts';
 import { openEventStream } from '../runtime/events-stream.ts';
+import { operationsById, service } from '../generated/registry.ts';
 import type { EventsHandlers } from '../generated/handlers/events.ts';
 import type { components } from '../generated/types.ts';
 
@@ -31,7 +32,16 @@ async function stream(input: EventsStreamInput, ctx: HandlerContext): Promise<Ev
   const { types, clientId, after } = input;
   if (clientId !== undefined) ctx.policy.assertClientInScope(clientId);
   const afterSeq = after !== undefined ? await seqOfVisibleEvent(ctx.db, ctx.policy, after) : null;
-  const body = await openEventStream({ db: ctx.db, principal: ctx.principal, filters: { types, clientId }, afterSeq });
+  const body = await openEventStream({
+    db: ctx.db,
+    principal: ctx.principal,
+    filters: { types, clientId },
+    afterSeq,
+    // An OAuth stream ends with its access token; every stream re-checks its principal by the live rules.
+    expiresAt: ctx.principal.expiresAt ?? null,
+    rules: { scopes: service.scopes, roleScopes: service.roleScopes },
+    scope: operationsById['events.stream']?.scope ?? undefined,
+  });
   // The contract types the stream by its messages (Event); the transport sends the stream itself.
   return body as unknown as EventsStreamOutput;
 }

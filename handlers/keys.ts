@@ -148,6 +148,13 @@ async function create(input: Schemas['KeysCreateInput'], ctx: HandlerContext): P
 
 async function rotate(input: Schemas['KeysRotateInput'], ctx: HandlerContext): Promise<ApiKeyWithSecret> {
   const current = await ownKey(ctx, input.key_id);
+  // Decision (contract): a key never rotates itself. The new secret is shown only to the proposing
+  // credential, and the rotation ends that very credential, so its new secret could never be read.
+  if (ctx.principal.loginMethod === 'api_key' && ctx.principal.credentialId === current.id) {
+    throw validationFailed([
+      { pointer: '/key_id', message: 'is the key you are calling with: a key cannot rotate itself; propose the rotation with your OAuth sign-in or another of your keys' },
+    ]);
+  }
   if (current.revokedAt !== null) throw invalidTransition('A revoked key cannot be rotated.');
   const minted = mint(ctx, current.mode as KeyMode);
   const [row] = await ctx.db

@@ -5,8 +5,13 @@
 // scoped operator's reach) live in the same table; a client admin never sees or revokes them.
 // Both writes are Tier 2: the bodies below run when a person approves the proposal (or, with
 // ctx.dryRun, as a plan that is rolled back). clients.memberships.list pages a client's memberships.
+//
+// The invitation e-mail is a row of the outbound-message outbox (runtime/outbox.ts), written in the
+// approved write's transaction: a dry run or the proposal's pre-flight rolls it back with the rest,
+// a rejected proposal never runs the write, so nothing is queued or sent for them. With SVC_SMTP_URL
+// the delivery loop sends it (nodemailer); without it the row stays queued for the operator to see.
 import { and, eq, getTableColumns, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
-import { memberships, users } from '../runtime/db/schema.ts';
+import { memberships, outboundMessages, users } from '../runtime/db/schema.ts';
 import type { Db } from '../runtime/db/client.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/ids.ts';
@@ -14,7 +19,7 @@ import { pageKeyColumn, startPage } from '../runtime/paging.ts';
 import { notFound, ProblemError } from '../runtime/problem-error.ts';
 import { announceKeyChange } from './keys.ts';
 import { iso } from './mappers/time.ts';
-import { invalidTransition, requireClient, validationFailed } from './shared.ts';
+import { actorName, invalidTransition, requireClient, validationFailed } from './shared.ts';
 import type { MembershipsHandlers } from '../generated/handlers/memberships.ts';
 import type { components } from '../generated/types.ts';
 
@@ -103,9 +108,32 @@ export async function listClientMemberships(
   return page.finish(rows, toMembership);
 }
 
+/** The invitation e-mail, as an outbox row (sent by the delivery loop when SVC_SMTP_URL is set). */
+function invitationMail(m: Membership, clientName: string, inviterName: string | null, now: Date): typeof outboundMessages.$inferInsert {
+  const until = new Date(now.getTime() + INVITATION_LIFETIME_MS).toISOString().slice(0, 10);
+  const greeting = m.name ? `Hello ${m.name},` : 'Hello,';
+  return {
+    id: newId('msg'),
+    channel: 'email',
+    recipient: m.email,
+    subject: `You are invited to act for ${clientName}`,
+    body: [
+      greeting,
+      '',
+      `${inviterName ?? 'An administrator'} invited you to act for ${clientName} with the permission ${m.role}.`,
+      `The invitation is open until ${until} (UTC); after that it expires.`,
+      '',
+      `Invitation reference: ${m.id}`,
+    ].join('\n'),
+    status: 'queued',
+    notBefore: now,
+    createdAt: now,
+  };
+}
+
 async function invite(input: Schemas['MembershipsInviteInput'], ctx: HandlerContext): Promise<Membership> {
   ctx.policy.assertClientInScope(input.client_id);
-  await requireClient(ctx.db, input.client_id);
+  const client = await requireClient(ctx.db, input.client_id);
   await expireInvitations(ctx.db, ctx.now);
   const email = input.email.trim().toLowerCase();
   if (ctx.principal.kind === 'client_admin') {
@@ -159,6 +187,7 @@ async function invite(input: Schemas['MembershipsInviteInput'], ctx: HandlerCont
     updatedAt: ctx.now,
   });
   const result = toMembership(await membership(ctx, input.client_id, id));
+  await ctx.db.insert(outboundMessages).values(invitationMail(result, client.name, await actorName(ctx.db, ctx.principal.id), ctx.now));
   await ctx.emit('membership.invited', { clientId: input.client_id, subjectId: id }, { ...result });
   return result;
 }

@@ -3,12 +3,14 @@
 // unbound key) and a client admin see and revoke their own; a client-bound service account has no
 // grants, so it sees an empty page and revoking anything is 404 (decision in the contract).
 // Revoking a grant refuses, at once, every access token issued under it before the revocation
-// (runtime/auth/authenticate.ts reads the grant on every token: no cache to clear).
+// (runtime/auth/authenticate.ts reads the grant on every token: no cache to clear); the change is
+// announced at commit so that open event streams re-check their principal at once.
 import { and, eq, getTableColumns, isNull, type SQL } from 'drizzle-orm';
 import { oauthClients, oauthGrants } from '../runtime/db/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { pageKeyColumn, startPage } from '../runtime/paging.ts';
 import { notFound } from '../runtime/problem-error.ts';
+import { announceKeyChange } from '../runtime/auth/authenticate.ts';
 import { iso } from './mappers/time.ts';
 import type { OauthGrantsHandlers } from '../generated/handlers/oauth_grants.ts';
 import type { components } from '../generated/types.ts';
@@ -70,6 +72,7 @@ async function revoke(input: Schemas['OauthGrantsRevokeInput'], ctx: HandlerCont
     .update(oauthGrants)
     .set({ revokedAt: ctx.now })
     .where(and(eq(oauthGrants.id, current.id), isNull(oauthGrants.revokedAt)));
+  if (!ctx.dryRun) await announceKeyChange(ctx.db, current.id);
   return toGrant(await ownGrant(ctx, input.grant_id));
 }
 

@@ -4,12 +4,20 @@
 // with its caller's visibility, so a stream carries exactly what events.list would show.
 //
 // Framing: `retry: 5000` first; one message per event (`id:` event id, `event:` type, `data:` the
-// Event as JSON); a `: keep-alive` comment every limits.eventStreamKeepAliveSeconds. The principal
-// is re-checked on the same beat: a revoked or expired key, a disabled user, or a membership revoked
-// until no client is left ends the stream; a revoked membership drops that client at once.
-import { and, eq } from 'drizzle-orm';
+// Event as JSON); a `: keep-alive` comment every limits.eventStreamKeepAliveSeconds.
+//
+// The principal is rebuilt from the database on the same beat, and at once whenever a credential or
+// membership changes anywhere (the hub also listens on the key-change channel, which keys.rotate /
+// keys.revoke, memberships.revoke and oauth_grants.revoke notify at commit). The stream ends when the
+// key is revoked, rotated away or expired, the OAuth grant is revoked, the user is disabled, the
+// caller no longer holds the stream's scope (a revoked membership whose label was events:read), or
+// no client is left; a revoked membership drops that client at once. An OAuth stream also ends when
+// its access token expires (EventStreamOptions.expiresAt, from the token's exp).
+import { eq } from 'drizzle-orm';
 import type { Database, Db } from './db/client.ts';
-import { apiKeys, memberships, users } from './db/schema.ts';
+import { apiKeys, oauthGrants } from './db/schema.ts';
+import { KEY_REVOKED_CHANNEL } from './auth/authenticate.ts';
+import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal, type RoleRules } from './auth/principal.ts';
 import { EVENTS_CHANNEL } from './events.ts';
 import { eventsAfter, lastSeq, toFeedEvent, type FeedFilters } from './events-feed.ts';
 import type { Principal } from './handler-types.ts';
@@ -21,26 +29,38 @@ const KEEP_ALIVE_MS = limits.eventStreamKeepAliveSeconds * 1000;
 const POLL_MS = 500; // not a contract limit: the fallback when a NOTIFY is missed
 const RETRY_MS = 5000; // not a contract limit: the SSE retry hint
 const BATCH = 200; // not a contract limit: rows per read
+const MAX_TIMER_MS = 2_147_483_647; // not a contract limit: the largest setTimeout delay
 
 // ------------------------------------------------------------------------------------------------
 // The per-process hub: one listener per database, fanned out to the streams.
 
 interface Hub {
+  /** Woken on every committed event. */
   subscribers: Set<() => void>;
+  /** Woken on every committed credential or membership change (re-check the principal). */
+  rechecks: Set<() => void>;
   stop(): Promise<void>;
 }
 const hubs = new WeakMap<Db, Hub>();
 
 export async function startEventHub(database: Database): Promise<() => Promise<void>> {
   const subscribers = new Set<() => void>();
+  const rechecks = new Set<() => void>();
   const unlisten = await database.listen(EVENTS_CHANNEL, () => {
     for (const wake of subscribers) wake();
   });
-  const hub: Hub = { subscribers, stop: unlisten };
+  const unlistenKeys = await database.listen(KEY_REVOKED_CHANNEL, () => {
+    for (const check of rechecks) check();
+  });
+  const stop = async () => {
+    await unlisten();
+    await unlistenKeys();
+  };
+  const hub: Hub = { subscribers, rechecks, stop };
   hubs.set(database.db, hub);
   return async () => {
     if (hubs.get(database.db) === hub) hubs.delete(database.db);
-    await unlisten();
+    await stop();
   };
 }
 
@@ -69,25 +89,31 @@ function takeStreamSlot(credentialId: string): () => void {
   };
 }
 
-/** The principal as it stands now, or null when it may no longer read (revoked key, disabled user, no client left). */
-async function recheck(db: Db, principal: Principal): Promise<Principal | null> {
+/**
+ * The principal as it stands now, rebuilt by the rules a new request would meet (never wider than it
+ * was: an OAuth caller keeps at most the scopes it had), or null when the stream must end.
+ */
+async function recheck(db: Db, principal: Principal, rules: RoleRules | undefined, scope: string | undefined): Promise<Principal | null> {
+  const owner = await loadOwner(db, principal.id);
+  if (!owner || owner.disabled) return null;
+  let next: Principal = principal;
   if (principal.loginMethod === 'api_key') {
     const [key] = await db.select().from(apiKeys).where(eq(apiKeys.id, principal.credentialId));
-    if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) return null;
+    if (!key || key.revokedAt || key.ownerUserId !== owner.id || keyExpiresAt(key) <= Date.now()) return null;
+    if (rules) next = keyPrincipal(owner, key, rules);
+  } else {
+    // credentialId is the grant the token came from (or its jti when the person had no live grant).
+    const [grant] = await db.select({ revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.id, principal.credentialId));
+    if (grant?.revokedAt) return null;
+    if (rules) next = { ...oauthPrincipal(owner, { credentialId: principal.credentialId, oauthClientId: principal.oauthClientId ?? '', granted: principal.scopes }, rules), expiresAt: principal.expiresAt };
   }
-  const [user] = await db.select({ disabledAt: users.disabledAt }).from(users).where(eq(users.id, principal.id));
-  if (!user || user.disabledAt) return null;
-  if (principal.clientScope.all) return principal;
-  const live = await db
-    .select({ clientId: memberships.clientId })
-    .from(memberships)
-    .where(and(eq(memberships.userId, principal.id), eq(memberships.status, 'active')));
-  const liveIds = new Set(live.map((m) => m.clientId));
-  // A bound key's clients are its own ∩ its owner's live reach; an owner with every client keeps them.
-  const [owner] = await db.select({ all: users.allClients, kind: users.kind }).from(users).where(eq(users.id, principal.id));
-  const clientIds = owner?.kind === 'operator' && owner.all ? principal.clientScope.clientIds : principal.clientScope.clientIds.filter((id) => liveIds.has(id));
+  if (scope !== undefined && !next.scopes.has(scope)) return null;
+  if (next.clientScope.all) return next;
+  // Never more clients than at opening (a stream keeps the reach it was opened with, minus what was lost).
+  const before = principal.clientScope.all ? null : new Set(principal.clientScope.clientIds);
+  const clientIds = next.clientScope.clientIds.filter((id) => before === null || before.has(id));
   if (clientIds.length === 0) return null;
-  return { ...principal, clientScope: { all: false, clientIds } };
+  return { ...next, clientScope: { all: false, clientIds } };
 }
 
 export interface EventStreamOptions {
@@ -98,6 +124,10 @@ export interface EventStreamOptions {
   afterSeq: number | null;
   /** When the credential stops being valid (an access token's exp); the stream ends then. */
   expiresAt?: Date | null;
+  /** The role rules (service.scopes, service.roleScopes) to rebuild the principal with on a re-check. */
+  rules?: RoleRules;
+  /** The scope the stream needs (events.stream's); a re-check without it ends the stream. */
+  scope?: string;
 }
 
 export async function openEventStream(options: EventStreamOptions): Promise<ReadableStream<Uint8Array>> {
@@ -112,6 +142,7 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
   let again = false;
   const timers: ReturnType<typeof setInterval>[] = [];
   let wake: (() => void) | null = null;
+  let checkNow: (() => void) | null = null;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
 
   const write = (text: string) => {
@@ -127,6 +158,7 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
     closed = true;
     for (const t of timers) clearInterval(t);
     if (wake) hubs.get(db)?.subscribers.delete(wake);
+    if (checkNow) hubs.get(db)?.rechecks.delete(checkNow);
     release();
     try {
       controller.close();
@@ -169,19 +201,42 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
       wake = pump;
       hubs.get(db)?.subscribers.add(wake);
       timers.push(setInterval(pump, POLL_MS));
+      // One re-check at a time; a change announced during one runs another after it.
+      let checking: Promise<void> | null = null;
+      let recheckAgain = false;
+      checkNow = () => {
+        if (closed) return;
+        if (checking) {
+          recheckAgain = true;
+          return;
+        }
+        checking = recheck(db, principal, options.rules, options.scope)
+          .then((now) => {
+            if (!now) return close();
+            principal = now;
+            policy = new Policy(now);
+          })
+          .catch(() => undefined)
+          .finally(() => {
+            checking = null;
+            if (recheckAgain) {
+              recheckAgain = false;
+              checkNow?.();
+            }
+          });
+      };
+      hubs.get(db)?.rechecks.add(checkNow);
       timers.push(
         setInterval(() => {
           write(': keep-alive\n\n');
-          if (options.expiresAt && options.expiresAt.getTime() <= Date.now()) return close();
-          recheck(db, principal)
-            .then((now) => {
-              if (!now) return close();
-              principal = now;
-              policy = new Policy(now);
-            })
-            .catch(() => undefined);
+          checkNow?.();
         }, KEEP_ALIVE_MS),
       );
+      if (options.expiresAt) {
+        // The token's end: the stream ends with it (the timer is cleared with the others on close).
+        const left = Math.min(Math.max(0, options.expiresAt.getTime() - Date.now()), MAX_TIMER_MS);
+        timers.push(setTimeout(close, left) as unknown as ReturnType<typeof setInterval>);
+      }
       for (const t of timers) (t as { unref?: () => void }).unref?.();
       pump();
     },

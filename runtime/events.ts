@@ -1,6 +1,15 @@
 // ctx.emit: domain events into the outbox table (same transaction as the write) and a NOTIFY on
 // the channel svc_events, which PostgreSQL delivers only when the transaction commits (so a dry
 // run or a failed write never announces anything). The feed, SSE stream and webhooks read the table.
+//
+// Sequence order = commit order. Readers follow `seq` (events.list's `after`, the stream, the webhook
+// fan-out's high-water mark): if a transaction holding seq 5 committed after one holding seq 6, a
+// reader that had already read 6 would skip 5 forever. So before its first event a transaction takes
+// EVENTS_ORDER_LOCK (pg_advisory_xact_lock, released at commit or rollback): the next transaction
+// that emits gets its sequence only after this one has ended, so a committed event never appears
+// behind one a reader has passed. The lock is held from the first emit to the end of the
+// transaction; handlers emit last, after their own writes, which keeps that stretch short (PGlite
+// has one connection, so its transactions are serial anyway; the lock is a no-op there).
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from './db/client.ts';
 import { events } from './db/schema.ts';
@@ -10,6 +19,8 @@ import { withoutValues } from './secret-fields.ts';
 import type { EventType } from '../generated/contract.ts';
 
 export const EVENTS_CHANNEL = 'svc_events';
+/** The advisory lock key that orders event-writing transactions (any fixed bigint; 'svc_events' in ASCII). */
+export const EVENTS_ORDER_LOCK = 0x7376635f6576; // not a contract limit: a lock key
 
 export interface EmittedEvent {
   id: string;
@@ -35,8 +46,14 @@ export type Emit = (type: EventType, subject: EventSubject, data: Record<string,
 
 export function createEmitter(options: EmitterOptions): Emit {
   const known = new Set(options.eventTypes);
+  let ordered = false;
   return async (type, subject, data) => {
     if (!known.has(type)) throw new Error(`emit: unknown event type "${type}"`);
+    if (!ordered) {
+      // Taken once per emitter (one per transaction or savepoint); taking it again is harmless.
+      await options.db.execute(sql`select pg_advisory_xact_lock(${EVENTS_ORDER_LOCK}::bigint)`);
+      ordered = true;
+    }
     const id = newId('event');
     const [row] = await options.db
       .insert(events)

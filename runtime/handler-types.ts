@@ -22,6 +22,8 @@ export interface Principal {
   clientScope: { all: boolean; clientIds: readonly string[] };
   /** OAuth client id when loginMethod is oauth. */
   oauthClientId: string | null;
+  /** When the credential stops working, if it is known when it authenticates (an access token's exp). */
+  expiresAt?: Date | null;
 }
 
 export interface EventSubject {

@@ -127,6 +127,8 @@ const CLIENT_ADMIN_ROLES = [
   'campaigns:read',
   'campaigns:propose',
   'memberships:manage',
+  // The README's promise: client admins manage their client's webhook endpoints.
+  'webhooks:manage',
 ];
 
 export async function seed(database: Database, options: SeedOptions): Promise<SeedCredentials> {

@@ -467,7 +467,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       live[0]?.id ??
       (typeof payload.jti === 'string' && payload.jti ? payload.jti : `tok_${createHash('sha256').update(token).digest('hex').slice(0, 16)}`);
     for (const g of live) noteGrantUse(g.id, now());
-    return oauthPrincipal(owner, { credentialId, oauthClientId: clientId, granted }, rules);
+    // exp is required (requiredClaims): an event stream opened with this token ends then.
+    return { ...oauthPrincipal(owner, { credentialId, oauthClientId: clientId, granted }, rules), expiresAt: new Date(payload.exp! * 1000) };
   }
 
   return {

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { operationsById } from '../../generated/registry.ts';
+import { addKey } from '../auth/fixtures.ts';
 import { toolOperation } from '../../generated/mcp-tools.ts';
 
 let s: TestServer;
@@ -17,6 +18,8 @@ let idp: TestIdp;
 const T: Record<string, string> = {};
 /** Every secret minted in this file: none may appear in the database, the logs or the audit rows. */
 const minted: string[] = [];
+/** Another key of the owner (usr_demo_owner), for the rotation row of the matrix. */
+let ownerSecondKeyId = '';
 
 const ALL_SCOPES = [...new Set(Object.values(operationsById).map((o) => o.scope).filter((x): x is string => !!x))].join(' ');
 
@@ -67,6 +70,7 @@ beforeAll(async () => {
   T.viewer = await token(s.credentials.viewerSub as string);
   T.unbound = s.credentials.operatorKey;
   T.bound = s.credentials.serviceKey;
+  ownerSecondKeyId = (await addKey(s.database, { ownerUserId: s.credentials.operatorUserId as string, mode: 'test' })).id;
   // A Globex invitation, for the other-client column of the matrix.
   await s.database.execute(
     `insert into memberships (id, client_id, kind, email, role, status, invited_by_kind, invited_by_id, expires_at)
@@ -179,6 +183,28 @@ describe('API keys', () => {
     secret = fresh;
   });
 
+  it('a key cannot rotate itself (422 on /key_id, nothing filed); the owner rotates it from another credential', async () => {
+    const approvalsBefore = await s.database.execute<{ n: number }>(`select count(*)::int as n from approvals where operation_id = 'keys.rotate'`);
+    for (const headers of [dry, {}]) {
+      const self = await call(secret, 'POST', `/v1/api-keys/${keyId}:rotate`, undefined, headers);
+      expect(self.status, JSON.stringify(self.body)).toBe(422);
+      expect(self.body.code).toBe('validation_failed');
+      expect(self.body.errors[0].pointer).toBe('/key_id');
+    }
+    const approvalsAfter = await s.database.execute<{ n: number }>(`select count(*)::int as n from approvals where operation_id = 'keys.rotate'`);
+    expect(approvalsAfter[0]!.n).toBe(approvalsBefore[0]!.n);
+    expect((await call(secret, 'GET', '/v1/api-keys')).status).toBe(200); // still the same secret
+    // The owner's OAuth sign-in proposes it, and reads the new secret once.
+    const id = await proposeAndApprove(T.owner!, `/v1/api-keys/${keyId}:rotate`, undefined);
+    const mine = await call(T.owner!, 'GET', `/v1/approvals/${id}`);
+    const fresh = mine.body.result.secret as string;
+    expect(fresh).toMatch(/^svc_sk_live_/);
+    minted.push(fresh);
+    expect((await call(secret, 'GET', '/v1/api-keys')).status).toBe(401);
+    expect((await call(fresh, 'GET', '/v1/api-keys')).status).toBe(200);
+    secret = fresh;
+  });
+
   it('a key may revoke itself; revoking again returns it unchanged; others get 404', async () => {
     expect((await call(T.admin!, 'POST', `/v1/api-keys/${keyId}:revoke`)).status).toBe(404);
     const revoked = await call(secret, 'POST', `/v1/api-keys/${keyId}:revoke`);
@@ -253,11 +279,17 @@ describe('memberships', () => {
     expect(planned.body.plan.events).toEqual(['membership.invited']);
     const count = async () => (await s.database.execute<{ n: number }>(`select count(*)::int as n from memberships where email = '${email.toLowerCase()}'`))[0]!.n;
     expect(await count()).toBe(0);
+    const outbox = () => s.database.execute<{ status: string }>(`select status from outbound_messages where recipient = '${email.toLowerCase()}'`);
+    expect(await outbox()).toEqual([]);
     const id = await proposeAndApprove(T.clientAdmin!, `/v1/clients/${s.credentials.clientId}/memberships`, { email, name: 'Casey', role: 'tasks:read' });
     const approval = await call(T.clientAdmin!, 'GET', `/v1/approvals/${id}`);
     expect(approval.body.result).toMatchObject({ email: email.toLowerCase(), role: 'tasks:read', status: 'invited', userId: null, invitedBy: { kind: 'client_admin', id: s.credentials.clientAdminUserId } });
     invitedId = approval.body.result.id;
     expect(await count()).toBe(1);
+    // The invitation e-mail is queued by the approved write; this server has no SVC_SMTP_URL, so it
+    // stays queued for the operator to see (test/e2e/invitation-mail.test.ts sends it over SMTP).
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await outbox()).toEqual([{ status: 'queued' }]);
     const events = await s.database.execute<{ client_id: string }>(`select client_id from events where type = 'membership.invited' and subject_id = '${invitedId}'`);
     expect(events).toEqual([{ client_id: s.credentials.clientId }]);
   });
@@ -347,7 +379,8 @@ const MATRIX: Row[] = [
   },
   {
     op: 'keys.rotate',
-    request: () => ({ method: 'POST', path: `/v1/api-keys/${s.credentials.operatorKeyId}:rotate`, dryRun: true }),
+    // Another key of the owner: unboundKey (the owner's) may rotate it; a key never rotates itself.
+    request: () => ({ method: 'POST', path: `/v1/api-keys/${ownerSecondKeyId}:rotate`, dryRun: true }),
     expect: { operatorAll: [404, 404], operatorScoped: [404, 404], clientAdmin: [404, 404], boundKey: [404, 404], unboundKey: [200, 200] },
   },
   {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { limits } from '../../generated/contract.ts';
+import { addGrant, addKey, addMembership, addUser } from '../auth/fixtures.ts';
 
 const SIGN_IN = 'openid email profile';
 let s: TestServer;
@@ -27,12 +28,16 @@ interface Sse {
   close(): void;
   /** Resolves when `n` event frames (with an id) arrived. */
   events(n: number, ms?: number): Promise<Frame[]>;
+  /** Resolves when the server ended the stream (or it was closed). */
+  ended: Promise<void>;
 }
 async function openSse(credential: string, query = '', headers: Record<string, string> = {}): Promise<Sse> {
   const ac = new AbortController();
   const res = await fetch(`${s.url}/v1/events:stream${query}`, { headers: { authorization: `Bearer ${credential}`, accept: 'text/event-stream', ...headers }, signal: ac.signal });
   const frames: Frame[] = [];
+  let ended!: () => void;
   const sse: Sse = {
+    ended: new Promise<void>((r) => (ended = r)),
     status: res.status,
     contentType: res.headers.get('content-type'),
     frames,
@@ -48,6 +53,7 @@ async function openSse(credential: string, query = '', headers: Record<string, s
   };
   if (res.status !== 200 || !res.body) {
     await res.body?.cancel();
+    ended();
     return sse;
   }
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -75,6 +81,8 @@ async function openSse(credential: string, query = '', headers: Record<string, s
       }
     } catch {
       // aborted
+    } finally {
+      ended();
     }
   })();
   return sse;
@@ -181,5 +189,89 @@ describe('events.stream', () => {
   it('an unknown Last-Event-ID is 404, a clientId outside the reach is 404', async () => {
     expect((await openSse(s.credentials.serviceKey, '', { 'last-event-id': 'evt_nope' })).status).toBe(404);
     expect((await openSse(s.credentials.serviceKey, `?clientId=${s.credentials.otherClientId}`)).status).toBe(404);
+  });
+});
+
+// The principal re-check: a stream ends when its credential or the person's right to read ends.
+// Each case opens a stream, shows it is live, makes the change, and requires the server to end the
+// stream within a few seconds (the change is announced at commit; the 15 s beat is the fallback).
+describe('events.stream ends with its principal', () => {
+  const ENDS_WITHIN_MS = 3000;
+  async function endsSoon(sse: Sse, ms = ENDS_WITHIN_MS): Promise<number> {
+    const started = Date.now();
+    let timer!: ReturnType<typeof setTimeout>;
+    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)));
+    const outcome = await Promise.race([sse.ended.then(() => 'ended' as const), timeout]);
+    clearTimeout(timer);
+    expect(outcome, 'the server ended the stream').toBe('ended');
+    return Date.now() - started;
+  }
+  async function live(sse: Sse, credential: string): Promise<void> {
+    expect(sse.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    const before = sse.frames.filter((f) => f.id).length;
+    await createTask(s.credentials.operatorKey, { clientId: s.credentials.clientId });
+    await sse.events(before + 1);
+    void credential;
+  }
+  /** A client admin of Acme with its own memberships (events:read, tasks:read) and grant. */
+  async function person(): Promise<{ userId: string; sub: string; token: string; eventsMembership: string; grantId: string }> {
+    const u = await addUser(s.database, { kind: 'client_admin', role: 'client_admin' });
+    const eventsMembership = await addMembership(s.database, { userId: u.id, clientId: s.credentials.clientId, role: 'events:read' });
+    await addMembership(s.database, { userId: u.id, clientId: s.credentials.clientId, role: 'tasks:read' });
+    const grantId = await addGrant(s.database, { userId: u.id, oauthClientId: s.credentials.oauthClientId, scopes: ['events:read', 'tasks:read'] });
+    return { userId: u.id, sub: u.sub, token: await token(u.sub), eventsMembership, grantId };
+  }
+  async function post(credential: string, path: string): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${s.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${credential}`, 'idempotency-key': randomUUID() } });
+    return { status: res.status, body: await res.json() };
+  }
+
+  it('when the OAuth access token expires (its exp)', async () => {
+    const u = await person();
+    const exp = Math.floor(Date.now() / 1000) + 3;
+    const short = await idp.issueToken({ sub: u.sub, aud: `${s.config.baseUrl}/mcp`, scope: SIGN_IN, client_id: s.credentials.oauthClientId, exp });
+    const sse = await openSse(short);
+    await live(sse, short);
+    await endsSoon(sse, 6000);
+    // It ended at the token's exp, not before.
+    expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000);
+    // A long-lived token's stream is still open meanwhile.
+    const long = await openSse(u.token);
+    await live(long, u.token);
+    long.close();
+  });
+
+  it('when its API key is revoked (by the key itself)', async () => {
+    const key = await addKey(s.database, { ownerUserId: s.credentials.operatorUserId as string, mode: 'test' });
+    const sse = await openSse(key.secret);
+    await live(sse, key.secret);
+    expect((await post(key.secret, `/v1/api-keys/${key.id}:revoke`)).status).toBe(200);
+    expect(await endsSoon(sse)).toBeLessThan(ENDS_WITHIN_MS);
+    // The operator's other streams go on.
+    const other = await openSse(s.credentials.operatorKey);
+    await live(other, s.credentials.operatorKey);
+    other.close();
+  });
+
+  it("when the person's membership that gave events:read is revoked", async () => {
+    const u = await person();
+    const sse = await openSse(u.token);
+    await live(sse, u.token);
+    const proposed = await post(s.credentials.operatorKey, `/v1/clients/${s.credentials.clientId}/memberships/${u.eventsMembership}:revoke`);
+    expect(proposed.status, JSON.stringify(proposed.body)).toBe(202);
+    const admin = await token(s.credentials.adminSub as string);
+    expect((await post(admin, `/v1/approvals/${proposed.body.approval.id}:approve`)).status).toBe(200);
+    expect(await endsSoon(sse)).toBeLessThan(ENDS_WITHIN_MS);
+    // A new stream is refused: the person no longer holds events:read.
+    expect((await openSse(u.token)).status).toBe(403);
+  });
+
+  it('when its OAuth grant is revoked', async () => {
+    const u = await person();
+    const sse = await openSse(u.token);
+    await live(sse, u.token);
+    expect((await post(u.token, `/v1/oauth-grants/${u.grantId}:revoke`)).status).toBe(200);
+    expect(await endsSoon(sse)).toBeLessThan(ENDS_WITHIN_MS);
   });
 });

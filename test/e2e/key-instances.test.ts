@@ -94,22 +94,26 @@ describe('a key change reaches every instance', () => {
     expect(await status(other, operatorKey)).toBe(200);
     expect(await status(other, serviceKey)).toBe(200);
 
-    // Rotation (Tier 2): proposed with the key, approved by another person, through the first instance.
+    // Rotation (Tier 2): proposed by the key's owner through OAuth (a key never rotates itself),
+    // approved by another person, through the first instance.
     const admin = await idp.issueToken({ sub: s.credentials.adminSub as string, aud: `${s.config.baseUrl}/mcp`, scope: 'approvals:decide approvals:read', client_id: s.credentials.oauthClientId });
+    const owner = await idp.issueToken({ sub: s.credentials.operatorSub as string, aud: `${s.config.baseUrl}/mcp`, scope: 'keys:manage approvals:read', client_id: s.credentials.oauthClientId });
     const proposed = await fetch(`${s.url}/v1/api-keys/${operatorKeyId}:rotate`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${operatorKey}`, 'idempotency-key': randomUUID() },
+      headers: { authorization: `Bearer ${owner}`, 'idempotency-key': randomUUID() },
     });
     expect(proposed.status).toBe(202);
     const approvalId = ((await proposed.json()) as { approval: { id: string } }).approval.id;
     const approved = await fetch(`${s.url}/v1/approvals/${approvalId}:approve`, { method: 'POST', headers: { authorization: `Bearer ${admin}` } });
     expect(approved.status).toBe(200);
     expect(await refusedWithin(other, operatorKey)).toBeLessThan(1_000);
-    const view = await fetch(`${s.url}/v1/approvals/${approvalId}`, { headers: { authorization: `Bearer ${operatorKey}` } });
-    expect(view.status).toBe(401); // the proposing credential was the rotated secret itself
+    // The proposer reads the new secret, which works on the second instance at once.
+    const view = await fetch(`${s.url}/v1/approvals/${approvalId}`, { headers: { authorization: `Bearer ${owner}` } });
+    expect(view.status).toBe(200);
+    const rotated = ((await view.json()) as { result: { secret: string } }).result.secret;
+    expect(await status(other, rotated)).toBe(200);
 
     // Revocation (Tier 1) of the bound key, by its owner through OAuth, on the first instance.
-    const owner = await idp.issueToken({ sub: s.credentials.operatorSub as string, aud: `${s.config.baseUrl}/mcp`, scope: 'keys:manage', client_id: s.credentials.oauthClientId });
     const revoked = await fetch(`${s.url}/v1/api-keys/${serviceKeyId}:revoke`, { method: 'POST', headers: { authorization: `Bearer ${owner}` } });
     expect(revoked.status).toBe(200);
     expect(await refusedWithin(other, serviceKey)).toBeLessThan(1_000);

@@ -190,6 +190,23 @@ describe('webhooks', () => {
     expect((await call(s, owner, 'DELETE', `/v1/webhook-endpoints/${globex.body.result.id}`)).status).toBe(200);
     expect((await call(s, owner, 'GET', `/v1/webhook-endpoints/${globex.body.result.id}`)).status).toBe(404);
   });
+
+  it("the demo client admin manages its client's endpoints (seeded webhooks:manage), never another client's", async () => {
+    const ca = await token(s.credentials.clientAdminSub);
+    // No clientId: a client admin of one client gets an endpoint bound to it.
+    const made = await call(s, ca, 'POST', '/v1/webhook-endpoints', { url: rx.url, eventTypes: ['task.created'] });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.result).toMatchObject({ clientId: s.credentials.clientId, secret: expect.stringMatching(/^whsec_/) });
+    const mine = await call(s, ca, 'GET', '/v1/webhook-endpoints?pageSize=200');
+    expect(mine.status).toBe(200);
+    const ids = mine.body.items.map((e: { id: string; clientId: string }) => e.id);
+    expect(ids).toContain(made.body.result.id);
+    expect(ids).toContain(endpointId); // the operator's Acme endpoint is Acme's
+    expect(mine.body.items.every((e: { clientId: string }) => e.clientId === s.credentials.clientId)).toBe(true);
+    const other = await call(s, ca, 'POST', '/v1/webhook-endpoints', { url: rx.url, eventTypes: ['task.created'], clientId: s.credentials.otherClientId });
+    expect(other.status).toBe(404);
+    expect((await call(s, ca, 'DELETE', `/v1/webhook-endpoints/${made.body.result.id}`)).status).toBe(200);
+  });
 });
 
 describe('retry schedule on an injected clock, then replay', () => {
