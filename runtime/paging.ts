@@ -256,3 +256,81 @@ export async function startNamePage(
     },
   };
 }
+
+// -------------------------------------------------------------------------------------------------
+// Keyset paging by (score desc, id asc, type asc): search.query. Same signed cursor format with v: 3;
+// the score travels as its exact decimal text (s), the hit's id (i) and type (y).
+
+export interface ScoreKey {
+  /** The score as exact decimal text (a numeric rounded in SQL, never a float). */
+  score: string;
+  id: string;
+  type: string;
+}
+
+export interface ScorePageWindow {
+  readonly fetch: number;
+  readonly pageSize: number;
+  readonly position: ScoreKey | null;
+  /** Cuts the fetched rows to the page and signs nextCursor from the last row kept. */
+  finish<R extends { id: string; type: string; score: string }, T>(rows: R[], map: (row: R) => T): PageResult<T>;
+}
+
+const SCORE_RE = /^\d+(\.\d+)?$/;
+
+function encodeScoreCursor(secret: string, query: string, key: ScoreKey): string {
+  const encoded = Buffer.from(JSON.stringify({ v: 3, q: query, s: key.score, i: key.id, y: key.type }), 'utf8').toString('base64url');
+  return `${encoded}.${sign(secret, encoded)}`;
+}
+
+function decodeScoreCursor(secret: string, query: string, cursor: string): ScoreKey {
+  const bad = (why: string) => invalidField('/cursor', why);
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 512) throw bad('is not a cursor from this API');
+  const dot = cursor.indexOf('.');
+  if (dot <= 0 || dot !== cursor.lastIndexOf('.')) throw bad('is not a cursor from this API');
+  const encoded = cursor.slice(0, dot);
+  const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
+  const expected = Buffer.from(sign(secret, encoded), 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw bad('was altered or was not issued by this service');
+  }
+  let body: { v?: unknown; q?: unknown; s?: unknown; i?: unknown; y?: unknown };
+  try {
+    body = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as typeof body;
+  } catch {
+    throw bad('is not a cursor from this API');
+  }
+  if (body?.v !== 3 || typeof body.s !== 'string' || !SCORE_RE.test(body.s) || typeof body.i !== 'string' || typeof body.y !== 'string') {
+    throw bad('is not a cursor from this API');
+  }
+  if (body.q !== query) throw bad('belongs to another list or other filters; start again without a cursor');
+  return { score: body.s, id: body.i, type: body.y };
+}
+
+/** Like startPage, for rows ordered by a computed score (descending), then id and type (ascending). */
+export async function startScorePage(
+  db: Db,
+  input: PageInput,
+  operation: string,
+  filters: Record<string, unknown> = {},
+): Promise<ScorePageWindow> {
+  const pageSize = pageSizeOf(input);
+  const secret = await cursorSecret(db);
+  const query = queryHash(operation, filters);
+  const position =
+    input.cursor === undefined || input.cursor === null ? null : decodeScoreCursor(secret, query, input.cursor);
+  return {
+    fetch: pageSize + 1,
+    pageSize,
+    position,
+    finish(rows, map) {
+      const more = rows.length > pageSize;
+      const kept = more ? rows.slice(0, pageSize) : rows;
+      const last = kept[kept.length - 1];
+      return {
+        items: kept.map(map),
+        nextCursor: more && last ? encodeScoreCursor(secret, query, { score: last.score, id: last.id, type: last.type }) : null,
+      };
+    },
+  };
+}

@@ -5,6 +5,7 @@ import {
   bigint,
   bigserial,
   boolean,
+  customType,
   date,
   doublePrecision,
   index,
@@ -20,6 +21,51 @@ import {
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const textArray = (name: string) => text(name).array().notNull().default(sql`'{}'::text[]`);
 
+// -------------------------------------------------------------------------------------------------
+// Full-text search (search.query, handlers/search.ts): each searchable table keeps a tsvector column
+// the database computes itself (GENERATED ALWAYS AS … STORED) from the row's searchable text, with a
+// GIN index. The 'simple' configuration (no stemming, no stop words: names, e-mails and codes match
+// as typed, in any language); the title-like text weighs A, the rest D (ts_rank_cd scores A higher).
+// A searchable column's text must hold no personal data unless the column is a contact's searchPii.
+
+const tsvector = customType<{ data: string; driverData: string }>({
+  dataType() {
+    return 'tsvector';
+  },
+});
+
+/** setweight(to_tsvector('simple', coalesce(col, '')), 'W') for each [column, weight], joined with ||. */
+export function searchVectorSql(parts: readonly (readonly [column: string, weight: 'A' | 'B' | 'C' | 'D'])[]): string {
+  return parts.map(([column, weight]) => `setweight(to_tsvector('simple'::regconfig, coalesce(${column}, '')), '${weight}')`).join(' || ');
+}
+
+/** The searchable text of a row (the same columns as its vector, space-joined): ts_headline cuts the snippet from it. */
+export function searchTextSql(columns: readonly string[]): string {
+  return columns.map((c) => `coalesce(${c}, '')`).join(` || ' ' || `);
+}
+
+/** The columns each table's search vector is made of (handlers/search.ts reads the same lists). */
+export const SEARCH_PARTS = {
+  clients: [['name', 'A'], ['industry', 'D']],
+  projects: [['name', 'A'], ['description', 'D']],
+  tasks: [['title', 'A'], ['description', 'D']],
+  intake_records: [['title', 'A'], ['template', 'D']],
+  reviews: [['title', 'A'], ['summary', 'D']],
+  leads: [['title', 'A'], ['company', 'B']],
+  accounts: [['name', 'A'], ['domain', 'B'], ['industry', 'D']],
+  /** Without pii:read only this one is matched: the job title. */
+  contacts_public: [['job_title', 'A']],
+  /** With pii:read: name, e-mail, phone (as written and its digits) and job title. */
+  contacts_pii: [['name', 'A'], ['email', 'B'], ['phone', 'B'], ['phone_digits', 'B'], ['job_title', 'C']],
+  opportunities: [['name', 'A']],
+  campaigns: [['name', 'A'], ['subject', 'D']],
+  files: [['name', 'A']],
+} as const satisfies Record<string, readonly (readonly [string, 'A' | 'B' | 'C' | 'D'])[]>;
+
+const searchVector = (name: string, parts: keyof typeof SEARCH_PARTS) =>
+  tsvector(name).generatedAlwaysAs(sql.raw(searchVectorSql(SEARCH_PARTS[parts])));
+
+
 export const clients = pgTable(
   'clients',
   {
@@ -30,8 +76,9 @@ export const clients = pgTable(
     primaryContactName: text('primary_contact_name'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'clients'),
   },
-  (t) => [index('clients_name').on(sql`${t.name} collate "C"`, t.id)],
+  (t) => [index('clients_search').using('gin', t.search), index('clients_name').on(sql`${t.name} collate "C"`, t.id)],
 );
 
 /** People: operators (staff) and client admins. OAuth subjects map here. */
@@ -155,8 +202,9 @@ export const projects = pgTable(
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'projects'),
   },
-  (t) => [index('projects_client').on(t.clientId)],
+  (t) => [index('projects_search').using('gin', t.search), index('projects_client').on(t.clientId)],
 );
 
 export const tasks = pgTable(
@@ -179,8 +227,9 @@ export const tasks = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
     completedAt: ts('completed_at'),
+    search: searchVector('search', 'tasks'),
   },
-  (t) => [index('tasks_client').on(t.clientId), index('tasks_created').on(t.createdAt, t.id)],
+  (t) => [index('tasks_search').using('gin', t.search), index('tasks_client').on(t.clientId), index('tasks_created').on(t.createdAt, t.id)],
 );
 
 export const taskComments = pgTable(
@@ -325,8 +374,9 @@ export const reviews = pgTable(
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'reviews'),
   },
-  (t) => [index('reviews_created').on(t.createdAt, t.id), index('reviews_client_created').on(t.clientId, t.createdAt, t.id)],
+  (t) => [index('reviews_search').using('gin', t.search), index('reviews_created').on(t.createdAt, t.id), index('reviews_client_created').on(t.clientId, t.createdAt, t.id)],
 );
 
 /** Published versions of a client's hub: a snapshot of its released material and its content hash. */
@@ -360,8 +410,9 @@ export const accounts = pgTable(
     ownerId: text('owner_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'accounts'),
   },
-  (t) => [
+  (t) => [index('accounts_search').using('gin', t.search), 
     index('accounts_name').on(sql`${t.name} collate "C"`, t.id),
     index('accounts_client_name').on(t.clientId, sql`${t.name} collate "C"`, t.id),
   ],
@@ -382,8 +433,12 @@ export const contacts = pgTable(
     jobTitle: text('job_title'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    /** Matched without pii:read: no personal data. */
+    searchPublic: searchVector('search_public', 'contacts_public'),
+    /** Matched with pii:read only. */
+    searchPii: searchVector('search_pii', 'contacts_pii'),
   },
-  (t) => [
+  (t) => [index('contacts_search_public').using('gin', t.searchPublic), index('contacts_search_pii').using('gin', t.searchPii), 
     index('contacts_created').on(t.createdAt, t.id),
     index('contacts_client_created').on(t.clientId, t.createdAt, t.id),
     index('contacts_account').on(t.accountId),
@@ -410,8 +465,9 @@ export const leads = pgTable(
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'leads'),
   },
-  (t) => [
+  (t) => [index('leads_search').using('gin', t.search), 
     index('leads_created').on(t.createdAt, t.id),
     index('leads_client_created').on(t.clientId, t.createdAt, t.id),
     index('leads_status_created').on(t.status, t.createdAt, t.id),
@@ -436,8 +492,9 @@ export const opportunities = pgTable(
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'opportunities'),
   },
-  (t) => [
+  (t) => [index('opportunities_search').using('gin', t.search), 
     index('opportunities_created').on(t.createdAt, t.id),
     index('opportunities_client_created').on(t.clientId, t.createdAt, t.id),
     index('opportunities_account').on(t.accountId),
@@ -485,8 +542,9 @@ export const campaigns = pgTable(
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'campaigns'),
   },
-  (t) => [index('campaigns_created').on(t.createdAt, t.id), index('campaigns_client_created').on(t.clientId, t.createdAt, t.id)],
+  (t) => [index('campaigns_search').using('gin', t.search), index('campaigns_created').on(t.createdAt, t.id), index('campaigns_client_created').on(t.clientId, t.createdAt, t.id)],
 );
 
 /** Who a campaign goes to (an e-mail address or a phone number, by the campaign's channel). */
@@ -800,8 +858,9 @@ export const intakeRecords = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
     finalizedAt: ts('finalized_at'),
+    search: searchVector('search', 'intake_records'),
   },
-  (t) => [index('intake_records_client_created').on(t.clientId, t.createdAt, t.id)],
+  (t) => [index('intake_records_search').using('gin', t.search), index('intake_records_client_created').on(t.clientId, t.createdAt, t.id)],
 );
 
 /** Signed upload slots (files.upload_url): pending until bytes arrive, then received, then registered. */
@@ -851,8 +910,9 @@ export const files = pgTable(
     uploadedByName: text('uploaded_by_name'),
     createdAt: ts('created_at').notNull().defaultNow(),
     scannedAt: ts('scanned_at'),
+    search: searchVector('search', 'files'),
   },
-  (t) => [uniqueIndex('files_upload').on(t.uploadId), index('files_status').on(t.status, t.createdAt)],
+  (t) => [index('files_search').using('gin', t.search), uniqueIndex('files_upload').on(t.uploadId), index('files_status').on(t.status, t.createdAt)],
 );
 
 /** Values read out of an intake document, proposed for the record's fields. */
