@@ -10,6 +10,8 @@
 // normalisation 32 (rank / (rank + 1)), so every score lies in [0, 1); rounded to 6 decimals so the
 // cursor carries it exactly. Order: score desc, then id and type ascending (byte order, the same on
 // PGlite and PostgreSQL). Cursor: keyset on that triple (runtime/paging.ts startScorePage).
+// Snippet: ts_headline (plain text) of the matched text beside the title (a description, summary,
+// company…) when that matches, else of the title; computed for the page's rows only.
 //
 // Visibility: a hit appears only when the caller reads the row through its family's own reads.
 // - client, project, intake_record, campaign: the client scope (rule 5).
@@ -58,13 +60,14 @@ interface Source {
   vector(ctx: HandlerContext): AnyColumn;
   /** The hit's title, for this caller. */
   title(ctx: HandlerContext): SQL;
-  /** The text the snippet is cut from (the columns of the vector matched), for this caller. */
-  text(ctx: HandlerContext): SQL;
+  /** The rest of the matched text (the vector's columns but the title's), for this caller: the snippet's source. */
+  body(ctx: HandlerContext): SQL;
   /** Visibility: the rows this caller reads (undefined: every row). */
   visible(ctx: HandlerContext): SQL | undefined;
 }
 
-const text = (parts: readonly (readonly [string, string])[]) => sql.raw(searchTextSql(parts.map(([c]) => c)));
+/** The columns after the first (the title) of a vector's parts, space-joined ('' when none). */
+const body = (parts: readonly (readonly [string, string])[]) => (parts.length > 1 ? sql.raw(searchTextSql(parts.slice(1).map(([c]) => c))) : sql`''`);
 
 function source(
   type: SearchHitType,
@@ -81,7 +84,7 @@ function source(
     clientId,
     vector: () => table.search,
     title: () => sql`${title}`,
-    text: () => text(SEARCH_PARTS[parts]),
+    body: () => body(SEARCH_PARTS[parts]),
     visible,
   };
 }
@@ -106,7 +109,8 @@ const SOURCES: Record<SearchHitType, Source> = {
     clientId: contacts.clientId,
     vector: (ctx) => (ctx.policy.canReadPii ? contacts.searchPii : contacts.searchPublic),
     title: (ctx) => (ctx.policy.canReadPii ? sql`${contacts.name}` : sql`coalesce(${contacts.jobTitle}, 'Contact')`),
-    text: (ctx) => text(ctx.policy.canReadPii ? SEARCH_PARTS.contacts_pii : SEARCH_PARTS.contacts_public),
+    // With pii:read: e-mail, phone and job title (the digits column only helps matching); without: none (the title is the job title).
+    body: (ctx) => (ctx.policy.canReadPii ? sql.raw(searchTextSql(['email', 'phone', 'job_title'])) : sql`''`),
     visible: crmReach(contacts.clientId),
   },
   opportunity: source('opportunity', opportunities, opportunities.clientId, opportunities.name, 'opportunities', crmReach(opportunities.clientId)),
@@ -125,6 +129,9 @@ async function prefixQuery(ctx: HandlerContext, query: string): Promise<string |
   // Quoted lexemes: a quote is doubled and a backslash escaped (tsquery's own quoting).
   return rows.map((r) => `'${r.lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}':*`).join(' & ');
 }
+
+/** ts_headline options: plain text (no highlight markers), about a dozen to thirty words. */
+const HEADLINE = sql.raw(`'StartSel="", StopSel="", MaxWords=30, MinWords=12'`); // not a contract limit
 
 interface HitRow extends Record<string, unknown> {
   type: SearchHitType;
@@ -147,7 +154,7 @@ async function query(input: Schemas['SearchQueryInput'], ctx: HandlerContext): P
   const branches = wanted.map((type) => {
     const s = SOURCES[type];
     const vector = s.vector(ctx);
-    return sql`select ${type}::text as type, ${s.id} as id, ${s.clientId} as client_id, ${s.title(ctx)} as title, ${s.text(ctx)} as doc,
+    return sql`select ${type}::text as type, ${s.id} as id, ${s.clientId} as client_id, ${s.title(ctx)} as title, ${s.body(ctx)} as body,
       round(ts_rank_cd(${vector}, ${q}, 32)::numeric, 6) as score
       from ${s.table}
       where ${and(sql`${vector} @@ ${q}`, s.visible(ctx), clientId !== undefined ? eq(s.clientId, clientId) : undefined)}`;
@@ -160,7 +167,9 @@ async function query(input: Schemas['SearchQueryInput'], ctx: HandlerContext): P
   const rows = await executeRows<HitRow>(
     ctx.db,
     sql`select p.type, p.id, p.client_id, p.title, p.score::text as score,
-        ts_headline('simple'::regconfig, p.doc, ${q}, 'StartSel="", StopSel="", MaxWords=30, MinWords=12') as snippet
+        case when p.body <> '' and to_tsvector('simple'::regconfig, p.body) @@ ${q}
+          then ts_headline('simple'::regconfig, p.body, ${q}, ${HEADLINE})
+          else ts_headline('simple'::regconfig, coalesce(p.title, ''), ${q}, ${HEADLINE}) end as snippet
       from (
         select * from (${sql.join(branches, sql` union all `)}) hits
         ${after}

@@ -117,8 +117,8 @@ export async function benchSearch(options: { rows?: number; requests?: number; p
     const cases: [string, string][] = [
       ['one common word', 'benefits'],
       ['short prefix', 'ben'],
-      ['two words', 'dental renewal'],
-      ['rare word', 'zephyrine kickoff'],
+      ['two words', 'dental survey'],
+      ['one record', 'company 4242'],
       ['no match', 'qqqzzzxxx'],
     ];
     const lines: SearchBenchLine[] = [];

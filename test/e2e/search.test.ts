@@ -38,6 +38,24 @@ interface Row {
   unreleased?: boolean;
 }
 const ROWS: Row[] = [];
+/**
+ * The answer to "benefits" for opAll over the demo seed and the rows above, recorded once: the test
+ * asserts it on whichever driver runs, so PGlite and PostgreSQL give the same ids, order, scores
+ * (titles 0.5 = rank 1 / (1 + 1)), titles and snippets.
+ */
+const GOLDEN: unknown[] = [
+  ["project", "prj_demo_acme_portal", 0.52381, "Benefits portal", "Benefits portal engagement."],
+  ["client", "cli_demo_acme", 0.5, "Acme Benefits Co", "Acme Benefits Co"],
+  ["lead", "led_demo_acme_qualified", 0.5, "Retiree benefits", "Retiree benefits"],
+  ["lead", "led_demo_globex_new", 0.5, "Clinic staff benefits", "Clinic staff benefits"],
+  ["lead", "led_demo_platform_new", 0.5, "2027 benefits renewal", "2027 benefits renewal"],
+  ["opportunity", "opp_demo_acme_retiree", 0.5, "Retiree benefits", "Retiree benefits"],
+  ["opportunity", "opp_demo_globex_clinics", 0.5, "Clinic staff benefits", "Clinic staff benefits"],
+  ["contact", "con_demo_acme_priya", 0.166667, "Priya Natarajan", "Priya.Natarajan@brokers.acme.example +1 (415) 555-0142 Benefits Director"],
+  ["contact", "con_demo_globex_lena", 0.166667, "Lena Hoffmann", "lena.hoffmann@clinics.globex.example +49 30 5550 1234 Benefits Director"],
+  ["intake_record", "int_search_acme", 0.090909, "zephyrquill intake", "benefits_census"],
+  ["intake_record", "int_search_globex", 0.090909, "zephyrquill intake", "benefits_census"],
+];
 const CRM = new Set(['lead', 'account', 'contact', 'opportunity']);
 
 async function seedMarkedRows(): Promise<void> {
@@ -199,6 +217,12 @@ describe('search.query: matching and scores', () => {
     expect(inBody.length).toBeGreaterThan(0);
     expect(inTitle[0]!.score).toBeGreaterThan(inBody[0]!.score);
     for (const h of [...inTitle, ...inBody]) expect(h.score > 0 && h.score < 1).toBe(true);
+  });
+
+  it('the same answer on PGlite and PostgreSQL: ids, order, scores, titles and snippets of a seeded query', async () => {
+    const res = await search('rest', 'opAll', { query: 'benefits', pageSize: 200 });
+    const got = (res.body.items as { type: string; id: string; score: number; title: string; snippet: string }[]).map((h) => [h.type, h.id, h.score, h.title, h.snippet]);
+    expect(got).toEqual(GOLDEN);
   });
 
   it('a query with no words matches nothing; text that looks like query syntax is plain text', async () => {
