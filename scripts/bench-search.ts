@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../runtime/db/client.ts';
-import { loadStats, runLoad, type LoadStats } from './bench-load.ts';
+import { loadStats, runLoad, seedDemo, type LoadStats } from './bench-load.ts';
 
 const BIN = new URL('../bin/svc.js', import.meta.url).pathname;
 
@@ -95,13 +95,7 @@ export async function benchSearch(options: { rows?: number; requests?: number; p
   const env = { ...process.env, SVC_DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), SVC_RATE_LIMIT_PER_MINUTE: '10000000' };
   let server: ReturnType<typeof spawn> | null = null;
   try {
-    const seed = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'seed', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`seed exited ${code}`))));
-    });
-    const { operatorKey } = JSON.parse(seed.trim().split('\n').at(-1)!) as { operatorKey: string };
+    const { operatorKey } = await seedDemo(env);
     const filling = performance.now();
     await fill(dataDir, rows);
     if (options.print) console.log(`${rows} rows inserted and indexed in ${((performance.now() - filling) / 1000).toFixed(1)} s`);
