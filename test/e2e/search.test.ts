@@ -225,6 +225,16 @@ describe('search.query: matching and scores', () => {
     expect(got).toEqual(GOLDEN);
   });
 
+  it('the database keeps the vectors: a task created through the API is found at once, and a changed title replaces the old words', async () => {
+    const created = await w.rest('opAll', 'tasks.create', { clientId: ACME, title: 'Glimmerfox audit for the spring release' });
+    expect(created.status).toBe(201);
+    const id = (created.body.result ?? created.body).id as string;
+    for (const t of TRANSPORTS) expect((await all(t, 'boundKey', { query: 'glimmerf' })).map((h) => h.id)).toEqual([id]);
+    await w.s.database.execute(`update tasks set title = 'Quasarwren checklist' where id = '${id}'`);
+    expect((await all('rest', 'opAll', { query: 'glimmerfox' })).map((h) => h.id)).toEqual([]);
+    expect((await all('rest', 'opAll', { query: 'quasarwren' })).map((h) => h.id)).toEqual([id]);
+  });
+
   it('a query with no words matches nothing; text that looks like query syntax is plain text', async () => {
     for (const query of ['!!! ???', "o'brien & | :* (", '\\', `${MARK}:*&!`]) {
       const res = await search('rest', 'opAll', { query });
