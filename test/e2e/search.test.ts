@@ -14,6 +14,7 @@ import {
   projects,
   reviews,
   tasks,
+  uploads,
 } from '../../runtime/db/schema.ts';
 import { SEEDED_CONTACTS, SEEDED_PERSONAL_DATA } from '../../runtime/seed.ts';
 import { startServerWithIdp, type Answer, type CallerName, type World } from '../support/world.ts';
@@ -67,6 +68,19 @@ async function seedMarkedRows(): Promise<void> {
     const add = (type: string, rowId: string, extra: Partial<Row> = {}) => ROWS.push({ type, id: rowId, owner, ...extra });
     await db.insert(tasks).values({ id: id('tsk'), clientId, title: `${MARK} task ${owner}`, description: 'Prepare the quarterly filing', status: 'open', priority: 'normal', createdBy: w.c.operatorUserId });
     add('task', id('tsk'));
+    await db.insert(uploads).values({
+      id: id('upl'),
+      clientId,
+      name: `${MARK}-${owner}.pdf`,
+      contentType: 'application/pdf',
+      maxBytes: 10,
+      status: 'registered',
+      storageKey: id('key'),
+      requestedByKind: 'operator',
+      requestedById: w.c.operatorUserId,
+      requestedByCredentialId: 'key_search',
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
     await db.insert(files).values({
       id: id('fil'),
       uploadId: id('upl'),
