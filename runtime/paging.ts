@@ -134,9 +134,10 @@ export function encodeCursor(secret: string, query: string, key: PageKey): strin
 const TS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /** Verifies and decodes a cursor; anything wrong is validation_failed on /cursor. */
-export function decodeCursor(secret: string, query: string, cursor: string): PageKey {
+/** A cursor's JSON body once its signature is verified; validation_failed on /cursor otherwise. */
+function openCursor<B>(secret: string, cursor: string, maxLength: number): B {
   const bad = (why: string) => invalidField('/cursor', why);
-  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 512) throw bad('is not a cursor from this API');
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > maxLength) throw bad('is not a cursor from this API');
   const dot = cursor.indexOf('.');
   if (dot <= 0 || dot !== cursor.lastIndexOf('.')) throw bad('is not a cursor from this API');
   const encoded = cursor.slice(0, dot);
@@ -145,12 +146,16 @@ export function decodeCursor(secret: string, query: string, cursor: string): Pag
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw bad('was altered or was not issued by this service');
   }
-  let body: Partial<CursorBody>;
   try {
-    body = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as Partial<CursorBody>;
+    return JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as B;
   } catch {
     throw bad('is not a cursor from this API');
   }
+}
+
+export function decodeCursor(secret: string, query: string, cursor: string): PageKey {
+  const bad = (why: string) => invalidField('/cursor', why);
+  const body = openCursor<Partial<CursorBody> | null>(secret, cursor, 512); // cursor length cap: not a contract limit
   if (body?.v !== 1 || typeof body.t !== 'string' || !TS_RE.test(body.t) || typeof body.i !== 'string') {
     throw bad('is not a cursor from this API');
   }
@@ -214,21 +219,7 @@ function encodeNameCursor(secret: string, query: string, key: { name: string; id
 
 function decodeNameCursor(secret: string, query: string, cursor: string): { name: string; id: string } {
   const bad = (why: string) => invalidField('/cursor', why);
-  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 2048) throw bad('is not a cursor from this API');
-  const dot = cursor.indexOf('.');
-  if (dot <= 0 || dot !== cursor.lastIndexOf('.')) throw bad('is not a cursor from this API');
-  const encoded = cursor.slice(0, dot);
-  const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
-  const expected = Buffer.from(sign(secret, encoded), 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw bad('was altered or was not issued by this service');
-  }
-  let body: { v?: unknown; q?: unknown; n?: unknown; i?: unknown };
-  try {
-    body = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as typeof body;
-  } catch {
-    throw bad('is not a cursor from this API');
-  }
+  const body = openCursor<{ v?: unknown; q?: unknown; n?: unknown; i?: unknown } | null>(secret, cursor, 2048); // not a contract limit
   if (body?.v !== 2 || typeof body.n !== 'string' || typeof body.i !== 'string') throw bad('is not a cursor from this API');
   if (body.q !== query) throw bad('belongs to another list or other filters; start again without a cursor');
   return { name: body.n, id: body.i };
@@ -263,6 +254,70 @@ export async function startNamePage(
       return {
         items: kept.map(map),
         nextCursor: more && last ? encodeNameCursor(secret, query, { name: last.name, id: last.id }) : null,
+      };
+    },
+  };
+}
+
+// -------------------------------------------------------------------------------------------------
+// Keyset paging by (score desc, id asc, type asc): search.query. Same signed cursor format with v: 3;
+// the score travels as its exact decimal text (s), the hit's id (i) and type (y).
+
+export interface ScoreKey {
+  /** The score as exact decimal text (a numeric rounded in SQL, never a float). */
+  score: string;
+  id: string;
+  type: string;
+}
+
+export interface ScorePageWindow {
+  readonly fetch: number;
+  readonly pageSize: number;
+  readonly position: ScoreKey | null;
+  /** Cuts the fetched rows to the page and signs nextCursor from the last row kept. */
+  finish<R extends { id: string; type: string; score: string }, T>(rows: R[], map: (row: R) => T): PageResult<T>;
+}
+
+const SCORE_RE = /^\d+(\.\d+)?$/;
+
+function encodeScoreCursor(secret: string, query: string, key: ScoreKey): string {
+  const encoded = Buffer.from(JSON.stringify({ v: 3, q: query, s: key.score, i: key.id, y: key.type }), 'utf8').toString('base64url');
+  return `${encoded}.${sign(secret, encoded)}`;
+}
+
+function decodeScoreCursor(secret: string, query: string, cursor: string): ScoreKey {
+  const bad = (why: string) => invalidField('/cursor', why);
+  const body = openCursor<{ v?: unknown; q?: unknown; s?: unknown; i?: unknown; y?: unknown } | null>(secret, cursor, 512); // not a contract limit
+  if (body?.v !== 3 || typeof body.s !== 'string' || !SCORE_RE.test(body.s) || typeof body.i !== 'string' || typeof body.y !== 'string') {
+    throw bad('is not a cursor from this API');
+  }
+  if (body.q !== query) throw bad('belongs to another list or other filters; start again without a cursor');
+  return { score: body.s, id: body.i, type: body.y };
+}
+
+/** Like startPage, for rows ordered by a computed score (descending), then id and type (ascending). */
+export async function startScorePage(
+  db: Db,
+  input: PageInput,
+  operation: string,
+  filters: Record<string, unknown> = {},
+): Promise<ScorePageWindow> {
+  const pageSize = pageSizeOf(input);
+  const secret = await cursorSecret(db);
+  const query = queryHash(operation, filters);
+  const position =
+    input.cursor === undefined || input.cursor === null ? null : decodeScoreCursor(secret, query, input.cursor);
+  return {
+    fetch: pageSize + 1,
+    pageSize,
+    position,
+    finish(rows, map) {
+      const more = rows.length > pageSize;
+      const kept = more ? rows.slice(0, pageSize) : rows;
+      const last = kept[kept.length - 1];
+      return {
+        items: kept.map(map),
+        nextCursor: more && last ? encodeScoreCursor(secret, query, { score: last.score, id: last.id, type: last.type }) : null,
       };
     },
   };

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { loadStats, runLoad } from './bench-load.ts';
+import { loadStats, runLoad, seedDemo } from './bench-load.ts';
 
 const BIN = new URL('../bin/svc.js', import.meta.url).pathname;
 
@@ -29,13 +29,7 @@ export async function benchFlood(options: { print: boolean; port?: number }): Pr
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-flood-'));
   const port = options.port ?? 18_000 + Math.floor(Math.random() * 1000);
   const env = { ...process.env, SVC_DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), SVC_RATE_LIMIT_PER_MINUTE: '10000000' };
-  const seed = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'seed', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`seed exited ${code}`))));
-  });
-  const { operatorKey } = JSON.parse(seed.trim().split('\n').at(-1)!) as { operatorKey: string };
+  const { operatorKey } = await seedDemo(env);
   const server = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], { env, stdio: 'ignore' });
   try {
     for (let i = 0; ; i++) {

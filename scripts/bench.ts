@@ -5,11 +5,13 @@
 //      by autocannon; start-up time and resident memory (bench-serve.ts).
 //   3. tools/list size for the operator key (bench-mcp.ts).
 //   4. A valid caller's p99 under a flood of random keys from another address vs quiet (target <= 2x).
+//   5. search.query over 100k seeded rows: first page p50/p99 per kind of query (bench-search.ts).
 // `npm run bench -- --quick` skips the 100x contract.
 import { benchGenerate } from './bench-generate.ts';
 import { benchServe } from './bench-serve.ts';
 import { benchFlood } from './bench-flood.ts';
 import { benchMcp } from './bench-mcp.ts';
+import { benchSearch } from './bench-search.ts';
 
 const quick = process.argv.includes('--quick');
 
@@ -30,4 +32,7 @@ console.log(`tools/list for the operator key: ${toolsList.tools} tools, ${(tools
 
 console.log('\n== Failed-authentication flood (svc serve in its own process)');
 await benchFlood({ print: true });
+
+console.log('\n== search.query over 100k rows (svc serve in its own process, PGlite)');
+await benchSearch({ rows: 100_000, requests: quick ? 50 : 200, print: true });
 process.exit(0);

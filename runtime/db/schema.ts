@@ -6,6 +6,7 @@ import {
   bigint,
   bigserial,
   boolean,
+  customType,
   date,
   doublePrecision,
   index,
@@ -54,6 +55,51 @@ type S = components['schemas'];
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const textArray = (name: string) => text(name).array().notNull().default(sql`'{}'::text[]`);
 
+// -------------------------------------------------------------------------------------------------
+// Full-text search (search.query, handlers/search.ts): each searchable table keeps a tsvector column
+// the database computes itself (GENERATED ALWAYS AS … STORED) from the row's searchable text, with a
+// GIN index. The 'simple' configuration (no stemming, no stop words: names, e-mails and codes match
+// as typed, in any language); the title-like text weighs A, the rest D (ts_rank_cd scores A higher).
+// A searchable column's text must hold no personal data unless the column is a contact's searchPii.
+
+const tsvector = customType<{ data: string; driverData: string }>({
+  dataType() {
+    return 'tsvector';
+  },
+});
+
+/** setweight(to_tsvector('simple', coalesce(col, '')), 'W') for each [column, weight], joined with ||. */
+export function searchVectorSql(parts: readonly (readonly [column: string, weight: 'A' | 'B' | 'C' | 'D'])[]): string {
+  return parts.map(([column, weight]) => `setweight(to_tsvector('simple'::regconfig, coalesce(${column}, '')), '${weight}')`).join(' || ');
+}
+
+/** The searchable text of a row (the same columns as its vector, space-joined): ts_headline cuts the snippet from it. */
+export function searchTextSql(columns: readonly string[]): string {
+  return columns.map((c) => `coalesce(${c}, '')`).join(` || ' ' || `);
+}
+
+/** The columns each table's search vector is made of (handlers/search.ts reads the same lists). */
+export const SEARCH_PARTS = {
+  clients: [['name', 'A'], ['industry', 'D']],
+  projects: [['name', 'A'], ['description', 'D']],
+  tasks: [['title', 'A'], ['description', 'D']],
+  intake_records: [['title', 'A'], ['template', 'D']],
+  reviews: [['title', 'A'], ['summary', 'D']],
+  leads: [['title', 'A'], ['company', 'B']],
+  accounts: [['name', 'A'], ['domain', 'B'], ['industry', 'D']],
+  /** Without pii:read only this one is matched: the job title. */
+  contacts_public: [['job_title', 'A']],
+  /** With pii:read: name, e-mail, phone (as written and its digits) and job title. */
+  contacts_pii: [['name', 'A'], ['email', 'B'], ['phone', 'B'], ['phone_digits', 'B'], ['job_title', 'C']],
+  opportunities: [['name', 'A']],
+  campaigns: [['name', 'A'], ['subject', 'D']],
+  files: [['name', 'A']],
+} as const satisfies Record<string, readonly (readonly [string, 'A' | 'B' | 'C' | 'D'])[]>;
+
+const searchVector = (name: string, parts: keyof typeof SEARCH_PARTS) =>
+  tsvector(name).generatedAlwaysAs(sql.raw(searchVectorSql(SEARCH_PARTS[parts])));
+
+
 export const clients = pgTable(
   'clients',
   {
@@ -64,8 +110,9 @@ export const clients = pgTable(
     primaryContactName: text('primary_contact_name'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'clients'),
   },
-  (t) => [index('clients_name').on(sql`${t.name} collate "C"`, t.id)],
+  (t) => [index('clients_search').using('gin', t.search), index('clients_name').on(sql`${t.name} collate "C"`, t.id)],
 );
 
 /** People: operators (staff) and client admins. OAuth subjects map here. */
@@ -190,9 +237,14 @@ export const projects = pgTable(
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'projects'),
   },
   // Lists page by (created_at, id), every client or the caller's clients (lists at scale, issue 16).
-  (t) => [index('projects_client_created').on(t.clientId, t.createdAt, t.id), index('projects_created').on(t.createdAt, t.id)],
+  (t) => [
+    index('projects_client_created').on(t.clientId, t.createdAt, t.id),
+    index('projects_created').on(t.createdAt, t.id),
+    index('projects_search').using('gin', t.search),
+  ],
 );
 
 export const tasks = pgTable(
@@ -215,9 +267,14 @@ export const tasks = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
     completedAt: ts('completed_at'),
+    search: searchVector('search', 'tasks'),
   },
   // tasks.list pages by (created_at, id): every task (an unbound operator) or a client's (a key's scope).
-  (t) => [index('tasks_client_created').on(t.clientId, t.createdAt, t.id), index('tasks_created').on(t.createdAt, t.id)],
+  (t) => [
+    index('tasks_client_created').on(t.clientId, t.createdAt, t.id),
+    index('tasks_created').on(t.createdAt, t.id),
+    index('tasks_search').using('gin', t.search),
+  ],
 );
 
 export const taskComments = pgTable(
@@ -362,8 +419,9 @@ export const reviews = pgTable(
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'reviews'),
   },
-  (t) => [index('reviews_created').on(t.createdAt, t.id), index('reviews_client_created').on(t.clientId, t.createdAt, t.id)],
+  (t) => [index('reviews_search').using('gin', t.search), index('reviews_created').on(t.createdAt, t.id), index('reviews_client_created').on(t.clientId, t.createdAt, t.id)],
 );
 
 /** Published versions of a client's hub: a snapshot of its released material and its content hash. */
@@ -397,8 +455,9 @@ export const accounts = pgTable(
     ownerId: text('owner_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'accounts'),
   },
-  (t) => [
+  (t) => [index('accounts_search').using('gin', t.search), 
     index('accounts_name').on(sql`${t.name} collate "C"`, t.id),
     index('accounts_client_name').on(t.clientId, sql`${t.name} collate "C"`, t.id),
   ],
@@ -419,8 +478,12 @@ export const contacts = pgTable(
     jobTitle: text('job_title'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    /** Matched without pii:read: no personal data. */
+    searchPublic: searchVector('search_public', 'contacts_public'),
+    /** Matched with pii:read only. */
+    searchPii: searchVector('search_pii', 'contacts_pii'),
   },
-  (t) => [
+  (t) => [index('contacts_search_public').using('gin', t.searchPublic), index('contacts_search_pii').using('gin', t.searchPii), 
     index('contacts_created').on(t.createdAt, t.id),
     index('contacts_client_created').on(t.clientId, t.createdAt, t.id),
     index('contacts_account').on(t.accountId),
@@ -447,8 +510,9 @@ export const leads = pgTable(
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'leads'),
   },
-  (t) => [
+  (t) => [index('leads_search').using('gin', t.search), 
     index('leads_created').on(t.createdAt, t.id),
     index('leads_client_created').on(t.clientId, t.createdAt, t.id),
     index('leads_status_created').on(t.status, t.createdAt, t.id),
@@ -473,8 +537,9 @@ export const opportunities = pgTable(
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'opportunities'),
   },
-  (t) => [
+  (t) => [index('opportunities_search').using('gin', t.search), 
     index('opportunities_created').on(t.createdAt, t.id),
     index('opportunities_client_created').on(t.clientId, t.createdAt, t.id),
     index('opportunities_account').on(t.accountId),
@@ -522,8 +587,9 @@ export const campaigns = pgTable(
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    search: searchVector('search', 'campaigns'),
   },
-  (t) => [index('campaigns_created').on(t.createdAt, t.id), index('campaigns_client_created').on(t.clientId, t.createdAt, t.id)],
+  (t) => [index('campaigns_search').using('gin', t.search), index('campaigns_created').on(t.createdAt, t.id), index('campaigns_client_created').on(t.clientId, t.createdAt, t.id)],
 );
 
 /** Who a campaign goes to (an e-mail address or a phone number, by the campaign's channel). */
@@ -837,8 +903,9 @@ export const intakeRecords = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
     finalizedAt: ts('finalized_at'),
+    search: searchVector('search', 'intake_records'),
   },
-  (t) => [index('intake_records_client_created').on(t.clientId, t.createdAt, t.id)],
+  (t) => [index('intake_records_search').using('gin', t.search), index('intake_records_client_created').on(t.clientId, t.createdAt, t.id)],
 );
 
 /** Signed upload slots (files.upload_url): pending until bytes arrive, then received, then registered. */
@@ -888,8 +955,9 @@ export const files = pgTable(
     uploadedByName: text('uploaded_by_name'),
     createdAt: ts('created_at').notNull().defaultNow(),
     scannedAt: ts('scanned_at'),
+    search: searchVector('search', 'files'),
   },
-  (t) => [uniqueIndex('files_upload').on(t.uploadId), index('files_status').on(t.status, t.createdAt)],
+  (t) => [index('files_search').using('gin', t.search), uniqueIndex('files_upload').on(t.uploadId), index('files_status').on(t.status, t.createdAt)],
 );
 
 /** Values read out of an intake document, proposed for the record's fields. */
