@@ -17,6 +17,7 @@ import { iso } from './mappers/time.ts';
 import { invalidTransition, requireClient, validationFailed } from './shared.ts';
 import type { MembershipsHandlers } from '../generated/handlers/memberships.ts';
 import type { components } from '../generated/types.ts';
+import { notify, userByEmail } from '../runtime/notifications.ts';
 
 type Schemas = components['schemas'];
 type Membership = Schemas['Membership'];
@@ -105,7 +106,7 @@ export async function listClientMemberships(
 
 async function invite(input: Schemas['MembershipsInviteInput'], ctx: HandlerContext): Promise<Membership> {
   ctx.policy.assertClientInScope(input.client_id);
-  await requireClient(ctx.db, input.client_id);
+  const clientRow = await requireClient(ctx.db, input.client_id);
   await expireInvitations(ctx.db, ctx.now);
   const email = input.email.trim().toLowerCase();
   if (ctx.principal.kind === 'client_admin') {
@@ -160,6 +161,24 @@ async function invite(input: Schemas['MembershipsInviteInput'], ctx: HandlerCont
   });
   const result = toMembership(await membership(ctx, input.client_id, id));
   await ctx.emit('membership.invited', { clientId: input.client_id, subjectId: id }, { ...result });
+  // membership_invited to the invitee when a user with that e-mail exists; an invitee without an
+  // account gets none (the invitation itself reaches them, and nothing is kept for later).
+  const invitee = await userByEmail(ctx.db, email);
+  if (invitee) {
+    await notify(
+      ctx.db,
+      [invitee],
+      {
+        kind: 'membership_invited',
+        title: `You were invited to ${clientRow.name}`,
+        body: `Role: ${input.role}.`,
+        clientId: input.client_id,
+        subjectId: id,
+        path: `/v1/clients/${input.client_id}/memberships`,
+      },
+      { now: ctx.now, actorId: ctx.principal.id, requireReach: false },
+    );
+  }
   return result;
 }
 
