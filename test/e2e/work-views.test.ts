@@ -8,7 +8,7 @@
 //   unboundKey  API key of the owner, not bound        Acme, Globex (never internal: keys are not widened)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { notifications, tasks } from '../../runtime/db/schema.ts';
+import { intakeRecords, notifications, pipelineRuns, tasks } from '../../runtime/db/schema.ts';
 import { startServerWithIdp, CALLERS, type CallerName, type World } from '../support/world.ts';
 
 let w: World;
@@ -239,6 +239,68 @@ describe('actions.list visibility', () => {
     const p2 = await w.rest('opAll', 'actions.list', { pageSize: 1, cursor: p1.body.nextCursor });
     expect(p2.status).toBe(200);
     expect(p2.body.items[0].id).not.toBe(p1.body.items[0].id);
+  });
+
+  it('follow_up (failed runs no rerun replaced) and intake_incomplete (required fields empty) by caller, REST and MCP', async () => {
+    const run = (id: string, clientId: string | null, status = 'failed', parentRunId: string | null = null) => ({
+      id,
+      clientId,
+      pipeline: 'wv-pipeline',
+      status,
+      trigger: parentRunId ? 'rerun' : 'manual',
+      parentRunId,
+      requestedByKind: 'operator',
+      requestedById: U.staff,
+      requestedByCredentialId: 'grt_demo_operator',
+    });
+    await w.s.database.db.insert(pipelineRuns).values([
+      run('run_wv_acme', ACME),
+      run('run_wv_globex', GLOBEX),
+      run('run_wv_internal', null),
+      run('run_wv_replaced', ACME),
+      run('run_wv_rerun', ACME, 'succeeded', 'run_wv_replaced'),
+    ]);
+    const field = (value: unknown) => ({ key: 'name', label: 'Name', type: 'text', required: true, value, status: value === null ? 'empty' : 'draft', source: 'manual', updatedAt: null, updatedBy: null });
+    const record = (id: string, createdById: string, value: unknown) => ({
+      id,
+      clientId: ACME,
+      title: id,
+      template: 'wv',
+      status: 'draft',
+      fields: [field(value)],
+      createdByKind: 'operator',
+      createdById,
+    });
+    await w.s.database.db.insert(intakeRecords).values([
+      record('int_wv_owner', U.owner, null),
+      record('int_wv_staff', U.staff, null),
+      record('int_wv_filled', U.owner, 'Ada'),
+    ]);
+    const RUNS: Record<(typeof CALLERS)[number], string[]> = {
+      opAll: ['run_wv_acme', 'run_wv_globex', 'run_wv_internal'],
+      opScoped: ['run_wv_acme', 'run_wv_internal'],
+      clientAdmin: [], // holds no pipeline:read
+      boundKey: ['run_wv_acme'],
+      unboundKey: ['run_wv_acme', 'run_wv_globex'],
+    };
+    const INTAKE: Record<(typeof CALLERS)[number], string[]> = {
+      opAll: ['int_wv_owner'],
+      opScoped: [],
+      clientAdmin: ['int_wv_owner', 'int_wv_staff'],
+      boundKey: ['int_wv_owner'],
+      unboundKey: ['int_wv_owner'],
+    };
+    for (const transport of TRANSPORTS) {
+      for (const caller of CALLERS) {
+        const of = async (kind: string) => {
+          const res = await call(transport, caller, 'actions.list', { kind, pageSize: 200 });
+          expect(res.status).toBe(200);
+          return (res.body.items as { subjectId: string }[]).map((a) => a.subjectId).filter((id) => id.includes('_wv_')).sort();
+        };
+        expect(await of('follow_up'), `${caller} ${transport}`).toEqual([...RUNS[caller]].sort());
+        expect(await of('intake_incomplete'), `${caller} ${transport}`).toEqual([...INTAKE[caller]].sort());
+      }
+    }
   });
 
   it('tasks.create and tasks.update refuse a client admin as assignee of an internal task (validation_failed, nothing written)', async () => {
