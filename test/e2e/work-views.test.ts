@@ -358,6 +358,33 @@ describe('notifications', () => {
     }
   });
 
+  it('notifications.read over every caller: its own (or its owner\'s) marks, anyone else\'s is 404 (not an MCP tool)', async () => {
+    const id = await createTask('opAll', { clientId: ACME, title: 'wv read table', assigneeIds: [U.scoped, U.clientAdmin, U.staff] });
+    const other = await createTask('opScoped', { clientId: ACME, title: 'wv read table owner', assigneeIds: [U.owner] });
+    const all = await allNotifications();
+    const of = (user: string, subject: string) => all.find((n) => n.userId === user && n.subjectId === subject)!.id;
+    const own: Record<(typeof CALLERS)[number], string | null> = {
+      opAll: of(U.owner, other),
+      unboundKey: of(U.owner, other),
+      opScoped: of(U.scoped, id),
+      clientAdmin: of(U.clientAdmin, id),
+      boundKey: null,
+    };
+    const foreign = of(U.staff, id);
+    for (const caller of CALLERS) {
+      const refused = await w.rest(caller, 'notifications.read', { notificationIds: [foreign] });
+      expect(refused.status, caller).toBe(404);
+      if (own[caller]) {
+        const res = await w.rest(caller, 'notifications.read', { notificationIds: [own[caller]] });
+        expect(res.status, caller).toBe(200);
+        expect(res.body.result.items[0].readAt).toBeTruthy();
+      } else {
+        expect((await w.rest(caller, 'notifications.read', { notificationIds: [of(U.owner, other)] })).status).toBe(404);
+      }
+    }
+    expect((await allNotifications()).find((n) => n.id === foreign)!.readAt).toBeNull();
+  });
+
   it('notifications.read is all or nothing and keeps the first readAt', async () => {
     const id = await createTask('opAll', { clientId: ACME, title: 'wv read', assigneeIds: [U.scoped, U.clientAdmin] });
     const rows = (await allNotifications()).filter((n) => n.subjectId === id);
@@ -409,6 +436,36 @@ describe('notification producers: exactly one per recipient, in the transaction 
     expect(upd.status).toBe(200);
     const after = (await allNotifications()).filter((n) => n.subjectId === id);
     expect(after.map((n) => n.userId).sort()).toEqual([U.admin, U.staff].sort());
+  });
+
+  it('tasks.batch_create notifies each assignee of each task once; a dry-run comment or approve writes none', async () => {
+    const res = await w.rest('opAll', 'tasks.batch_create', {
+      tasks: [
+        { clientId: ACME, title: 'wv batch 1', assigneeIds: [U.staff, U.admin] },
+        { clientId: GLOBEX, title: 'wv batch 2', assigneeIds: [U.staff] },
+      ],
+    });
+    expect(res.status).toBe(201);
+    const [a, b] = res.body.result.items.map((t: { id: string }) => t.id);
+    const all = await allNotifications();
+    expect(all.filter((n) => n.subjectId === a).map((n) => n.userId).sort()).toEqual([U.admin, U.staff].sort());
+    expect(all.filter((n) => n.subjectId === b).map((n) => n.userId)).toEqual([U.staff]);
+
+    const n0 = await count();
+    const dryComment = await w.rest('opAll', 'tasks.comment', { task_id: a, body: 'not really' }, { prefer: 'dry-run' });
+    expect(dryComment.status).toBe(200);
+    const proposed = await w.rest('unboundKey', 'reviews.release', { review_id: 'rev_demo_globex_faq' });
+    expect(proposed.status).toBe(202);
+    const afterProposal = await count(); // approval_requested to the deciders
+    expect(afterProposal).toBeGreaterThan(n0);
+    const admin = await w.idp.issueToken({ sub: w.c.adminSub, aud: `${w.s.config.baseUrl}/mcp`, scope: 'openid', client_id: w.c.oauthClientId });
+    const dry = await fetch(`${w.s.url}/v1/approvals/${proposed.body.approval.id}:approve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, prefer: 'dry-run' },
+    });
+    expect(dry.status).toBe(200);
+    expect((await dry.json()).outcome).toBe('planned');
+    expect(await count()).toBe(afterProposal); // neither approval_decided nor review_released
   });
 
   it('comment_added: to the task\'s assignees but the author', async () => {
