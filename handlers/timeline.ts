@@ -108,15 +108,32 @@ function summaryOf(kind: EntryKind, data: Record<string, unknown>, taskTitle: st
   }
 }
 
+/**
+ * What an entry shows of its record. The timeline is read under tasks:read, so task entries carry the
+ * task (and a comment its body), while the others carry only ids, titles and the change, never the
+ * record itself (an intake record's values need intake:read, a proposal's input approvals:read).
+ */
+function dataOf(kind: EntryKind, full: Record<string, unknown>): Record<string, unknown> {
+  const pick = (...keys: [string, string][]) => Object.fromEntries(keys.map(([to, from]) => [to, full[from] ?? null]));
+  switch (kind) {
+    case 'approval_decided':
+      return pick(['approvalId', 'id'], ['operationId', 'operationId'], ['status', 'status']);
+    case 'project_stage_advanced':
+      return pick(['projectId', 'id'], ['name', 'name'], ['previousStage', 'previousStage'], ['stage', 'stage']);
+    case 'intake_finalized':
+      return pick(['intakeId', 'id'], ['title', 'title'], ['status', 'status']);
+    case 'review_released':
+      return pick(['reviewId', 'id'], ['title', 'title'], ['releasedAt', 'releasedAt']);
+    default:
+      return full;
+  }
+}
+
 function toEntry(row: EntryRow): TimelineEntry {
   const raw = typeof row.data === 'string' ? (JSON.parse(row.data) as unknown) : row.data;
   const full = (raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
   const kind: EntryKind = row.source === 'comment' ? 'comment_added' : KIND_OF_EVENT[row.source]!;
-  // An approval entry keeps the decision, not the proposal's input or result.
-  const data =
-    kind === 'approval_decided'
-      ? { approvalId: full.id ?? null, operationId: full.operationId ?? null, status: full.status ?? null }
-      : full;
+  const data = dataOf(kind, full);
   return {
     id: row.id,
     kind,

@@ -493,6 +493,20 @@ describe('notification producers: exactly one per recipient, in the transaction 
     expect(all.filter((n) => n.subjectId === approvalId && n.kind === 'approval_decided').map((n) => n.userId)).toEqual([U.owner]);
     expect(all.filter((n) => n.subjectId === 'rev_demo_acme_design' && n.kind === 'review_released').map((n) => n.userId)).toEqual([U.clientAdmin]);
 
+    // On the timeline: the release for everyone reaching Acme; the decision for people with reach and
+    // the proposing key only (approvals' visibility), with ids and the change, not the records.
+    for (const caller of CALLERS) {
+      const items = (await w.rest(caller, 'timeline.list', { clientId: ACME, since: t0, pageSize: 200 })).body.items as {
+        kind: string;
+        data: Record<string, unknown>;
+      }[];
+      const released = items.find((e) => e.kind === 'review_released' && e.data.reviewId === 'rev_demo_acme_design');
+      expect(released?.data, caller).toEqual({ reviewId: 'rev_demo_acme_design', title: 'Portal design mock-ups', releasedAt: expect.any(String) });
+      const decided = items.find((e) => e.kind === 'approval_decided' && e.data.approvalId === approvalId);
+      if (caller === 'boundKey') expect(decided, caller).toBeUndefined();
+      else expect(decided?.data, caller).toEqual({ approvalId, operationId: 'reviews.release', status: 'approved' });
+    }
+
     const rejected = await w.rest('unboundKey', 'projects.create', { clientId: ACME, name: 'wv reject me' });
     const rid = rejected.body.approval.id as string;
     const res = await fetch(`${w.s.url}/v1/approvals/${rid}:reject`, { method: 'POST', headers: { authorization: `Bearer ${w.credentials.opScoped}` } });
