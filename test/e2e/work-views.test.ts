@@ -242,7 +242,12 @@ describe('actions.list visibility', () => {
   });
 
   it('follow_up (failed runs no rerun replaced) and intake_incomplete (required fields empty) by caller, REST and MCP', async () => {
-    const run = (id: string, clientId: string | null, status = 'failed', parentRunId: string | null = null) => ({
+    const run = (
+      id: string,
+      clientId: string | null,
+      status: (typeof pipelineRuns.$inferInsert)['status'] = 'failed',
+      parentRunId: string | null = null,
+    ): typeof pipelineRuns.$inferInsert => ({
       id,
       clientId,
       pipeline: 'wv-pipeline',
@@ -261,7 +266,7 @@ describe('actions.list visibility', () => {
       run('run_wv_rerun', ACME, 'succeeded', 'run_wv_replaced'),
     ]);
     const field = (value: unknown) => ({ key: 'name', label: 'Name', type: 'text', required: true, value, status: value === null ? 'empty' : 'draft', source: 'manual', updatedAt: null, updatedBy: null });
-    const record = (id: string, createdById: string, value: unknown) => ({
+    const record = (id: string, createdById: string, value: unknown): typeof intakeRecords.$inferInsert => ({
       id,
       clientId: ACME,
       title: id,
