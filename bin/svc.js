@@ -1,7 +1,16 @@
 #!/usr/bin/env node
-// The svc CLI. TypeScript sources run through tsx's loader; no build step.
-import { register } from 'tsx/esm/api';
-
-register();
-const { main } = await import('./cli.ts');
-process.exitCode = await main(process.argv.slice(2));
+// The svc CLI. `svc serve` and `svc seed` run the production build in dist/ (scripts/build.mjs,
+// run by `npm ci` through the prepare script) when it was built from the current sources; anything
+// else (the compiler's commands, a missing or stale build, SVC_NO_BUILD=1) runs the TypeScript
+// sources through tsx's loader.
+const argv = process.argv.slice(2);
+const command = argv[0];
+if ((command === 'serve' || command === 'seed') && process.env.SVC_NO_BUILD !== '1' && (await import('./build-stamp.js')).freshBuild()) {
+  const { runServeOrSeed } = await import('../dist/bin/serve.js');
+  process.exitCode = await runServeOrSeed(command, argv.slice(1));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { main } = await import('./cli.ts');
+  process.exitCode = await main(argv);
+}

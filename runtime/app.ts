@@ -1,7 +1,7 @@
 // The svc application: one Hono app with the app-wide headers middleware, the REST routes of the
 // generated registry, the MCP endpoint, the published documents, 404/405 and error handling.
 import { readFileSync, readdirSync } from 'node:fs';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { createAuthenticator, credentialInUrl, type Authenticator } from './auth/authenticate.ts';
 import { auditEntry, Auditor, failedWith } from './audit.ts';
@@ -13,7 +13,8 @@ import type { Database } from './db/client.ts';
 import { mountDocuments } from './documents.ts';
 import { mountPortal, portalOidcFromEnv, type PortalOidcConfig } from './portal/index.ts';
 import type { Principal } from './handler-types.ts';
-import { clientIp, commonHeaders, limitCredential, RateLimiter } from './headers/index.ts';
+import { clientIp, commonHeaders, credentialKey, limitCredential, RateLimiter, settleDecision } from './headers/index.ts';
+import { redisCredentialLimiter, type CredentialLimiter } from './headers/shared-rate-limit.ts';
 import { MCP_PATH, mountMcp } from './mcp/index.ts';
 import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecutor } from './pipeline/executor.ts';
 import type { AppEnv, RequestAuthenticator } from './app-env.ts';
@@ -30,6 +31,7 @@ import { errorSummary, logLine, setLogRedactions, stderrLog } from './log.ts';
 import { mountFileRoutes } from './files/routes.ts';
 import { LocalFileStore, type FileStore } from './files/store.ts';
 import { startFileWorker, type FileWorker } from './files/worker.ts';
+import { PROJECT_ROOT } from './project-root.ts';
 
 export interface Registry {
   service: Service;
@@ -62,6 +64,8 @@ export interface CreateAppOptions {
   rebuildProposer?: PipelineDeps['rebuildProposer'];
   /** Where file bytes live (default: the local store under config.dataDir). */
   fileStore?: FileStore;
+  /** The shared per-credential limiter; default: Redis when config.redisUrl is set, else none (per process). */
+  sharedLimiter?: CredentialLimiter | null;
   /** How often the file worker looks for work (default 1000 ms). */
   workerIntervalMs?: number;
   /** The portal's OpenID Connect provider; default from SVC_PORTAL_OIDC_* (null: API-key sign-in). */
@@ -74,6 +78,8 @@ export interface SvcApp {
   auditor: Auditor;
   authenticator: Authenticator;
   limiter: RateLimiter;
+  /** The per-credential limiter shared through Redis (REDIS_URL), or null: counted in `limiter`. */
+  sharedLimiter: CredentialLimiter | null;
   fileStore: FileStore;
   /** The file worker (null when config.workersEnabled is false). */
   fileWorker: FileWorker | null;
@@ -82,7 +88,7 @@ export interface SvcApp {
   close(): Promise<void>;
 }
 
-const GENERATED_DIR = new URL('../generated/', import.meta.url);
+const GENERATED_DIR = new URL('generated/', PROJECT_ROOT);
 
 function readGenerated(path: string): string {
   return readFileSync(new URL(path, GENERATED_DIR), 'utf8');
@@ -126,6 +132,21 @@ export function createApp(options: CreateAppOptions): SvcApp {
     limit: options.rateLimit?.limit ?? config.rateLimitPerMinute ?? service.limits.rateLimitPerMinute,
     windowSeconds: options.rateLimit?.windowSeconds ?? 60,
   });
+  // With REDIS_URL the credential windows live in Redis, shared by every process (headers/shared-rate-limit.ts).
+  const shared: CredentialLimiter | null =
+    options.sharedLimiter !== undefined
+      ? options.sharedLimiter
+      : config.redisUrl
+        ? redisCredentialLimiter({ url: config.redisUrl, limit: limiter.limit, windowSeconds: limiter.windowSeconds, log })
+        : null;
+  /** Spends `units` of the principal's credential window, in Redis when shared, else in this process. */
+  async function limitPrincipal(c: Context<AppEnv> | null, principal: Principal, units = 1): Promise<void> {
+    if (!shared) {
+      for (let i = 0; i < units; i++) limitCredential(c, limiter, principal);
+      return;
+    }
+    settleDecision(c, principal, await shared.take(credentialKey(principal), units));
+  }
   const failedAuth = new RateLimiter({ limit: service.limits.failedAuthPerMinute, windowSeconds: 60 });
   const auditor = new Auditor(database, { log });
   const executor = createExecutor({
@@ -170,7 +191,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
       throw err;
     }
     const principal = { ...authenticated };
-    limitCredential(null, limiter, principal);
+    await limitPrincipal(null, principal);
     return principal;
   }
 
@@ -240,9 +261,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     log,
     maxBodyBytes: service.limits.requestBodyMaxBytes,
     maxJsonDepth: service.limits.maxJsonDepth,
-    spendRateLimit: (c, principal, units) => {
-      for (let i = 0; i < units; i++) limitCredential(c, limiter, principal);
-    },
+    spendRateLimit: (c, principal, units) => limitPrincipal(c, principal, units),
   });
 
   mountRest(app, {
@@ -282,6 +301,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     auditor,
     authenticator,
     limiter,
+    sharedLimiter: shared,
     fileStore,
     fileWorker,
     flushAudit: () => auditor.flush(),
@@ -291,6 +311,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
       clearInterval(sweep);
       await fileWorker?.close();
       await auditor.close();
+      if (options.sharedLimiter === undefined) await shared?.close();
       if (ownAuthenticator) await authenticator.close();
     },
   };

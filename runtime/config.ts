@@ -22,6 +22,8 @@ export interface Config {
   mcpUnderscoreAliases: boolean;
   /** Requests a credential may make a minute (SVC_RATE_LIMIT_PER_MINUTE); null: the contract's limits.rateLimitPerMinute. */
   rateLimitPerMinute: number | null;
+  /** Redis URL (REDIS_URL): the per-credential rate limit is shared by every process through it; null: each process limits alone. */
+  redisUrl: string | null;
   /** SMTP URL the outbox sends e-mail through (nodemailer); null: outbound messages stay queued. */
   smtpUrl: string | null;
   /** From address of outbound e-mail (SVC_SMTP_FROM). */
@@ -91,6 +93,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: flag(env.SVC_WEBHOOK_ALLOW_PRIVATE, false),
     mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
     rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),
+    redisUrl: env.REDIS_URL || null,
     smtpUrl: env.SVC_SMTP_URL || null,
     smtpFrom: env.SVC_SMTP_FROM || 'no-reply@svc.example',
     secretKey: env.SVC_SECRET_KEY ? parseSecretKey(env.SVC_SECRET_KEY) : null,

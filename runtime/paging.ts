@@ -75,14 +75,25 @@ export function pageSizeOf(input: PageInput): number {
 }
 
 /** The secret: SVC_CURSOR_SECRET, else the per-database one (created when missing). */
+/**
+ * The per-database secret once read, by database handle: it is written once (insert, never updated)
+ * and never changes, so a list page costs no round trip for it. A transaction's handle is a new
+ * object each time and reads it again.
+ */
+const secretsByDb = new WeakMap<object, string>();
+
 export async function cursorSecret(db: Db): Promise<string> {
   const fromEnv = process.env.SVC_CURSOR_SECRET;
   if (fromEnv) return fromEnv;
-  const found = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, CURSOR_SECRET_SETTING));
-  if (found[0]) return found[0].value;
-  await ensureCursorSecret(db);
-  const again = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, CURSOR_SECRET_SETTING));
-  return again[0].value;
+  const cached = secretsByDb.get(db);
+  if (cached !== undefined) return cached;
+  let found = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, CURSOR_SECRET_SETTING));
+  if (!found[0]) {
+    await ensureCursorSecret(db);
+    found = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, CURSOR_SECRET_SETTING));
+  }
+  secretsByDb.set(db, found[0].value);
+  return found[0].value;
 }
 
 /** Creates the per-database cursor secret if it does not exist yet (safe to call concurrently). */

@@ -28,6 +28,8 @@ export function toRouterPath(contractPath: string): string {
  * is the task whose id is "t1:complete" (which fails Id validation), never the :complete verb.
  */
 export function rewriteRequestPath(rawPath: string): string {
+  // Most paths have neither a colon nor a segment starting with the mark: nothing to rewrite.
+  if (!rawPath.includes(':') && !rawPath.includes(`/${VERB_MARK}`)) return rawPath;
   return rawPath
     .split('/')
     .map((segment) => {

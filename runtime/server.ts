@@ -29,7 +29,7 @@ type SeedFn = (database: Database, options: { baseUrl: string }) => Promise<Seed
 
 /** runtime/seed.ts, loaded when needed. */
 export async function loadSeed(): Promise<SeedFn> {
-  const mod = (await import(new URL('./seed.ts', import.meta.url).href)) as { seed: SeedFn };
+  const mod = (await import('./seed.ts')) as unknown as { seed: SeedFn };
   return mod.seed;
 }
 
@@ -123,6 +123,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();
+    await svc.sharedLimiter?.ready();
     const log = options.app?.log ?? stderrLog;
     const worker: WebhookWorker | null =
       (options.webhookWorker ?? config.webhooksEnabled)

@@ -9,7 +9,7 @@
 // - db.execute() answers {rows} on PGlite and an array on postgres.js: `execute` wraps both.
 import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
@@ -21,6 +21,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import * as schema from './schema.ts';
 import { ensureCursorSecret } from '../paging.ts';
+import { PROJECT_ROOT } from '../project-root.ts';
 
 export type Schema = typeof schema;
 
@@ -54,7 +55,7 @@ export interface OpenConfig {
   poolMax?: number;
 }
 
-export const MIGRATIONS_FOLDER = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('runtime/db/migrations', PROJECT_ROOT));
 
 /** rows of a db.execute() result on either driver ({rows} on PGlite, an array on postgres.js). */
 export function rowsOf<R extends Row = Row>(result: unknown): R[] {

@@ -191,7 +191,8 @@ export const projects = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('projects_client').on(t.clientId)],
+  // Lists page by (created_at, id), every client or the caller's clients (lists at scale, issue 16).
+  (t) => [index('projects_client_created').on(t.clientId, t.createdAt, t.id), index('projects_created').on(t.createdAt, t.id)],
 );
 
 export const tasks = pgTable(
@@ -215,7 +216,8 @@ export const tasks = pgTable(
     updatedAt: ts('updated_at').notNull().defaultNow(),
     completedAt: ts('completed_at'),
   },
-  (t) => [index('tasks_client').on(t.clientId), index('tasks_created').on(t.createdAt, t.id)],
+  // tasks.list pages by (created_at, id): every task (an unbound operator) or a client's (a key's scope).
+  (t) => [index('tasks_client_created').on(t.clientId, t.createdAt, t.id), index('tasks_created').on(t.createdAt, t.id)],
 );
 
 export const taskComments = pgTable(

@@ -63,7 +63,16 @@ export function commonHeaders(options: CommonHeadersOptions): MiddlewareHandler<
  * the headers. Throws 429 rate_limited (Retry-After = seconds to the reset) when the window is used up.
  */
 export function limitCredential(c: Context<AppEnv> | null, limiter: RateLimiter, principal: Principal): RateDecision {
-  const decision = limiter.take(`cred:${principal.credentialId}`);
+  return settleDecision(c, principal, limiter.take(credentialKey(principal)));
+}
+
+/** The rate-limit key of a principal's credential. */
+export function credentialKey(principal: Principal): string {
+  return `cred:${principal.credentialId}`;
+}
+
+/** Records a credential's rate decision (however it was taken) for the headers; throws 429 rate_limited when refused. */
+export function settleDecision(c: Context<AppEnv> | null, principal: Principal, decision: RateDecision): RateDecision {
   c?.set('rateLimit', decision);
   recordDecision(principal, decision);
   if (!decision.allowed) {

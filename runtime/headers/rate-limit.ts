@@ -1,7 +1,7 @@
-// Rate limit: per credential, in memory per instance (a fixed window of limits.rateLimitPerMinute
-// requests a minute). Decision recorded in the contract's limits decision note and the README:
-// with N instances a credential can reach N x the limit; a shared store would cost a database
-// round trip on every request, which the stateless design avoids for this one counter.
+// Rate limit: per credential, a fixed window of limits.rateLimitPerMinute requests a minute. Without
+// REDIS_URL it is counted here, in memory per instance (with N instances a credential can reach N x
+// the limit); with REDIS_URL the credential windows are shared by every instance through Redis
+// (shared-rate-limit.ts). Policy in the README (Decisions: Rate limits).
 // Requests that carry no usable credential are counted per client IP.
 //
 // Headers (IETF draft-ietf-httpapi-ratelimit-headers-10 plus the X-RateLimit-* family):

@@ -66,7 +66,7 @@ export interface McpDeps {
    * Spends `units` more of the principal's rate limit (each tools/call of a batch beyond the first,
    * which the authenticate step counted); throws rate_limited when they are not left.
    */
-  spendRateLimit?: (c: Context<any>, principal: Principal, units: number) => void;
+  spendRateLimit?: (c: Context<any>, principal: Principal, units: number) => void | Promise<void>;
 }
 
 /** Levels a tool's arguments sit below the top of a JSON-RPC body: [batch,] message, params. */
@@ -282,14 +282,28 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   // only used for elicitation, which svc never does, so one shared instance serves every request.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
+  // tools/list depends only on the switches (writes, webhooks, event stream) and the principal's kind
+  // and scopes: built once per (flags, kind, scope set) and reused by every request with the same.
+  const listCache = new Map<string, Tool[]>();
+  function toolsFor(principal: Principal): Tool[] {
+    const flags = `${+config.writesEnabled}${+config.webhooksEnabled}${+config.eventStreamEnabled}`;
+    const key = `${flags}|${principal.kind}|${[...principal.scopes].sort().join(' ')}`;
+    let tools = listCache.get(key);
+    if (!tools) {
+      tools = entries.filter((e) => switchedOff(e.op, config) === null && toolAllowed(e.op, principal)).map((e) => published.get(e.name)!);
+      // Scope sets are few (roles, keys' subsets); bounded anyway.
+      if (listCache.size >= 1000) listCache.clear(); // not a contract limit
+      listCache.set(key, tools);
+    }
+    return tools;
+  }
+
   function newServer(c: Context<any>, principal: Principal, calls: readonly TakenCall[]): Server {
     const server = new Server(
       { name: 'svc', title: 'svc Platform API', version: deps.serverVersion },
       { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
     );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: entries.filter((e) => switchedOff(e.op, config) === null && toolAllowed(e.op, principal)).map((e) => published.get(e.name)!),
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(principal) }));
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const taken = resolveCall(calls, request.params.name);
       if (!taken) throw new JsonRpcError(INVALID_PARAMS, 'tools/call params were not read by this server.');
@@ -343,7 +357,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     // Every tools/call spends one unit of the credential's limit; the request itself spent one.
     if (calls.length > 1 && deps.spendRateLimit) {
       try {
-        deps.spendRateLimit(c, principal, calls.length - 1);
+        await deps.spendRateLimit(c, principal, calls.length - 1);
       } catch (err) {
         return problemResponse(c, mcpProblemOf(err, log, getRequestId(c)));
       }

@@ -27,10 +27,11 @@ import { escapeHtml, page, STYLESHEET, STYLESHEET_PATH, type Viewer } from './ht
 import { markdownToHtml } from './markdown-page.ts';
 import { SessionStore } from './sessions.ts';
 import { mountSignIn, type PortalOidcConfig } from './sign-in.ts';
+import { PROJECT_ROOT } from '../project-root.ts';
 
 export { portalOidcFromEnv, type PortalOidcConfig } from './sign-in.ts';
 
-const DOCS_DIR = new URL('../../generated/docs/', import.meta.url);
+const DOCS_DIR = new URL('generated/docs/', PROJECT_ROOT);
 const read = (path: string) => readFileSync(new URL(path, DOCS_DIR), 'utf8');
 
 interface IndexEntry {
