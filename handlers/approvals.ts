@@ -22,6 +22,24 @@ import { pageKeyColumn, startPage, type PageResult } from '../runtime/paging.ts'
 import { hasSealed, withoutSealed } from '../runtime/secret-fields.ts';
 import { ProblemError, notFound } from '../runtime/problem-error.ts';
 import type { ApprovalStatus } from '../generated/contract.ts';
+import { notify } from '../runtime/notifications.ts';
+
+/** approval_decided to the proposer (once the proposal is decided for good). */
+async function notifyDecided(ctx: HandlerContext, row: ApprovalRow, view: ApprovalView): Promise<void> {
+  await notify(
+    ctx.db,
+    [row.proposerId],
+    {
+      kind: 'approval_decided',
+      title: `Your proposal ${row.operationId} was ${view.status}`,
+      body: view.status === 'failed' ? 'It was approved, but the write failed; the approval holds the problem.' : '',
+      clientId: row.clientId,
+      subjectId: row.id,
+      path: view.pollUrl,
+    },
+    { now: ctx.now, actorId: ctx.principal.id },
+  );
+}
 
 // ---------------------------------------------------------------------------------------------
 // Visibility (the rule itself: approvalVisibleTo in runtime/approvals.ts; this is its SQL form)
@@ -160,6 +178,7 @@ export async function approveApproval(input: { approval_id: string; comment?: st
     .returning();
   const view = approvalView(updated!, now);
   await ctx.emit('approval.approved', { clientId: row.clientId, subjectId: row.id }, { ...view });
+  await notifyDecided(ctx, row, view);
   return view;
 }
 
@@ -175,6 +194,7 @@ export async function rejectApproval(input: { approval_id: string; comment?: str
     .returning();
   const view = approvalView(updated!, now);
   await ctx.emit('approval.rejected', { clientId: row.clientId, subjectId: row.id }, { ...view });
+  await notifyDecided(ctx, row, view);
   return view;
 }
 

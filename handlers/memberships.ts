@@ -22,6 +22,7 @@ import { iso } from './mappers/time.ts';
 import { actorName, invalidTransition, requireClient, validationFailed } from './shared.ts';
 import type { MembershipsHandlers } from '../generated/handlers/memberships.ts';
 import type { components } from '../generated/types.ts';
+import { notify, userByEmail } from '../runtime/notifications.ts';
 
 type Schemas = components['schemas'];
 type Membership = Schemas['Membership'];
@@ -189,6 +190,24 @@ async function invite(input: Schemas['MembershipsInviteInput'], ctx: HandlerCont
   const result = toMembership(await membership(ctx, input.client_id, id));
   await ctx.db.insert(outboundMessages).values(invitationMail(result, client.name, await actorName(ctx.db, ctx.principal.id), ctx.now));
   await ctx.emit('membership.invited', { clientId: input.client_id, subjectId: id }, { ...result });
+  // membership_invited to the invitee when a user with that e-mail exists; an invitee without an
+  // account gets none (the invitation itself reaches them, and nothing is kept for later).
+  const invitee = await userByEmail(ctx.db, email);
+  if (invitee) {
+    await notify(
+      ctx.db,
+      [invitee],
+      {
+        kind: 'membership_invited',
+        title: `You were invited to ${client.name}`,
+        body: `Role: ${input.role}.`,
+        clientId: input.client_id,
+        subjectId: id,
+        path: `/v1/clients/${input.client_id}/memberships`,
+      },
+      { now: ctx.now, actorId: ctx.principal.id, requireReach: false },
+    );
+  }
   return result;
 }
 

@@ -11,6 +11,7 @@ import { toReview, type Review, type ReviewRow } from './mappers/crm.ts';
 import { actorName, invalidTransition } from './shared.ts';
 import type { ReviewsHandlers } from '../generated/handlers/reviews.ts';
 import type { components } from '../generated/types.ts';
+import { clientAdminsHolding, notify } from '../runtime/notifications.ts';
 
 type Schemas = components['schemas'];
 
@@ -82,6 +83,20 @@ async function release(input: { review_id: string; note?: string }, ctx: Handler
   }
   const review = toReview(row);
   await ctx.emit('review.released', { clientId: review.clientId, subjectId: review.id }, review);
+  // review_released to the client's admins who read reviews (in this transaction).
+  await notify(
+    ctx.db,
+    await clientAdminsHolding(ctx.db, review.clientId, 'reviews:read'),
+    {
+      kind: 'review_released',
+      title: `Released: ${review.title}`,
+      body: input.note ?? '',
+      clientId: review.clientId,
+      subjectId: review.id,
+      path: `/v1/reviews/${review.id}`,
+    },
+    { now: ctx.now, actorId: ctx.principal.id },
+  );
   return review;
 }
 

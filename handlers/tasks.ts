@@ -1,13 +1,14 @@
 // tasks.*: work items, client-bound or internal (team-board), with co-assignees and comments.
 // Visibility always through ctx.policy (rules 1, 2, 4): an operator reaches internal tasks whatever
 // its client scope; a client admin or service account never does (404).
-import { and, arrayContains, eq, getTableColumns, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, arrayContains, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../runtime/db/client.ts';
-import { projects, taskComments, tasks } from '../runtime/db/schema.ts';
+import { projects, taskComments, tasks, users } from '../runtime/db/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/ids.ts';
 import { pageKeyColumn, startPage } from '../runtime/paging.ts';
 import { invalidField, notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
+import { notify } from '../runtime/notifications.ts';
 import {
   assigneeSet,
   toTask,
@@ -56,6 +57,38 @@ async function writableTask(ctx: HandlerContext, id: string): Promise<TaskRow> {
   const row = await loadTask(ctx.db, id);
   ctx.policy.assertTaskWritable(row);
   return row;
+}
+
+/**
+ * Field errors for client admins named as assignees of an internal task (the decision on tasks.create
+ * and tasks.update): an internal task is for operators only (visibility rule 4), so a client admin
+ * can never be assigned to one.
+ */
+async function clientAdminsOnInternal(db: Db, clientId: string | null, refs: { pointer: string; id: string }[]): Promise<FieldError[]> {
+  if (clientId !== null || refs.length === 0) return [];
+  const admins = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(inArray(users.id, [...new Set(refs.map((r) => r.id))]), eq(users.kind, 'client_admin')));
+  const set = new Set(admins.map((a) => a.id));
+  return refs.filter((r) => set.has(r.id)).map((r) => ({ pointer: r.pointer, message: 'is a client admin, who cannot be assigned to an internal task' }));
+}
+
+/** task_assigned to each named user (runtime/notifications.ts: never the actor, only people who reach the task). */
+async function notifyAssigned(ctx: HandlerContext, task: Task, userIds: readonly string[]): Promise<void> {
+  await notify(
+    ctx.db,
+    userIds,
+    {
+      kind: 'task_assigned',
+      title: `You were assigned to "${task.title}"`,
+      body: task.dueDate ? `Due ${task.dueDate}.` : '',
+      clientId: task.clientId,
+      subjectId: task.id,
+      path: `/v1/tasks/${task.id}`,
+    },
+    { now: ctx.now, actorId: ctx.principal.id },
+  );
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -150,6 +183,7 @@ async function resolveDraft(
     ...(draft.assigneeIds ?? []).map((id, i) => ({ pointer: `${at}/assigneeIds/${i}`, id })),
   ];
   errors.push(...(await unknownUsers(ctx.db, userRefs)));
+  if (projectId === null && draft.clientId === undefined) errors.push(...(await clientAdminsOnInternal(ctx.db, null, userRefs)));
   if (errors.length > before) return null;
 
   const ownerId = draft.ownerId ?? null;
@@ -177,6 +211,7 @@ async function insertTasks(ctx: HandlerContext, values: (typeof tasks.$inferInse
   const created = values.map((v) => toTask(byId.get(v.id)!));
   for (const task of created) {
     await ctx.emit('task.created', { clientId: task.clientId, subjectId: task.id }, task);
+    await notifyAssigned(ctx, task, task.assigneeIds);
   }
   return created;
 }
@@ -226,6 +261,7 @@ async function update(input: TasksUpdateInput, ctx: HandlerContext): Promise<Tas
     ...(input.assigneeIds ?? []).map((id, i) => ({ pointer: `/assigneeIds/${i}`, id })),
   ];
   errors.push(...(await unknownUsers(ctx.db, userRefs)));
+  errors.push(...(await clientAdminsOnInternal(ctx.db, current.clientId, userRefs)));
   if (errors.length > 0) throw validationFailed(errors);
 
   const changes: Partial<typeof tasks.$inferInsert> = {};
@@ -254,6 +290,7 @@ async function update(input: TasksUpdateInput, ctx: HandlerContext): Promise<Tas
   if (!row) throw preconditionFailed();
   const task = toTask(row);
   await ctx.emit('task.updated', { clientId: task.clientId, subjectId: task.id }, task);
+  await notifyAssigned(ctx, task, task.assigneeIds.filter((id) => !current.assigneeIds.includes(id)));
   return task;
 }
 
@@ -289,6 +326,19 @@ async function comment(input: { task_id: string; body: string }, ctx: HandlerCon
       createdAt: ctx.now,
     })
     .returning();
+  await notify(
+    ctx.db,
+    task.assigneeIds,
+    {
+      kind: 'comment_added',
+      title: `New comment on "${task.title}"`,
+      body: input.body.length > 200 ? `${input.body.slice(0, 199)}…` : input.body, // not a contract limit: preview length
+      clientId: task.clientId,
+      subjectId: task.id,
+      path: `/v1/tasks/${task.id}/comments`,
+    },
+    { now: ctx.now, actorId: ctx.principal.id },
+  );
   return toTaskComment(row);
 }
 

@@ -27,6 +27,7 @@ import { resolveSubject } from './approval-subjects.ts';
 import { ProblemError } from './problem-error.ts';
 import { problemBody, type ProblemDocument } from './problem-documents.ts';
 import { withoutSealed } from './secret-fields.ts';
+import { approversOf, notify } from './notifications.ts';
 
 export type { ApprovalRow, ApprovedWriteOutcome };
 
@@ -105,6 +106,20 @@ export async function proposeApproval(db: Db, o: ProposeOptions): Promise<Approv
       expiresAt: new Date(o.now.getTime() + o.expiryHours * 3600_000),
     })
     .returning();
+  // approval_requested, in the same transaction: to each person who could decide it.
+  await notify(
+    db,
+    await approversOf(db, clientId, o.principal.id),
+    {
+      kind: 'approval_requested',
+      title: `Approval requested: ${o.op.id}`,
+      body: `${row!.proposerName ?? 'Someone'} proposed ${o.op.id}${subject?.id ? ` on ${subject.id}` : ''}; it waits for your decision.`,
+      clientId,
+      subjectId: row!.id,
+      path: pollUrlOf(row!.id),
+    },
+    { now: o.now, actorId: o.principal.id },
+  );
   return row!;
 }
 

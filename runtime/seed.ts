@@ -17,6 +17,7 @@ import {
   contacts,
   leads,
   memberships,
+  notifications,
   opportunities,
   oauthClients,
   oauthGrants,
@@ -386,6 +387,16 @@ async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<vo
       { id: 'cmt_demo_hiring_1', taskId: 'tsk_demo_internal_hiring', authorKind: 'operator', authorId: ID.admin, authorName: 'Adam Admin', body: 'Two candidates in the final round.', createdAt: at(5) },
     ])
     .onConflictDoNothing({ target: taskComments.id });
+
+  // Notifications as the producers would have written them (runtime/notifications.ts): the owner (whose
+  // demo keys read them) was assigned the Globex contract task; Oscar saw Carla's comment on the kickoff.
+  await tx
+    .insert(notifications)
+    .values([
+      { id: 'ntf_demo_owner_assigned', userId: ID.owner, kind: 'task_assigned', title: 'You were assigned to "Countersign contract"', body: '', clientId: ID.clientGlobex, subjectId: 'tsk_demo_globex_contract', path: '/v1/tasks/tsk_demo_globex_contract', createdAt: at(9) },
+      { id: 'ntf_demo_staff_comment', userId: ID.staff, kind: 'comment_added', title: 'New comment on "Schedule kickoff call"', body: 'Tuesday works for us.', clientId: ID.clientAcme, subjectId: 'tsk_demo_acme_kickoff', path: '/v1/tasks/tsk_demo_acme_kickoff/comments', createdAt: at(10) },
+    ])
+    .onConflictDoNothing({ target: notifications.id });
 
   await seedReviewsAndCrm(tx, now, at);
 }

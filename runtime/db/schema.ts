@@ -979,3 +979,25 @@ export const extractions = pgTable(
   (t) => [index('extractions_status').on(t.status, t.createdAt)],
 );
 
+
+/**
+ * Notifications (issue 13): messages to one person (users.id), written by runtime/notifications.ts
+ * in the transaction of their cause. read_at is set once (the first notifications.read keeps it).
+ */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').references(() => users.id).notNull(),
+    kind: text('kind').$type<S['Notification']['kind']>().notNull(),
+    title: text('title').notNull(),
+    body: text('body').notNull().default(''),
+    clientId: text('client_id'),
+    subjectId: text('subject_id'),
+    /** The subject's API path (/v1/tasks/tsk_…); the read answers it as an absolute URL. */
+    path: text('path'),
+    readAt: ts('read_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('notifications_user_created').on(t.userId, t.createdAt, t.id)],
+);
