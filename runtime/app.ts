@@ -27,7 +27,8 @@ import { schemas as generatedSchemas } from '../generated/registry.ts';
 import { createSecretFields, type SecretPointers } from './secret-fields.ts';
 import type { PipelineDefinition } from './workers.ts';
 import { errorSummary, logLine, setLogRedactions, stderrLog } from './log.ts';
-import { mountFileRoutes } from './files/routes.ts';
+import { mountFileRoutes, type UploadTimeouts } from './files/routes.ts';
+import { S3FileStore } from './files/s3-store.ts';
 import { LocalFileStore, type FileStore } from './files/store.ts';
 import { startFileWorker, type FileWorker } from './files/worker.ts';
 
@@ -62,6 +63,8 @@ export interface CreateAppOptions {
   rebuildProposer?: PipelineDeps['rebuildProposer'];
   /** Where file bytes live (default: the local store under config.dataDir). */
   fileStore?: FileStore;
+  /** The upload route's time rule (default the contract's limits.uploadIdleTimeoutSeconds and uploadTimeoutSeconds). */
+  uploadTimeouts?: Partial<UploadTimeouts>;
   /** How often the file worker looks for work (default 1000 ms). */
   workerIntervalMs?: number;
   /** The portal's OpenID Connect provider; default from SVC_PORTAL_OIDC_* (null: API-key sign-in). */
@@ -257,8 +260,10 @@ export function createApp(options: CreateAppOptions): SvcApp {
   });
 
   // Signed upload and download URLs land here, outside /v1 (runtime/files/routes.ts).
-  const fileStore = options.fileStore ?? new LocalFileStore(config.dataDir);
-  mountFileRoutes(app, { database, store: fileStore, log, now: options.now });
+  // The store: the S3-compatible bucket when SVC_S3_BUCKET is set, else the local data directory.
+  const ownStore = !options.fileStore;
+  const fileStore: FileStore = options.fileStore ?? (config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(config.dataDir));
+  mountFileRoutes(app, { database, store: fileStore, log, baseUrl: config.baseUrl, now: options.now, uploadTimeouts: options.uploadTimeouts });
   const fileWorker = config.workersEnabled ? startFileWorker({ database, store: fileStore, log, baseUrl: config.baseUrl, intervalMs: options.workerIntervalMs, now: options.now }) : null;
 
   app.notFound(notFoundHandler(registry.routes, config.baseUrl, rewriteRequestPath));
@@ -290,6 +295,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
       closed = true;
       clearInterval(sweep);
       await fileWorker?.close();
+      if (ownStore) fileStore.close?.();
       await auditor.close();
       if (ownAuthenticator) await authenticator.close();
     },
