@@ -113,6 +113,7 @@ const CLIENT_ADMIN_ROLES = [
   'intake:read',
   'intake:write',
   'extraction:read',
+  'pipeline:read',
   'reviews:read',
   'files:read',
   'files:write',
