@@ -9,7 +9,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'seed': {
       const [{ runServe, runSeed }, { svcRegistry }] = await Promise.all([import('../runtime/cli.ts'), import('./wiring.ts')]);
       try {
-        return command === 'serve' ? await runServe(rest, svcRegistry()) : await runSeed(rest);
+        return command === 'serve' ? await runServe(rest, svcRegistry()) : await runSeed(rest, svcRegistry());
       } catch (err) {
         console.error(err instanceof Error ? err.message : String(err));
         return 1;

@@ -107,6 +107,11 @@ function markedFieldNames(schemas: Readonly<Record<string, unknown>>): Set<strin
   return names;
 }
 
+/** The configured file store: the S3-compatible bucket when SVC_S3_BUCKET is set, else the local data directory. */
+export function fileStoreFor(config: Config): FileStore {
+  return config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(config.dataDir);
+}
+
 export function createApp(options: CreateAppOptions): SvcApp {
   const { database, config } = options;
   const { registry } = options;
@@ -262,7 +267,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
   // Signed upload and download URLs land here, outside /v1 (runtime/files/routes.ts).
   // The store: the S3-compatible bucket when SVC_S3_BUCKET is set, else the local data directory.
   const ownStore = !options.fileStore;
-  const fileStore: FileStore = options.fileStore ?? (config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(config.dataDir));
+  const fileStore: FileStore = options.fileStore ?? fileStoreFor(config);
   mountFileRoutes(app, { database, store: fileStore, log, baseUrl: config.baseUrl, now: options.now, uploadTimeouts: options.uploadTimeouts });
   const fileWorker = config.workersEnabled ? startFileWorker({ database, store: fileStore, log, baseUrl: config.baseUrl, intervalMs: options.workerIntervalMs, now: options.now }) : null;
 
