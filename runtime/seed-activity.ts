@@ -88,7 +88,7 @@ export async function seedActivity(tx: Db, at: (daysAgo: number, minutes?: numbe
     const digest = options.pipelines.find((p) => p.name === 'task_digest');
     if (digest) {
       await seedRun(tx, digest, baseUrl, { id: 'run_demo_acme_digest', clientId: ACME, parameters: {}, operationId: 'op_demo_run_acme_digest', at: at(1) });
-      await seedRun(tx, digest, baseUrl, { id: 'run_demo_internal_digest', clientId: null, parameters: { maxOpenTasks: 0 }, operationId: 'op_demo_run_internal_digest', at: at(0, 90) });
+      await seedRun(tx, digest, baseUrl, { id: 'run_demo_internal_digest', clientId: null, parameters: { maxOpenTasks: 0 }, operationId: 'op_demo_run_internal_digest', at: at(0, 95) }); // not a contract limit
     }
   }
 }
