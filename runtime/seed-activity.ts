@@ -137,18 +137,6 @@ async function seedCensus(tx: Db, at: (daysAgo: number, minutes?: number) => Dat
     updatedAt: at(11, 57),
     finishedAt: at(11, 57),
   });
-  await tx.insert(extractions).values({
-    id: c.extractionId,
-    clientId: ACME,
-    fileId: c.fileId,
-    intakeId: 'int_demo_acme_benefits',
-    operationId: c.operationId,
-    status: 'succeeded',
-    fields: values,
-    createdAt: at(11, 58),
-    startedAt: at(11, 58),
-    completedAt: at(11, 57),
-  });
   await tx.insert(files).values({
     id: c.fileId,
     uploadId: c.uploadId,
@@ -168,6 +156,18 @@ async function seedCensus(tx: Db, at: (daysAgo: number, minutes?: number) => Dat
     uploadedByName: OWNER.name,
     createdAt: at(11, 58),
     scannedAt: at(11, 58),
+  });
+  await tx.insert(extractions).values({
+    id: c.extractionId,
+    clientId: ACME,
+    fileId: c.fileId,
+    intakeId: 'int_demo_acme_benefits',
+    operationId: c.operationId,
+    status: 'succeeded',
+    fields: values,
+    createdAt: at(11, 58),
+    startedAt: at(11, 58),
+    completedAt: at(11, 57),
   });
 }
 
