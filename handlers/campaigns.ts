@@ -88,7 +88,7 @@ async function proposeSend(input: Schemas['CampaignsProposeSendInput'], ctx: Han
         recipient: r.address,
         subject: current.subject || current.name,
         body: current.body,
-        status: 'queued',
+        status: 'queued' as const,
         notBefore: scheduled ? at! : ctx.now,
         createdAt: ctx.now,
       })),

@@ -146,7 +146,7 @@ async function queueRun(
           runId,
           position,
           name: s.name,
-          status: reused ? 'skipped' : 'pending',
+          status: reused ? ('skipped' as const) : ('pending' as const),
           output: reused ? (spec.reuse!.outputs.get(position) ?? null) : null,
           finishedAt: reused ? ctx.now : null,
         };

@@ -16,7 +16,7 @@ import type { Principal } from './handler-types.ts';
 import { clientIp, commonHeaders, limitCredential, RateLimiter } from './headers/index.ts';
 import { MCP_PATH, mountMcp } from './mcp/index.ts';
 import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecutor } from './pipeline/executor.ts';
-import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
+import type { AppEnv, RequestAuthenticator } from './app-env.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
 import { ProblemError } from './problem-error.ts';
 import { isUnexpected, problemBody } from './problems.ts';

@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import type { Config } from './config.ts';
 import type { Service } from '../generated/registry.ts';
 import type { Database } from './db/client.ts';
-import type { AppEnv, RequestAuthenticator } from './pipeline/types.ts';
+import type { AppEnv, RequestAuthenticator } from './app-env.ts';
 import { ProblemError } from './problem-error.ts';
 import { problemResponse } from './rest/problem.ts';
 import { htmlPage, markdownToHtml, prefersHtml } from './portal/markdown-page.ts';

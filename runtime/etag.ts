@@ -50,18 +50,6 @@ export function etagMatches(ifMatch: string | null | undefined, current: string)
   return false;
 }
 
-/** The version an If-Match names for a given id, or null when it names another resource or is malformed. */
-export function versionFromEtag(ifMatch: string | null | undefined, id: string): number | null {
-  if (ifMatch == null) return null;
-  for (const part of splitList(ifMatch)) {
-    const o = opaque(part);
-    if (o === null || !o.startsWith(`${id}.v`)) continue;
-    const digits = o.slice(id.length + 2);
-    if (/^[1-9][0-9]{0,9}$/.test(digits)) return Number(digits);
-  }
-  return null;
-}
-
 function splitList(value: string): string[] {
   const parts: string[] = [];
   let cur = '';

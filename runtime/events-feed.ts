@@ -13,6 +13,7 @@ import type { Policy } from './policy.ts';
 import { cursorSecret, pageSizeOf, queryHash, type PageInput } from './paging.ts';
 import { invalidField, notFound } from './problem-error.ts';
 import type { components } from '../generated/types.ts';
+import type { EventType } from '../generated/contract.ts';
 
 export type EventRow = typeof events.$inferSelect;
 
@@ -20,7 +21,7 @@ export type EventRow = typeof events.$inferSelect;
 export type FeedEvent = components['schemas']['Event'];
 
 export interface FeedFilters {
-  types?: readonly string[];
+  types?: readonly EventType[];
   clientId?: string;
   since?: string;
 }

@@ -7,6 +7,7 @@ import { events } from './db/schema.ts';
 import type { EventSubject, Principal } from './handler-types.ts';
 import { newId } from './ids.ts';
 import { withoutValues } from './secret-fields.ts';
+import type { EventType } from '../generated/contract.ts';
 
 export const EVENTS_CHANNEL = 'svc_events';
 
@@ -30,7 +31,7 @@ export interface EmitterOptions {
   sink?: EmittedEvent[];
 }
 
-export type Emit = (type: string, subject: EventSubject, data: Record<string, unknown>) => Promise<void>;
+export type Emit = (type: EventType, subject: EventSubject, data: Record<string, unknown>) => Promise<void>;
 
 export function createEmitter(options: EmitterOptions): Emit {
   const known = new Set(options.eventTypes);

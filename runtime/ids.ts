@@ -41,7 +41,3 @@ export function newId(kind: IdKind | string, length = 20): string {
   const prefix = (ID_PREFIXES as Record<string, string>)[kind] ?? kind;
   return `${prefix}_${randomBase32(length)}`;
 }
-
-export function hasPrefix(id: string, kind: IdKind): boolean {
-  return id.startsWith(`${ID_PREFIXES[kind]}_`);
-}

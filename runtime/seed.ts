@@ -31,6 +31,9 @@ import { newId } from './ids.ts';
 import { seedActivity, type SeedActivityOptions } from './seed-activity.ts';
 import { limits } from '../generated/contract.ts';
 
+/** A table's insert row type, so the seed's factories take the contract's enum unions. */
+type Insert<T extends { $inferInsert: unknown }> = T['$inferInsert'];
+
 /** limits.apiKeyLifetimeDays. */
 export const API_KEY_LIFETIME_DAYS = limits.apiKeyLifetimeDays;
 
@@ -247,7 +250,7 @@ async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<vo
     .onConflictDoNothing({ target: clients.id });
 
   const emailOf = (id: string) => `${id.replace(/^usr_demo_/, '').replace(/_/g, '.')}@demo.svc.example`;
-  const person = (id: string, kind: string, name: string, role: string, sub: string, allClients: boolean) => ({
+  const person = (id: string, kind: Insert<typeof users>['kind'], name: string, role: string, sub: string, allClients: boolean) => ({
     id,
     kind,
     name,
@@ -270,11 +273,9 @@ async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<vo
     .onConflictDoNothing({ target: users.id });
 
   const invitedBy = { invitedByKind: 'operator', invitedById: ID.owner };
-  await tx
-    .insert(memberships)
-    .values([
+  const membershipRows: Insert<typeof memberships>[] = [
       { id: 'mem_demo_scoped_acme', userId: ID.scoped, clientId: ID.clientAcme, kind: 'staff', email: emailOf(ID.scoped), role: 'operator', status: 'active', ...invitedBy, createdAt: at(30), acceptedAt: at(30), updatedAt: at(30) },
-      ...CLIENT_ADMIN_ROLES.map((role) => ({
+      ...CLIENT_ADMIN_ROLES.map((role): Insert<typeof memberships> => ({
         id: `mem_demo_ca_${role.replace(':', '_')}`,
         userId: ID.clientAdmin,
         clientId: ID.clientAcme,
@@ -290,7 +291,10 @@ async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<vo
       // A pending invitation (14 days from when it was written) and a revoked membership.
       { id: 'mem_demo_invited_acme', userId: null, clientId: ID.clientAcme, kind: 'client_admin', email: 'pat.pending@acme.example', name: 'Pat Pending', role: 'tasks:read', status: 'invited', ...invitedBy, createdAt: at(2), expiresAt: new Date(at(2).getTime() + 14 * 86_400_000), updatedAt: at(2) },
       { id: 'mem_demo_revoked_acme', userId: null, clientId: ID.clientAcme, kind: 'client_admin', email: 'former.admin@acme.example', name: 'Fran Former', role: 'tasks:write', status: 'revoked', ...invitedBy, createdAt: at(50), revokedAt: at(20), updatedAt: at(20) },
-    ])
+  ];
+  await tx
+    .insert(memberships)
+    .values(membershipRows)
     .onConflictDoNothing({ target: memberships.id });
 
   await tx
@@ -320,7 +324,7 @@ async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<vo
     });
   }
 
-  const project = (id: string, clientId: string, name: string, stage: string, status: string, daysAgo: number) => ({
+  const project = (id: string, clientId: string, name: string, stage: Insert<typeof projects>['stage'], status: Insert<typeof projects>['status'], daysAgo: number) => ({
     id,
     clientId,
     name,
@@ -349,9 +353,9 @@ async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<vo
     title: string,
     ownerId: string | null,
     co: string[],
-    status: string,
+    status: Insert<typeof tasks>['status'],
     daysAgo: number,
-    priority = 'normal',
+    priority: Insert<typeof tasks>['priority'] = 'normal',
   ) => ({
     id,
     clientId,
@@ -402,7 +406,7 @@ async function seedWorkspace(tx: Db, now: Date, allScopes: string[]): Promise<vo
  * look for them in every response a caller without pii:read gets).
  */
 async function seedReviewsAndCrm(tx: Db, now: Date, at: (daysAgo: number, minutes?: number) => Date): Promise<void> {
-  const review = (id: string, clientId: string, projectId: string | null, title: string, kind: string, status: string, daysAgo: number) => ({
+  const review = (id: string, clientId: string, projectId: string | null, title: string, kind: Insert<typeof reviews>['kind'], status: Insert<typeof reviews>['status'], daysAgo: number) => ({
     id,
     clientId,
     projectId,
@@ -433,7 +437,7 @@ async function seedReviewsAndCrm(tx: Db, now: Date, at: (daysAgo: number, minute
     ])
     .onConflictDoNothing({ target: reviews.id });
 
-  const account = (id: string, clientId: string | null, name: string, domain: string, industry: string, status: string, daysAgo: number) => ({
+  const account = (id: string, clientId: string | null, name: string, domain: string, industry: string, status: Insert<typeof accounts>['status'], daysAgo: number) => ({
     id,
     clientId,
     name,
@@ -474,11 +478,11 @@ async function seedReviewsAndCrm(tx: Db, now: Date, at: (daysAgo: number, minute
     clientId: string | null,
     title: string,
     company: string,
-    status: string,
+    status: Insert<typeof leads>['status'],
     accountId: string | null,
     contactId: string | null,
     daysAgo: number,
-  ) => ({
+  ): Insert<typeof leads> => ({
     id,
     clientId,
     title,
@@ -507,7 +511,7 @@ async function seedReviewsAndCrm(tx: Db, now: Date, at: (daysAgo: number, minute
     ])
     .onConflictDoNothing({ target: leads.id });
 
-  const opportunity = (id: string, clientId: string | null, accountId: string, leadId: string | null, name: string, stage: string, daysAgo: number) => ({
+  const opportunity = (id: string, clientId: string | null, accountId: string, leadId: string | null, name: string, stage: Insert<typeof opportunities>['stage'], daysAgo: number) => ({
     id,
     clientId,
     accountId,
@@ -551,13 +555,13 @@ async function seedReviewsAndCrm(tx: Db, now: Date, at: (daysAgo: number, minute
     })
     .onConflictDoNothing({ target: touchpoints.id });
 
-  const campaign = (id: string, clientId: string, name: string, kind: string, channel: string, daysAgo: number) => ({
+  const campaign = (id: string, clientId: string, name: string, kind: Insert<typeof campaigns>['kind'], channel: string, daysAgo: number) => ({
     id,
     clientId,
     name,
     kind,
     channel,
-    status: 'draft',
+    status: 'draft' as const,
     subject: name,
     body: `${name}: enrollment opens soon. Visit your benefits portal for details.`,
     enrollmentStart: new Date(now.getTime() + 20 * 86_400_000).toISOString().slice(0, 10),

@@ -21,7 +21,10 @@ import { errorSummary, logLine } from './log.ts';
 import { problemDef } from './problems.ts';
 import type { ProblemCode } from '../generated/contract.ts';
 
-export type PipelineLevel = 'debug' | 'info' | 'warning' | 'error';
+export type PipelineLevel = PipelineEventRow['level'];
+/** A pipeline event's type (the contract's PipelineEvent.type). */
+export type PipelineEventType = PipelineEventRow['type'];
+type PipelineEventRow = typeof pipelineEvents.$inferInsert;
 export const LEVEL_RANK: Record<PipelineLevel, number> = { debug: 0, info: 1, warning: 2, error: 3 };
 
 export interface PipelineStepContext {
@@ -51,7 +54,7 @@ type RunRow = typeof pipelineRuns.$inferSelect;
 export async function writePipelineEvent(
   db: Db,
   run: Pick<RunRow, 'id' | 'clientId'>,
-  event: { type: string; level: PipelineLevel; message: string; step?: string | null; data?: Record<string, unknown>; at?: Date },
+  event: { type: PipelineEventType; level: PipelineLevel; message: string; step?: string | null; data?: Record<string, unknown>; at?: Date },
 ): Promise<void> {
   await db.insert(pipelineEvents).values({
     id: newId('pev'),

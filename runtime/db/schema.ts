@@ -2,6 +2,7 @@
 // drizzle-kit (`npx drizzle-kit generate`) into runtime/db/migrations and applied at start.
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -16,6 +17,39 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type {
+  AccountStatus,
+  ApiKeyMode,
+  ApprovalStatus,
+  CampaignStatus,
+  ClientStatus,
+  CrmSource,
+  EventType,
+  ExecutionJobStatus,
+  ExecutionRequestStatus,
+  ExtractionStatus,
+  FilePurpose,
+  FileStatus,
+  IntakeStatus,
+  LeadStatus,
+  MembershipStatus,
+  OperationStatus,
+  OpportunityStage,
+  PipelineRunStatus,
+  PipelineStepStatus,
+  PrincipalKind,
+  ProjectStage,
+  ProjectStatus,
+  ReviewStatus,
+  TaskPriority,
+  TaskStatus,
+  WebhookDeliveryStatus,
+  WebhookEndpointStatus,
+} from '../../generated/contract.ts';
+import type { components } from '../../generated/types.ts';
+
+/** The contract's inline enums (kinds, levels) are read from the generated schema types. */
+type S = components['schemas'];
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const textArray = (name: string) => text(name).array().notNull().default(sql`'{}'::text[]`);
@@ -25,7 +59,7 @@ export const clients = pgTable(
   {
     id: text('id').primaryKey(),
     name: text('name').notNull(),
-    status: text('status').notNull(),
+    status: text('status').$type<ClientStatus>().notNull(),
     industry: text('industry'),
     primaryContactName: text('primary_contact_name'),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -39,7 +73,7 @@ export const users = pgTable(
   'users',
   {
     id: text('id').primaryKey(),
-    kind: text('kind').notNull(), // operator | client_admin
+    kind: text('kind').$type<'operator' | 'client_admin'>().notNull(),
     name: text('name').notNull(),
     email: text('email').notNull(),
     /** Operator role label (owner, admin, operator, viewer); client admins take their membership role. */
@@ -63,16 +97,16 @@ export const memberships = pgTable(
   {
     id: text('id').primaryKey(),
     /** Null until the invitation is accepted. */
-    userId: text('user_id'),
-    clientId: text('client_id').notNull(),
+    userId: text('user_id').references(() => users.id),
+    clientId: text('client_id').references(() => clients.id).notNull(),
     /** staff (a scoped operator's reach) | client_admin. Client admins never see or revoke staff rows. */
-    kind: text('kind').notNull().default('client_admin'),
+    kind: text('kind').$type<'staff' | 'client_admin'>().notNull().default('client_admin'),
     /** Lower-cased e-mail address the invitation went to (the user's, for seeded rows). */
     email: text('email'),
     name: text('name'),
     /** For client admins the permission label (read as a scope when it is one). */
     role: text('role').notNull(),
-    status: text('status').notNull(), // invited | active | revoked | expired
+    status: text('status').$type<MembershipStatus>().notNull(),
     invitedByKind: text('invited_by_kind'),
     invitedById: text('invited_by_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -96,9 +130,9 @@ export const apiKeys = pgTable(
   'api_keys',
   {
     id: text('id').primaryKey(),
-    ownerUserId: text('owner_user_id').notNull(),
+    ownerUserId: text('owner_user_id').references(() => users.id).notNull(),
     name: text('name').notNull(),
-    mode: text('mode').notNull(), // live | test
+    mode: text('mode').$type<ApiKeyMode>().notNull(),
     /** First characters of the secret, for display (svc_sk_live_ab12). */
     prefix: text('prefix').notNull(),
     secretHash: text('secret_hash').notNull(),
@@ -130,7 +164,8 @@ export const oauthGrants = pgTable(
   'oauth_grants',
   {
     id: text('id').primaryKey(),
-    userId: text('user_id').notNull(),
+    userId: text('user_id').references(() => users.id).notNull(),
+    /** No foreign key: in the open client mode a grant may name an OAuth client without a row. */
     oauthClientId: text('oauth_client_id').notNull(),
     scopes: textArray('scopes'),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -145,11 +180,11 @@ export const projects = pgTable(
   'projects',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id').notNull(),
+    clientId: text('client_id').references(() => clients.id).notNull(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
-    stage: text('stage').notNull(),
-    status: text('status').notNull(),
+    stage: text('stage').$type<ProjectStage>().notNull(),
+    status: text('status').$type<ProjectStatus>().notNull(),
     startDate: date('start_date', { mode: 'string' }),
     targetDate: date('target_date', { mode: 'string' }),
     version: integer('version').notNull().default(1),
@@ -164,12 +199,12 @@ export const tasks = pgTable(
   {
     id: text('id').primaryKey(),
     /** Null for an internal (team-board) task. */
-    clientId: text('client_id'),
-    projectId: text('project_id'),
+    clientId: text('client_id').references(() => clients.id),
+    projectId: text('project_id').references(() => projects.id),
     title: text('title').notNull(),
     description: text('description').notNull().default(''),
-    status: text('status').notNull(),
-    priority: text('priority').notNull(),
+    status: text('status').$type<TaskStatus>().notNull(),
+    priority: text('priority').$type<TaskPriority>().notNull(),
     ownerId: text('owner_id'),
     /** Owner plus co-assignees. */
     assigneeIds: textArray('assignee_ids'),
@@ -187,7 +222,7 @@ export const taskComments = pgTable(
   'task_comments',
   {
     id: text('id').primaryKey(),
-    taskId: text('task_id').notNull(),
+    taskId: text('task_id').references(() => tasks.id).notNull(),
     authorKind: text('author_kind').notNull(),
     authorId: text('author_id').notNull(),
     authorName: text('author_name'),
@@ -204,7 +239,7 @@ export const approvals = pgTable(
     id: text('id').primaryKey(),
     operationId: text('operation_id').notNull(),
     tier: integer('tier').notNull(),
-    status: text('status').notNull(), // pending | approved | rejected | expired | failed
+    status: text('status').$type<ApprovalStatus>().notNull(),
     /** Client the proposed write concerns (visibility); null for internal. */
     clientId: text('client_id'),
     /** What the proposed write would change (runtime/approval-subjects.ts); null when the input names none. */
@@ -263,7 +298,7 @@ export const auditLog = pgTable(
     toolName: text('tool_name'),
     method: text('method').notNull(),
     path: text('path').notNull(),
-    principalKind: text('principal_kind'),
+    principalKind: text('principal_kind').$type<PrincipalKind>(),
     principalId: text('principal_id'),
     credentialId: text('credential_id'),
     loginMethod: text('login_method'), // api_key | oauth
@@ -281,7 +316,7 @@ export const events = pgTable(
   {
     seq: bigserial('seq', { mode: 'number' }).primaryKey(),
     id: text('id').notNull(),
-    type: text('type').notNull(),
+    type: text('type').$type<EventType>().notNull(),
     occurredAt: ts('occurred_at').notNull().defaultNow(),
     clientId: text('client_id'),
     subjectId: text('subject_id').notNull(),
@@ -307,11 +342,11 @@ export const reviews = pgTable(
   'reviews',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id').notNull(),
-    projectId: text('project_id'),
+    clientId: text('client_id').references(() => clients.id).notNull(),
+    projectId: text('project_id').references(() => projects.id),
     title: text('title').notNull(),
-    kind: text('kind').notNull(),
-    status: text('status').notNull(), // draft | ready | released
+    kind: text('kind').$type<S['Review']['kind']>().notNull(),
+    status: text('status').$type<ReviewStatus>().notNull(),
     summary: text('summary').notNull().default(''),
     fileIds: textArray('file_ids'),
     reviewerKind: text('reviewer_kind'),
@@ -333,7 +368,7 @@ export const reviews = pgTable(
 export const hubPublications = pgTable(
   'hub_publications',
   {
-    clientId: text('client_id').notNull(),
+    clientId: text('client_id').references(() => clients.id).notNull(),
     version: integer('version').notNull(),
     contentHash: text('content_hash').notNull(),
     content: jsonb('content').notNull(),
@@ -352,11 +387,11 @@ export const accounts = pgTable(
   'accounts',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id'),
+    clientId: text('client_id').references(() => clients.id),
     name: text('name').notNull(),
     domain: text('domain'),
     industry: text('industry'),
-    status: text('status').notNull(),
+    status: text('status').$type<AccountStatus>().notNull(),
     ownerId: text('owner_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
@@ -372,8 +407,8 @@ export const contacts = pgTable(
   'contacts',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id'),
-    accountId: text('account_id'),
+    clientId: text('client_id').references(() => clients.id),
+    accountId: text('account_id').references(() => accounts.id),
     name: text('name').notNull(),
     email: text('email'),
     phone: text('phone'),
@@ -396,13 +431,13 @@ export const leads = pgTable(
   'leads',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id'),
+    clientId: text('client_id').references(() => clients.id),
     title: text('title').notNull(),
     company: text('company').notNull(),
-    source: text('source').notNull(),
-    status: text('status').notNull(),
-    accountId: text('account_id'),
-    contactId: text('contact_id'),
+    source: text('source').$type<CrmSource>().notNull(),
+    status: text('status').$type<LeadStatus>().notNull(),
+    accountId: text('account_id').references(() => accounts.id),
+    contactId: text('contact_id').references(() => contacts.id),
     ownerId: text('owner_id'),
     estimatedValue: doublePrecision('estimated_value'),
     currency: text('currency').notNull(),
@@ -422,16 +457,16 @@ export const opportunities = pgTable(
   'opportunities',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id'),
-    accountId: text('account_id'),
-    leadId: text('lead_id'),
+    clientId: text('client_id').references(() => clients.id),
+    accountId: text('account_id').references(() => accounts.id),
+    leadId: text('lead_id').references(() => leads.id),
     name: text('name').notNull(),
-    stage: text('stage').notNull(),
+    stage: text('stage').$type<OpportunityStage>().notNull(),
     amount: doublePrecision('amount'),
     currency: text('currency').notNull(),
     closeDate: date('close_date', { mode: 'string' }),
     ownerId: text('owner_id'),
-    convertedProjectId: text('converted_project_id'),
+    convertedProjectId: text('converted_project_id').references(() => projects.id),
     convertedAt: ts('converted_at'),
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -448,11 +483,11 @@ export const touchpoints = pgTable(
   'touchpoints',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id'),
-    leadId: text('lead_id'),
-    contactId: text('contact_id'),
-    accountId: text('account_id'),
-    opportunityId: text('opportunity_id'),
+    clientId: text('client_id').references(() => clients.id),
+    leadId: text('lead_id').references(() => leads.id),
+    contactId: text('contact_id').references(() => contacts.id),
+    accountId: text('account_id').references(() => accounts.id),
+    opportunityId: text('opportunity_id').references(() => opportunities.id),
     channel: text('channel').notNull(),
     direction: text('direction').notNull(),
     summary: text('summary').notNull(),
@@ -469,11 +504,11 @@ export const campaigns = pgTable(
   'campaigns',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id').notNull(),
+    clientId: text('client_id').references(() => clients.id).notNull(),
     name: text('name').notNull(),
-    kind: text('kind').notNull(),
+    kind: text('kind').$type<S['Campaign']['kind']>().notNull(),
     channel: text('channel').notNull(), // email | sms
-    status: text('status').notNull(),
+    status: text('status').$type<CampaignStatus>().notNull(),
     subject: text('subject').notNull().default(''),
     body: text('body').notNull().default(''),
     enrollmentStart: date('enrollment_start', { mode: 'string' }),
@@ -481,7 +516,7 @@ export const campaigns = pgTable(
     scheduledAt: ts('scheduled_at'),
     sentAt: ts('sent_at'),
     /** The campaign_send operation of the approved send. */
-    operationId: text('operation_id'),
+    operationId: text('operation_id').references(() => operations.id),
     version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
@@ -494,7 +529,7 @@ export const campaignRecipients = pgTable(
   'campaign_recipients',
   {
     id: text('id').primaryKey(),
-    campaignId: text('campaign_id').notNull(),
+    campaignId: text('campaign_id').references(() => campaigns.id).notNull(),
     name: text('name'),
     address: text('address').notNull(),
   },
@@ -506,8 +541,8 @@ export const operations = pgTable(
   'operations',
   {
     id: text('id').primaryKey(),
-    kind: text('kind').notNull(), // pipeline_run | extraction | campaign_send | hub_publish
-    status: text('status').notNull(), // queued | running | succeeded | failed | cancelled
+    kind: text('kind').$type<S['Operation']['kind']>().notNull(),
+    status: text('status').$type<OperationStatus>().notNull(),
     progress: integer('progress').notNull().default(0),
     requestedByKind: text('requested_by_kind').notNull(),
     requestedById: text('requested_by_id').notNull(),
@@ -529,13 +564,13 @@ export const outboundMessages = pgTable(
   'outbound_messages',
   {
     id: text('id').primaryKey(),
-    operationId: text('operation_id'),
-    campaignId: text('campaign_id'),
+    operationId: text('operation_id').references(() => operations.id),
+    campaignId: text('campaign_id').references(() => campaigns.id),
     channel: text('channel').notNull(), // email | sms
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull().default(''),
     body: text('body').notNull(),
-    status: text('status').notNull(), // queued | sent | failed
+    status: text('status').$type<'queued' | 'sent' | 'failed'>().notNull(),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
     /** Not before this time (a scheduled send). */
@@ -556,13 +591,13 @@ export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
     id: text('id').primaryKey(),
-    ownerUserId: text('owner_user_id').notNull(),
+    ownerUserId: text('owner_user_id').references(() => users.id).notNull(),
     widened: boolean('widened').notNull().default(false),
-    clientId: text('client_id'),
+    clientId: text('client_id').references(() => clients.id),
     url: text('url').notNull(),
     description: text('description').notNull().default(''),
     eventTypes: textArray('event_types'),
-    status: text('status').notNull(), // enabled | disabled
+    status: text('status').$type<WebhookEndpointStatus>().notNull(),
     version: integer('version').notNull().default(1),
     startSeq: bigint('start_seq', { mode: 'number' }).notNull().default(0),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -576,7 +611,7 @@ export const webhookSecrets = pgTable(
   'webhook_secrets',
   {
     id: text('id').primaryKey(),
-    endpointId: text('endpoint_id').notNull(),
+    endpointId: text('endpoint_id').references(() => webhookEndpoints.id).notNull(),
     sealed: text('sealed').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
     validUntil: ts('valid_until'),
@@ -589,12 +624,12 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: text('id').primaryKey(),
-    endpointId: text('endpoint_id').notNull(),
+    endpointId: text('endpoint_id').references(() => webhookEndpoints.id).notNull(),
     eventId: text('event_id').notNull(),
     eventType: text('event_type').notNull(),
     /** The Event record sent (the body of every attempt). */
     payload: jsonb('payload').notNull(),
-    status: text('status').notNull(), // pending | succeeded | failed
+    status: text('status').$type<WebhookDeliveryStatus>().notNull(),
     test: boolean('test').notNull().default(false),
     attempts: integer('attempts').notNull().default(0),
     lastAttemptAt: ts('last_attempt_at'),
@@ -616,7 +651,7 @@ export const webhookDeliveries = pgTable(
 export const webhookAttempts = pgTable(
   'webhook_attempts',
   {
-    deliveryId: text('delivery_id').notNull(),
+    deliveryId: text('delivery_id').references(() => webhookDeliveries.id).notNull(),
     attempt: integer('attempt').notNull(),
     at: ts('at').notNull(),
     responseStatus: integer('response_status'),
@@ -632,12 +667,12 @@ export const pipelineRuns = pgTable(
   {
     id: text('id').primaryKey(),
     /** Null for an internal run (operators only). */
-    clientId: text('client_id'),
+    clientId: text('client_id').references(() => clients.id),
     pipeline: text('pipeline').notNull(),
-    status: text('status').notNull(), // queued | running | succeeded | failed | cancelled
+    status: text('status').$type<PipelineRunStatus>().notNull(),
     trigger: text('trigger').notNull(), // manual | schedule | rerun
-    parentRunId: text('parent_run_id'),
-    operationId: text('operation_id'),
+    parentRunId: text('parent_run_id').references((): AnyPgColumn => pipelineRuns.id),
+    operationId: text('operation_id').references(() => operations.id),
     parameters: jsonb('parameters').notNull().default({}),
     requestedByKind: text('requested_by_kind').notNull(),
     requestedById: text('requested_by_id').notNull(),
@@ -657,10 +692,10 @@ export const pipelineRuns = pgTable(
 export const pipelineSteps = pgTable(
   'pipeline_steps',
   {
-    runId: text('run_id').notNull(),
+    runId: text('run_id').references(() => pipelineRuns.id).notNull(),
     position: integer('position').notNull(),
     name: text('name').notNull(),
-    status: text('status').notNull(), // pending | running | succeeded | failed | skipped
+    status: text('status').$type<PipelineStepStatus>().notNull(),
     /** How many times the worker began this step (a crash mid-step leaves it running with attempts 1). */
     attempts: integer('attempts').notNull().default(0),
     startedAt: ts('started_at'),
@@ -676,11 +711,11 @@ export const pipelineEvents = pgTable(
   {
     id: text('id').primaryKey(),
     seq: bigserial('seq', { mode: 'number' }).notNull(),
-    runId: text('run_id').notNull(),
+    runId: text('run_id').references(() => pipelineRuns.id).notNull(),
     clientId: text('client_id'),
     step: text('step'),
-    type: text('type').notNull(),
-    level: text('level').notNull(), // debug | info | warning | error
+    type: text('type').$type<S['PipelineEvent']['type']>().notNull(),
+    level: text('level').$type<S['PipelineEvent']['level']>().notNull(),
     /** 0 debug, 1 info, 2 warning, 3 error: the level filter is "this rank and above". */
     levelRank: integer('level_rank').notNull(),
     message: text('message').notNull(),
@@ -695,12 +730,12 @@ export const executionRequests = pgTable(
   'execution_requests',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id'),
-    kind: text('kind').notNull(),
+    clientId: text('client_id').references(() => clients.id),
+    kind: text('kind').$type<S['ExecutionRequest']['kind']>().notNull(),
     title: text('title').notNull(),
     instructions: text('instructions').notNull(),
     parameters: jsonb('parameters').notNull().default({}),
-    status: text('status').notNull(), // pending | accepted | declined | cancelled
+    status: text('status').$type<ExecutionRequestStatus>().notNull(),
     jobId: text('job_id'),
     requestedByKind: text('requested_by_kind').notNull(),
     requestedById: text('requested_by_id').notNull(),
@@ -717,10 +752,10 @@ export const executionJobs = pgTable(
   'execution_jobs',
   {
     id: text('id').primaryKey(),
-    requestId: text('request_id').notNull(),
-    clientId: text('client_id'),
+    requestId: text('request_id').references(() => executionRequests.id).notNull(),
+    clientId: text('client_id').references(() => clients.id),
     runner: text('runner'),
-    status: text('status').notNull(), // queued | running | succeeded | failed | cancelled
+    status: text('status').$type<ExecutionJobStatus>().notNull(),
     result: jsonb('result'),
     error: jsonb('error'),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -741,10 +776,10 @@ export const portalSessions = pgTable(
   {
     id: text('id').primaryKey(),
     secretHash: text('secret_hash').notNull(),
-    userId: text('user_id').notNull(),
+    userId: text('user_id').references(() => users.id).notNull(),
     loginMethod: text('login_method').notNull(), // oidc | api_key
     /** The key used to sign in (login_method api_key). */
-    apiKeyId: text('api_key_id'),
+    apiKeyId: text('api_key_id').references(() => apiKeys.id),
     createdAt: ts('created_at').notNull().defaultNow(),
     expiresAt: ts('expires_at').notNull(),
     revokedAt: ts('revoked_at'),
@@ -788,11 +823,11 @@ export const intakeRecords = pgTable(
   'intake_records',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id').notNull(),
-    projectId: text('project_id'),
+    clientId: text('client_id').references(() => clients.id).notNull(),
+    projectId: text('project_id').references(() => projects.id),
     title: text('title').notNull(),
     template: text('template').notNull(),
-    status: text('status').notNull(), // draft | finalized
+    status: text('status').$type<IntakeStatus>().notNull(),
     fields: jsonb('fields').notNull(),
     version: integer('version').notNull().default(1),
     createdByKind: text('created_by_kind').notNull(),
@@ -809,12 +844,12 @@ export const uploads = pgTable(
   'uploads',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id'),
+    clientId: text('client_id').references(() => clients.id),
     name: text('name').notNull(),
     contentType: text('content_type').notNull(),
     /** The size announced (and the most the signed URL accepts). */
     maxBytes: integer('max_bytes').notNull(),
-    status: text('status').notNull(), // pending | received | registered
+    status: text('status').$type<'pending' | 'receiving' | 'received' | 'registered'>().notNull(),
     sizeBytes: integer('size_bytes'),
     sha256: text('sha256'),
     storageKey: text('storage_key').notNull(),
@@ -833,17 +868,17 @@ export const files = pgTable(
   'files',
   {
     id: text('id').primaryKey(),
-    uploadId: text('upload_id').notNull(),
+    uploadId: text('upload_id').references(() => uploads.id).notNull(),
     /** Null for an internal file (operators only). */
-    clientId: text('client_id'),
-    projectId: text('project_id'),
-    intakeId: text('intake_id'),
+    clientId: text('client_id').references(() => clients.id),
+    projectId: text('project_id').references(() => projects.id),
+    intakeId: text('intake_id').references(() => intakeRecords.id),
     name: text('name').notNull(),
     contentType: text('content_type').notNull(),
     sizeBytes: integer('size_bytes').notNull(),
     sha256: text('sha256').notNull(),
-    purpose: text('purpose').notNull(),
-    status: text('status').notNull(), // scanning | available | rejected
+    purpose: text('purpose').$type<FilePurpose>().notNull(),
+    status: text('status').$type<FileStatus>().notNull(),
     storageKey: text('storage_key').notNull(),
     extractionId: text('extraction_id'),
     uploadedByKind: text('uploaded_by_kind').notNull(),
@@ -860,11 +895,11 @@ export const extractions = pgTable(
   'extractions',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id').notNull(),
-    fileId: text('file_id').notNull(),
-    intakeId: text('intake_id'),
-    operationId: text('operation_id'),
-    status: text('status').notNull(), // queued | running | succeeded | failed
+    clientId: text('client_id').references(() => clients.id).notNull(),
+    fileId: text('file_id').references(() => files.id).notNull(),
+    intakeId: text('intake_id').references(() => intakeRecords.id),
+    operationId: text('operation_id').references(() => operations.id),
+    status: text('status').$type<ExtractionStatus>().notNull(),
     fields: jsonb('fields').notNull().default(sql`'[]'::jsonb`),
     error: jsonb('error'),
     createdAt: ts('created_at').notNull().defaultNow(),

@@ -20,7 +20,7 @@ import { problemResponse } from '../rest/problem.ts';
 import type { Database } from '../db/client.ts';
 import { files, uploads } from '../db/schema.ts';
 import { errorSummary, logLine } from '../log.ts';
-import type { AppEnv } from '../pipeline/types.ts';
+import type { AppEnv } from '../app-env.ts';
 import { ProblemError } from '../problem-error.ts';
 import { checkSignature, DOWNLOAD_PATH, fileUrlSecret, UPLOAD_PATH } from './signing.ts';
 import { TooLargeError, type FileStore } from './store.ts';

@@ -3,7 +3,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Principal } from '../handler-types.ts';
 import { ProblemError } from '../problem-error.ts';
-import type { AppEnv } from '../pipeline/types.ts';
+import type { AppEnv } from '../app-env.ts';
 import { RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limit.ts';
 import { requestIdFrom, traceContext } from './trace.ts';
 

@@ -21,7 +21,8 @@ import {
 import type { McpToolDef, OperationDef } from '../contract-types.ts';
 import type { Config } from '../config.ts';
 import type { Principal } from '../handler-types.ts';
-import type { AppEnv, Call, CallResult, Controls, Executor, RequestAuthenticator } from '../pipeline/types.ts';
+import type { Call, CallResult, Controls, Executor } from '../pipeline/types.ts';
+import type { AppEnv, RequestAuthenticator } from '../app-env.ts';
 import { ProblemError, validationFailed, type FieldError } from '../problem-error.ts';
 import { readLimitedBody } from '../rest/input.ts';
 import { switchedOff } from '../pipeline/access.ts';
@@ -207,7 +208,8 @@ export function errorResult(problem: ProblemDocument): CallToolResult {
   };
 }
 
-function toProblemError(err: unknown, log: (message: string) => void = stderrLog, requestId = 'unknown'): ProblemError {
+/** The problem to answer for an MCP failure: a ProblemError as it is; anything else logged, then internal_error. */
+function mcpProblemOf(err: unknown, log: (message: string) => void = stderrLog, requestId = 'unknown'): ProblemError {
   if (!isUnexpected(err)) return err as ProblemError;
   // Logged without arguments or bodies: only the error itself.
   log(logLine('error', 'unexpected_error', { requestId, method: 'POST', path: MCP_PATH, error: errorSummary(err) }));
@@ -272,7 +274,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       };
       return successResult(await executor.execute(call));
     } catch (err) {
-      return errorResult(problemBody(toProblemError(err, log, requestId), MCP_PATH, requestId, config.baseUrl));
+      return errorResult(problemBody(mcpProblemOf(err, log, requestId), MCP_PATH, requestId, config.baseUrl));
     }
   }
 
@@ -315,7 +317,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     try {
       principal = await authenticate(c);
     } catch (err) {
-      const problem = toProblemError(err, log, getRequestId(c));
+      const problem = mcpProblemOf(err, log, getRequestId(c));
       const extra: Record<string, string> = {};
       if (problem.code === 'unauthorized' || problem.code === 'invalid_token') {
         const refused = problem.code === 'invalid_token' || (authorization !== undefined && authorization.trim() !== '');
@@ -330,7 +332,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       // Not UTF-8, not JSON, a name twice: -32700 (malformed_json); too large 413, too deep 422.
       parsed = parseStrictJson(await readLimitedBody(c.req.raw, maxBodyBytes), deps.maxJsonDepth + ENVELOPE_DEPTH);
     } catch (err) {
-      const problem = toProblemError(err, log, getRequestId(c));
+      const problem = mcpProblemOf(err, log, getRequestId(c));
       if (problem.code !== 'malformed_json') return problemResponse(c, problem);
       return jsonRpcError(400, -32700, `Parse error: ${problem.detail}`, { code: problem.code });
     }
@@ -343,7 +345,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       try {
         deps.spendRateLimit(c, principal, calls.length - 1);
       } catch (err) {
-        return problemResponse(c, toProblemError(err, log, getRequestId(c)));
+        return problemResponse(c, mcpProblemOf(err, log, getRequestId(c)));
       }
     }
     // Serve only the contract's protocol versions: an initialize asking for another one is

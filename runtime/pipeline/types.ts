@@ -54,31 +54,3 @@ export interface Executor {
   /** Runs the pipeline from operation checks to the handler and audit. Throws ProblemError. */
   execute(call: Call): Promise<CallResult>;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Shared by the transports mounted on one Hono app (runtime/app.ts): the per-request values the
-// app-wide middleware (runtime/headers) sets, and the authenticate step both transports call.
-
-/** Hono environment of the svc app: c.get('requestId') etc. */
-export interface AppVariables {
-  /** X-Request-Id of this request (the caller's, when it sent a short token, else a new one). */
-  requestId: string;
-  /** W3C trace context; its header is sent back as traceparent. */
-  trace: import('../headers/trace.ts').TraceContext;
-  /** The rate-limit decision taken for this request (per credential once authenticated). */
-  rateLimit: import('../headers/rate-limit.ts').RateDecision | undefined;
-  /** The authenticated caller, once known (for audit of failures after authentication). */
-  principal: Principal | undefined;
-}
-
-export interface AppEnv {
-  Variables: AppVariables;
-}
-
-/**
- * Authenticates the request's `Authorization` header (and client IP), then counts it against the
- * credential's rate limit. Resolves to the principal and records it on the context; throws
- * ProblemError unauthorized / invalid_token / not_configured / rate_limited. A failure is audited
- * (transport from the path: /mcp -> mcp, else rest) so that refused calls leave a trace too.
- */
-export type RequestAuthenticator = (c: import('hono').Context<AppEnv>) => Promise<Principal>;

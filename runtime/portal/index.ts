@@ -19,7 +19,7 @@ import type { Database } from '../db/client.ts';
 import { accessRequests } from '../db/schema.ts';
 import type { Principal } from '../handler-types.ts';
 import { newId } from '../ids.ts';
-import type { AppEnv, RequestAuthenticator } from '../pipeline/types.ts';
+import type { AppEnv, RequestAuthenticator } from '../app-env.ts';
 import { ProblemError } from '../problem-error.ts';
 import { isProblemCode, problemCodes, problemDef, retryable, type ProblemCode } from '../problems.ts';
 import { problemResponse } from '../rest/problem.ts';

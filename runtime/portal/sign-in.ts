@@ -14,7 +14,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { users } from '../db/schema.ts';
 import type { Principal } from '../handler-types.ts';
-import type { AppEnv } from '../pipeline/types.ts';
+import type { AppEnv } from '../app-env.ts';
 import { ProblemError } from '../problem-error.ts';
 import { escapeHtml, page } from './html.ts';
 import { safeNext, type SessionStore } from './sessions.ts';

@@ -2,7 +2,7 @@
 // the WWW-Authenticate challenge pointing at the /mcp protected-resource metadata (the SDK client
 // takes its token audience from that document's `resource`).
 import type { Context } from 'hono';
-import type { AppEnv } from '../pipeline/types.ts';
+import type { AppEnv } from '../app-env.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody, problemHeaders, toProblemError } from '../problems.ts';
 
 /** The path as received (before the custom-method rewrite), for `instance` and audit. */

@@ -44,7 +44,7 @@ export async function addUser(
 
 export async function addMembership(
   database: Database,
-  m: { userId: string; clientId: string; role: string; status?: string; revoked?: boolean },
+  m: { userId: string; clientId: string; role: string; status?: (typeof memberships.$inferInsert)['status']; revoked?: boolean },
 ): Promise<string> {
   const id = nextId('mem');
   await database.db.insert(memberships).values({

@@ -34,7 +34,10 @@ const pipeline: PipelineDefinition = {
   })),
 };
 
-async function insertRun(options: { status?: string; heartbeatAgoSeconds?: number; steps?: { status: string; attempts: number; output?: unknown }[] } = {}): Promise<{ runId: string; opId: string }> {
+type RunStatus = (typeof pipelineRuns.$inferInsert)['status'];
+type StepStatus = (typeof pipelineSteps.$inferInsert)['status'];
+
+async function insertRun(options: { status?: RunStatus; heartbeatAgoSeconds?: number; steps?: { status: StepStatus; attempts: number; output?: unknown }[] } = {}): Promise<{ runId: string; opId: string }> {
   const runId = newId('run');
   const opId = newId('operation');
   const running = options.status === 'running';
@@ -62,7 +65,7 @@ async function insertRun(options: { status?: string; heartbeatAgoSeconds?: numbe
     heartbeatAt: running ? new Date(Date.now() - (options.heartbeatAgoSeconds ?? 0) * 1000) : null,
     startedAt: running ? new Date() : null,
   });
-  const steps: { status: string; attempts: number; output?: unknown }[] = options.steps ?? [0, 1, 2].map(() => ({ status: 'pending', attempts: 0 }));
+  const steps: { status: StepStatus; attempts: number; output?: unknown }[] = options.steps ?? [0, 1, 2].map(() => ({ status: 'pending' as const, attempts: 0 }));
   await database.db.insert(pipelineSteps).values(
     steps.map((st, position) => ({ runId, position, name: ['a', 'b', 'c'][position]!, status: st.status, attempts: st.attempts, output: st.output ?? null })),
   );

@@ -100,7 +100,7 @@ async function queueRuns(database: Database, seeded: Seeded, n: number, pauseMs:
       parameters: { pauseMs },
       ...requester,
     });
-    await database.db.insert(pipelineSteps).values(['collect', 'summarize', 'report'].map((name, position) => ({ runId, position, name, status: 'pending' })));
+    await database.db.insert(pipelineSteps).values(['collect', 'summarize', 'report'].map((name, position) => ({ runId, position, name, status: 'pending' as const })));
     ids.push(runId);
   }
   return ids;

@@ -2,7 +2,7 @@
 import { and, asc } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../runtime/db/client.ts';
-import { tasks } from '../../runtime/db/schema.ts';
+import { clients, tasks } from '../../runtime/db/schema.ts';
 import { allowedByRole, type OwnerView } from '../../runtime/auth/principal.ts';
 import { Policy } from '../../runtime/policy.ts';
 import { service } from '../../generated/registry.ts';
@@ -149,7 +149,8 @@ describe('Policy SQL', () => {
   let database: Database;
   beforeAll(async () => {
     database = await freshDatabase();
-    const base = { status: 'open', priority: 'normal', createdBy: 'usr_x' };
+    const base = { status: 'open' as const, priority: 'normal' as const, createdBy: 'usr_x' };
+    await database.db.insert(clients).values([A, B].map((id) => ({ id, name: id, status: 'active' as const })));
     await database.db.insert(tasks).values([
       { id: 't_int', clientId: null, title: 'internal', ...base },
       { id: 't_a', clientId: A, title: 'a', ...base },

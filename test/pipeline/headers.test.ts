@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { commonHeaders, limitCredential, RateLimiter } from '../../runtime/headers/index.ts';
 import { parseTraceparent, requestIdFrom, traceContext } from '../../runtime/headers/trace.ts';
-import type { AppEnv } from '../../runtime/pipeline/types.ts';
+import type { AppEnv } from '../../runtime/app-env.ts';
 import type { Principal } from '../../runtime/handler-types.ts';
 import { problemBody, problemHeaders } from '../../runtime/problems.ts';
 
