@@ -65,7 +65,7 @@ export async function seedActivity(tx: Db, at: (daysAgo: number, minutes?: numbe
     projectId,
     title,
     template,
-    status: finalized ? 'finalized' : 'draft',
+    status: finalized ? ('finalized' as const) : ('draft' as const),
     fields: fieldsFor(template, values, finalized, at(daysAgo - 1)),
     version: 1,
     createdByKind: OWNER.kind,
@@ -210,7 +210,7 @@ async function seedRun(
     createdAt: spec.at,
     startedAt: spec.at,
   });
-  await tx.insert(pipelineSteps).values(def.steps.map((s, position) => ({ runId: spec.id, position, name: s.name, status: 'pending' })));
+  await tx.insert(pipelineSteps).values(def.steps.map((s, position) => ({ runId: spec.id, position, name: s.name, status: 'pending' as const })));
   await writePipelineEvent(tx, run, { type: 'run_queued', level: 'info', message: `Run of ${def.name} queued`, data: { operationId: spec.operationId }, at: spec.at });
   await writePipelineEvent(tx, run, { type: 'run_started', level: 'info', message: `Run of ${def.name} started`, at: spec.at });
   const outputs: Record<string, unknown> = {};
@@ -222,12 +222,15 @@ async function seedRun(
     }
     await writePipelineEvent(tx, run, { type: 'step_started', level: 'debug', step: step.name, message: `Step ${step.name} started`, at: spec.at });
     try {
-      const output = await step.run({
-        db: tx,
-        run: { id: spec.id, clientId: spec.clientId, pipeline: def.name, parameters: spec.parameters },
-        outputs,
-        log: (level, message, data) => writePipelineEvent(tx, run, { type: 'log', level, step: step.name, message, data, at: spec.at }),
-      });
+      // In a savepoint: a step that fails in SQL must not abort the seed's transaction.
+      const output = await tx.transaction((sp) =>
+        step.run({
+          db: sp,
+          run: { id: spec.id, clientId: spec.clientId, pipeline: def.name, parameters: spec.parameters },
+          outputs,
+          log: (level, message, data) => writePipelineEvent(sp, run, { type: 'log', level, step: step.name, message, data, at: spec.at }),
+        }),
+      );
       outputs[step.name] = output;
       await tx.update(pipelineSteps).set({ status: 'succeeded', attempts: 1, startedAt: spec.at, finishedAt: spec.at, output }).where(eqStep(spec.id, position));
       await writePipelineEvent(tx, run, { type: 'step_succeeded', level: 'info', step: step.name, message: `Step ${step.name} succeeded`, at: spec.at });
