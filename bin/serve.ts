@@ -3,7 +3,7 @@
 export async function runServeOrSeed(command: 'serve' | 'seed', argv: string[]): Promise<number> {
   const [{ runServe, runSeed }, { svcRegistry }] = await Promise.all([import('../runtime/cli.ts'), import('./wiring.ts')]);
   try {
-    return command === 'serve' ? await runServe(argv, svcRegistry()) : await runSeed(argv);
+    return command === 'serve' ? await runServe(argv, svcRegistry()) : await runSeed(argv, svcRegistry());
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));
     return 1;

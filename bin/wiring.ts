@@ -11,6 +11,7 @@ import { routes } from '../generated/routes.ts';
 import { resultValidators, validators } from '../generated/validators.js';
 import { handlers } from '../handlers/index.ts';
 import { pipelineDefinitions } from '../handlers/pipelines.ts';
+import { INTAKE_TEMPLATES } from '../handlers/intake-templates.ts';
 
 /** The registry of this contract and its handlers: what `svc serve` runs. */
 export function svcRegistry(): Registry {
@@ -25,5 +26,6 @@ export function svcRegistry(): Registry {
     handlers: handlers as unknown as Readonly<Record<string, AnyHandler>>,
     secretPointers,
     pipelines: pipelineDefinitions,
+    intakeTemplates: INTAKE_TEMPLATES,
   };
 }

@@ -209,7 +209,9 @@ export interface Limits {
   readonly requestHeadersTimeoutSeconds: number;
   readonly requestTimeoutSeconds: number;
   readonly unregisteredUploadRetentionHours: number;
+  readonly uploadIdleTimeoutSeconds: number;
   readonly uploadMaxBytes: number;
+  readonly uploadTimeoutSeconds: number;
   readonly uploadUrlLifetimeSeconds: number;
   readonly webhookAttemptTimeoutSeconds: number;
   readonly webhookSecretOverlapHours: number;
@@ -238,7 +240,9 @@ export const limits: Limits = {
   "requestHeadersTimeoutSeconds": 10,
   "requestTimeoutSeconds": 30,
   "unregisteredUploadRetentionHours": 24,
+  "uploadIdleTimeoutSeconds": 30,
   "uploadMaxBytes": 104857600,
+  "uploadTimeoutSeconds": 3600,
   "uploadUrlLifetimeSeconds": 900,
   "webhookAttemptTimeoutSeconds": 10,
   "webhookSecretOverlapHours": 24

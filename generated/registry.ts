@@ -43,7 +43,9 @@ export const service: Service = {
     "requestHeadersTimeoutSeconds": 10,
     "requestTimeoutSeconds": 30,
     "unregisteredUploadRetentionHours": 24,
+    "uploadIdleTimeoutSeconds": 30,
     "uploadMaxBytes": 104857600,
+    "uploadTimeoutSeconds": 3600,
     "uploadUrlLifetimeSeconds": 900,
     "webhookAttemptTimeoutSeconds": 10,
     "webhookSecretOverlapHours": 24

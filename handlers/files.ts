@@ -114,10 +114,10 @@ async function register(input: Schemas['FilesRegisterInput'], ctx: HandlerContex
 
   const id = newId('file');
   let extractionId: string | null = null;
-  let operationId: string | null = null;
+  let extraction: typeof extractions.$inferInsert | null = null;
   if (purpose === 'intake_document') {
     extractionId = newId('extraction');
-    operationId = newId('operation');
+    const operationId = newId('operation');
     await ctx.db.insert(operations).values({
       id: operationId,
       kind: 'extraction',
@@ -131,6 +131,7 @@ async function register(input: Schemas['FilesRegisterInput'], ctx: HandlerContex
       createdAt: ctx.now,
       updatedAt: ctx.now,
     });
+    extraction = { id: extractionId, clientId: clientId!, fileId: id, intakeId, operationId, status: 'queued', createdAt: ctx.now };
   }
   const [row] = await ctx.db
     .insert(files)
@@ -154,10 +155,8 @@ async function register(input: Schemas['FilesRegisterInput'], ctx: HandlerContex
       createdAt: ctx.now,
     })
     .returning();
-  // The extraction names its file (a foreign key), so it is written after the file.
-  if (extractionId !== null) {
-    await ctx.db.insert(extractions).values({ id: extractionId, clientId: clientId!, fileId: id, intakeId, operationId, status: 'queued', createdAt: ctx.now });
-  }
+  // The extraction names its file (a foreign key), so it follows the file row.
+  if (extraction) await ctx.db.insert(extractions).values(extraction);
   await ctx.db.update(uploads).set({ status: 'registered' }).where(and(eq(uploads.id, upload.id), eq(uploads.status, 'received')));
   return toFileRecord(row!);
 }

@@ -27,8 +27,10 @@ import { rewriteRequestPath } from './route-path.ts';
 import { schemas as generatedSchemas } from '../generated/registry.ts';
 import { createSecretFields, type SecretPointers } from './secret-fields.ts';
 import type { PipelineDefinition } from './workers.ts';
+import type { IntakeTemplates } from './seed-activity.ts';
 import { errorSummary, logLine, setLogRedactions, stderrLog } from './log.ts';
-import { mountFileRoutes } from './files/routes.ts';
+import { mountFileRoutes, type UploadTimeouts } from './files/routes.ts';
+import { S3FileStore } from './files/s3-store.ts';
 import { LocalFileStore, type FileStore } from './files/store.ts';
 import { startFileWorker, type FileWorker } from './files/worker.ts';
 import { PROJECT_ROOT } from './project-root.ts';
@@ -46,6 +48,8 @@ export interface Registry {
   secretPointers: SecretPointers;
   /** Registered pipelines the worker executes (handlers/pipelines.ts); none: no pipeline worker. */
   pipelines?: readonly PipelineDefinition[];
+  /** The intake templates (handlers/intake-templates.ts), for the demo workspace's records. */
+  intakeTemplates?: IntakeTemplates;
 }
 
 export interface CreateAppOptions {
@@ -66,6 +70,8 @@ export interface CreateAppOptions {
   fileStore?: FileStore;
   /** The shared per-credential limiter; default: Redis when config.redisUrl is set, else none (per process). */
   sharedLimiter?: CredentialLimiter | null;
+  /** The upload route's time rule (default the contract's limits.uploadIdleTimeoutSeconds and uploadTimeoutSeconds). */
+  uploadTimeouts?: Partial<UploadTimeouts>;
   /** How often the file worker looks for work (default 1000 ms). */
   workerIntervalMs?: number;
   /** The portal's OpenID Connect provider; default from SVC_PORTAL_OIDC_* (null: API-key sign-in). */
@@ -108,6 +114,11 @@ function markedFieldNames(schemas: Readonly<Record<string, unknown>>): Set<strin
   };
   walk(schemas);
   return names;
+}
+
+/** The configured file store: the S3-compatible bucket when SVC_S3_BUCKET is set, else the local data directory. */
+export function fileStoreFor(config: Config): FileStore {
+  return config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(config.dataDir);
 }
 
 export function createApp(options: CreateAppOptions): SvcApp {
@@ -276,8 +287,10 @@ export function createApp(options: CreateAppOptions): SvcApp {
   });
 
   // Signed upload and download URLs land here, outside /v1 (runtime/files/routes.ts).
-  const fileStore = options.fileStore ?? new LocalFileStore(config.dataDir);
-  mountFileRoutes(app, { database, store: fileStore, log, now: options.now });
+  // The store: the S3-compatible bucket when SVC_S3_BUCKET is set, else the local data directory.
+  const ownStore = !options.fileStore;
+  const fileStore: FileStore = options.fileStore ?? fileStoreFor(config);
+  mountFileRoutes(app, { database, store: fileStore, log, baseUrl: config.baseUrl, now: options.now, uploadTimeouts: options.uploadTimeouts });
   const fileWorker = config.workersEnabled ? startFileWorker({ database, store: fileStore, log, baseUrl: config.baseUrl, intervalMs: options.workerIntervalMs, now: options.now }) : null;
 
   app.notFound(notFoundHandler(registry.routes, config.baseUrl, rewriteRequestPath));
@@ -310,6 +323,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
       closed = true;
       clearInterval(sweep);
       await fileWorker?.close();
+      if (ownStore) fileStore.close?.();
       await auditor.close();
       if (options.sharedLimiter === undefined) await shared?.close();
       if (ownAuthenticator) await authenticator.close();

@@ -6,7 +6,7 @@
 import { loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import type { Registry } from './app.ts';
-import { isEmptyWorkspace, loadSeed, startServer } from './server.ts';
+import { isEmptyWorkspace, seedDemoWorkspace, startServer } from './server.ts';
 
 function configFrom(argv: string[]): Config {
   const overrides: Partial<Config> = {};
@@ -68,7 +68,7 @@ export async function runServe(argv: string[], registry: Registry): Promise<numb
   });
 }
 
-export async function runSeed(argv: string[]): Promise<number> {
+export async function runSeed(argv: string[], registry?: Registry): Promise<number> {
   const json = argv.includes('--json');
   let config: Config;
   try {
@@ -86,7 +86,7 @@ export async function runSeed(argv: string[]): Promise<number> {
   }
   try {
     const empty = await isEmptyWorkspace(database);
-    const credentials = await (await loadSeed())(database, { baseUrl: config.baseUrl });
+    const credentials = await seedDemoWorkspace(database, config, registry ?? null);
     if (json) console.log(JSON.stringify(credentials));
     else {
       console.log(`Demo workspace ${empty ? 'created' : 'extended'} in ${config.databaseUrl ? 'PostgreSQL' : config.dataDir}.`);

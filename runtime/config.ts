@@ -39,6 +39,41 @@ export interface Config {
   workersEnabled: boolean;
   /** Seconds a worker's claim on a run lasts without a heartbeat before another worker takes it over (SVC_WORKER_LEASE_SECONDS, default 30). */
   workerLeaseSeconds: number;
+  /** S3-compatible file storage (SVC_S3_BUCKET and the standard AWS variables); null: the local data directory. */
+  s3: S3Config | null;
+}
+
+export interface S3Config {
+  bucket: string;
+  /** Key prefix inside the bucket (SVC_S3_PREFIX), e.g. `svc/`; empty by default. */
+  prefix: string;
+  /** AWS_REGION (or AWS_DEFAULT_REGION); `us-east-1` when neither is set (most S3-compatible servers ignore it). */
+  region: string;
+  /** AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL: a non-AWS endpoint (MinIO, R2, Ceph, …); null: AWS itself. */
+  endpoint: string | null;
+  /** Path-style addressing (`{endpoint}/{bucket}/{key}`): SVC_S3_FORCE_PATH_STYLE, default true when an endpoint is set. */
+  forcePathStyle: boolean;
+  /** AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN); null: the SDK's default credential chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
+}
+
+/** The S3 settings of an environment, or null when SVC_S3_BUCKET is not set. */
+export function s3ConfigFrom(env: Record<string, string | undefined>): S3Config | null {
+  const bucket = env.SVC_S3_BUCKET?.trim();
+  if (!bucket) return null;
+  const endpoint = (env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || '').trim() || null;
+  if (endpoint !== null && !/^https?:\/\/[^/]/.test(endpoint)) throw new Error(`AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL must be an http(s) URL; got "${endpoint}"`);
+  const accessKeyId = env.AWS_ACCESS_KEY_ID?.trim();
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY?.trim();
+  if (!!accessKeyId !== !!secretAccessKey) throw new Error('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together');
+  return {
+    bucket,
+    prefix: env.SVC_S3_PREFIX ?? '',
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    endpoint,
+    forcePathStyle: flag(env.SVC_S3_FORCE_PATH_STYLE, endpoint !== null),
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) } : null,
+  };
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -99,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secretKey: env.SVC_SECRET_KEY ? parseSecretKey(env.SVC_SECRET_KEY) : null,
     workersEnabled: flag(env.SVC_WORKERS, true),
     workerLeaseSeconds: positiveInteger('SVC_WORKER_LEASE_SECONDS', env.SVC_WORKER_LEASE_SECONDS) ?? 30, // not a contract limit
+    s3: s3ConfigFrom(env),
   };
   return { ...config, ...overrides };
 }

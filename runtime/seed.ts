@@ -29,6 +29,7 @@ import {
   users,
 } from './db/schema.ts';
 import { newId } from './ids.ts';
+import { seedActivity, type SeedActivityOptions } from './seed-activity.ts';
 import { limits } from '../generated/contract.ts';
 
 /** A table's insert row type, so the seed's factories take the contract's enum unions. */
@@ -42,6 +43,12 @@ export interface SeedOptions {
   /** Key mode of the created API keys (default test: svc_sk_test_…). */
   keyMode?: KeyMode;
   now?: Date;
+  /**
+   * Demo activity (intake records, the census file and its extraction, executed pipeline runs:
+   * runtime/seed-activity.ts). `svc serve --demo` and `svc seed` pass it; the test suite's seed
+   * leaves it out, so its counts start from the base workspace.
+   */
+  activity?: SeedActivityOptions;
 }
 
 export interface SeedCredentials {
@@ -117,6 +124,7 @@ const CLIENT_ADMIN_ROLES = [
   'intake:read',
   'intake:write',
   'extraction:read',
+  'pipeline:read',
   'reviews:read',
   'files:read',
   'files:write',
@@ -138,6 +146,9 @@ export async function seed(database: Database, options: SeedOptions): Promise<Se
   const allScopes = [...service.scopes];
   return database.transaction(async (tx) => {
     await seedWorkspace(tx, now, allScopes);
+    if (options.activity) {
+      await seedActivity(tx, (daysAgo, minutes = 0) => new Date(now.getTime() - daysAgo * 86_400_000 - minutes * 60_000), options.baseUrl, options.activity);
+    }
     const expiresAt = new Date(now.getTime() + API_KEY_LIFETIME_DAYS * 86_400_000);
     const operator = await createKey(tx, {
       ownerUserId: ID.owner,

@@ -2,7 +2,8 @@
 // follows the port actually bound (unless SVC_BASE_URL set one).
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp, type CreateAppOptions, type Registry, type SvcApp } from './app.ts';
+import { createApp, fileStoreFor, type CreateAppOptions, type Registry, type SvcApp } from './app.ts';
+import type { SeedActivityOptions } from './seed-activity.ts';
 import type { Config } from './config.ts';
 import { mailSender, startDeliveryLoop } from './outbox.ts';
 import { openDatabase, type Database } from './db/client.ts';
@@ -25,7 +26,17 @@ export interface SeedCredentials {
   [more: string]: unknown;
 }
 
-type SeedFn = (database: Database, options: { baseUrl: string }) => Promise<SeedCredentials>;
+type SeedFn = (database: Database, options: { baseUrl: string; activity?: SeedActivityOptions }) => Promise<SeedCredentials>;
+
+/** Seeds the demo workspace with its activity (runs executed by the registry's pipelines, the census file in the configured store). */
+export async function seedDemoWorkspace(database: Database, config: Config, registry: Pick<Registry, 'pipelines' | 'intakeTemplates'> | null, baseUrl = config.baseUrl): Promise<SeedCredentials> {
+  const fileStore = fileStoreFor(config);
+  try {
+    return await (await loadSeed())(database, { baseUrl, activity: { pipelines: registry?.pipelines ?? [], fileStore, intakeTemplates: registry?.intakeTemplates } });
+  } finally {
+    fileStore.close?.();
+  }
+}
 
 /** runtime/seed.ts, loaded when needed. */
 export async function loadSeed(): Promise<SeedFn> {
@@ -119,7 +130,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     let seededFresh = false;
     if (options.seedDemo) {
       seededFresh = await isEmptyWorkspace(database);
-      credentials = await (await loadSeed())(database, { baseUrl });
+      credentials = await seedDemoWorkspace(database, config, options.registry, baseUrl);
     }
     svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();

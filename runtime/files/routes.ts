@@ -3,9 +3,20 @@
 // anything), GET /downloads/{fileId} serves an available file through its signed URL. No bearer
 // credential: the signature is the authority. An altered or unknown URL and an expired one answer
 // 403 forbidden; an upload that already arrived answers 409 invalid_transition.
+// The upload's own time rule: the server's whole-request limit (limits.requestTimeoutSeconds) does
+// not cut an upload whose signature checked out; instead the body must keep arriving (no gap between
+// chunks longer than limits.uploadIdleTimeoutSeconds) and be complete within
+// limits.uploadTimeoutSeconds. Either one exceeded: 408 request_timeout, nothing kept, the connection
+// closed, and the same URL can be used again while it is valid.
+// On the S3 store a download is a redirect to a presigned GET of the bucket, valid for what is left
+// of our own URL's lifetime; on the local store the route streams the bytes.
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import { limits } from '../../generated/contract.ts';
+import { OWN_TIME_RULE } from '../headers/client-error.ts';
+import { problemResponse } from '../rest/problem-response.ts';
 import type { Database } from '../db/client.ts';
 import { files, uploads } from '../db/schema.ts';
 import { errorSummary, logLine } from '../log.ts';
@@ -18,7 +29,54 @@ export interface FileRoutesOptions {
   database: Database;
   store: FileStore;
   log: (line: string) => void;
+  baseUrl: string;
   now?: () => Date;
+  /** The upload time rule; default the contract's limits.uploadIdleTimeoutSeconds and uploadTimeoutSeconds (tests shorten them). */
+  uploadTimeouts?: Partial<UploadTimeouts>;
+}
+
+export interface UploadTimeouts {
+  idleMs: number;
+  totalMs: number;
+}
+
+class UploadTimedOut extends Error {
+  constructor(readonly which: 'idle' | 'total') {
+    super(`upload ${which} timeout`);
+  }
+}
+
+/**
+ * The upload body under the upload time rule: fails with UploadTimedOut when the client sent nothing
+ * for idleMs while we were waiting for it (time the store spends writing does not count), or the
+ * whole body took longer than totalMs. The generic whole-request timeout is waived for this socket
+ * meanwhile (headers/client-error.ts honours OWN_TIME_RULE).
+ */
+function timedBody(c: Context<AppEnv>, timeouts: UploadTimeouts): { body: AsyncIterable<Uint8Array>; done: () => void } {
+  const raw = c.req.raw.body;
+  const source = raw ? Readable.fromWeb(raw as import('node:stream/web').ReadableStream<Uint8Array>) : Readable.from([]);
+  const socket = ((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket ?? null) as (Record<symbol, unknown> & object) | null;
+  if (socket) socket[OWN_TIME_RULE] = true;
+  const total = setTimeout(() => source.destroy(new UploadTimedOut('total')), timeouts.totalMs);
+  let idle: NodeJS.Timeout | undefined;
+  async function* paced(): AsyncIterable<Uint8Array> {
+    const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+    for (;;) {
+      idle = setTimeout(() => source.destroy(new UploadTimedOut('idle')), timeouts.idleMs);
+      const next = await chunks.next().finally(() => clearTimeout(idle));
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  return {
+    body: paced(),
+    done: () => {
+      clearTimeout(idle);
+      clearTimeout(total);
+      source.destroy();
+      if (socket) delete socket[OWN_TIME_RULE];
+    },
+  };
 }
 
 function refused(check: 'invalid' | 'expired'): ProblemError {
@@ -33,6 +91,18 @@ export function mountFileRoutes(app: Hono<AppEnv>, options: FileRoutesOptions): 
   const { database, store, log } = options;
   const db = database.db;
   const now = options.now ?? (() => new Date());
+  // A refusal before the whole body was read closes the connection: what is left of the body must
+  // not be read as the next request.
+  const closing = (c: Context<AppEnv>, problem: ProblemError): Response => {
+    const res = problemResponse(c, problem, options.baseUrl);
+    res.headers.set('connection', 'close');
+    return res;
+  };
+  const timeouts: UploadTimeouts = {
+    idleMs: limits.uploadIdleTimeoutSeconds * 1000,
+    totalMs: limits.uploadTimeoutSeconds * 1000,
+    ...options.uploadTimeouts,
+  };
 
   app.put(`${UPLOAD_PATH}/:uploadId`, async (c) => {
     const id = c.req.param('uploadId');
@@ -44,7 +114,7 @@ export function mountFileRoutes(app: Hono<AppEnv>, options: FileRoutesOptions): 
     if (row.status !== 'pending') throw new ProblemError('invalid_transition', `Upload ${id} has already been received.`);
     const declared = c.req.header('content-length');
     if (declared !== undefined && Number(declared) > row.maxBytes) {
-      throw new ProblemError('payload_too_large', `This upload may be at most ${row.maxBytes} bytes (the size announced to files.upload_url).`);
+      return closing(c, new ProblemError('payload_too_large', `This upload may be at most ${row.maxBytes} bytes (the size announced to files.upload_url).`));
     }
     if (mediaType(c.req.header('content-type')) !== mediaType(row.contentType)) {
       throw new ProblemError('unsupported_media_type', `Send Content-Type: ${row.contentType}, as announced to files.upload_url.`);
@@ -56,9 +126,9 @@ export function mountFileRoutes(app: Hono<AppEnv>, options: FileRoutesOptions): 
       .where(and(eq(uploads.id, id), eq(uploads.status, 'pending')))
       .returning({ id: uploads.id });
     if (!claimed) throw new ProblemError('invalid_transition', `Upload ${id} is already being received.`);
-    const body = c.req.raw.body;
+    const { body, done } = timedBody(c, timeouts);
     try {
-      const stored = await store.put(row.storageKey, body ? Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>) : Readable.from([]), row.maxBytes);
+      const stored = await store.put(row.storageKey, body, row.maxBytes);
       await db
         .update(uploads)
         .set({ status: 'received', sizeBytes: stored.sizeBytes, sha256: stored.sha256, receivedAt: now() })
@@ -67,10 +137,19 @@ export function mountFileRoutes(app: Hono<AppEnv>, options: FileRoutesOptions): 
     } catch (err) {
       await db.update(uploads).set({ status: 'pending' }).where(eq(uploads.id, id));
       if (err instanceof TooLargeError) {
-        throw new ProblemError('payload_too_large', `This upload may be at most ${row.maxBytes} bytes (the size announced to files.upload_url).`);
+        return closing(c, new ProblemError('payload_too_large', `This upload may be at most ${row.maxBytes} bytes (the size announced to files.upload_url).`));
+      }
+      if (err instanceof UploadTimedOut) {
+        const detail =
+          err.which === 'idle'
+            ? `No bytes arrived for ${timeouts.idleMs / 1000} s (limits.uploadIdleTimeoutSeconds); nothing was kept. PUT the file again to the same URL while it is valid.`
+            : `The upload took longer than ${timeouts.totalMs / 1000} s (limits.uploadTimeoutSeconds); nothing was kept. PUT the file again to the same URL while it is valid.`;
+        return closing(c, new ProblemError('request_timeout', detail));
       }
       log(logLine('error', 'upload_failed', { uploadId: id, error: errorSummary(err) }));
       throw err;
+    } finally {
+      done();
     }
   });
 
@@ -82,14 +161,21 @@ export function mountFileRoutes(app: Hono<AppEnv>, options: FileRoutesOptions): 
     const check = checkSignature(await fileUrlSecret(db), 'GET', `${DOWNLOAD_PATH}/${id}`, url.searchParams, 0, now());
     if (check !== 'ok') throw refused(check);
     if (row.status !== 'available') throw new ProblemError('invalid_transition', `File ${id} is ${row.status}, not available.`);
-    const stream = await store.stream(row.storageKey);
     const ascii = row.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+    const disposition = `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(row.name)}`;
+    if (store.signedDownload) {
+      // What is left of our URL's lifetime (its expiry was checked above, so at least a second).
+      const expiresInSeconds = Math.max(1, Number(url.searchParams.get('expires')) - Math.floor(now().getTime() / 1000));
+      const location = await store.signedDownload(row.storageKey, { expiresInSeconds, contentType: row.contentType, contentDisposition: disposition });
+      return new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } });
+    }
+    const stream = await store.stream(row.storageKey);
     return new Response(Readable.toWeb(stream) as ReadableStream, {
       status: 200,
       headers: {
         'content-type': row.contentType,
         'content-length': String(row.sizeBytes),
-        'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(row.name)}`,
+        'content-disposition': disposition,
         'cache-control': 'no-store',
         'x-content-type-options': 'nosniff',
       },

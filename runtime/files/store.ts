@@ -1,6 +1,7 @@
 // Where file bytes live, behind one small interface: the local data directory by default
-// (`<SVC_DATA_DIR>/files`). Writes stream and hash on the way (sha256) and stop at a byte limit,
-// so an oversized upload is never stored.
+// (`<SVC_DATA_DIR>/files`), or an S3-compatible bucket when SVC_S3_BUCKET is set (s3-store.ts).
+// Writes stream and hash on the way (sha256) and stop at a byte limit, so an oversized upload is
+// never stored.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
@@ -18,6 +19,12 @@ export interface StoredObject {
   sha256: string;
 }
 
+export interface DownloadSigning {
+  expiresInSeconds: number;
+  contentType: string;
+  contentDisposition: string;
+}
+
 export interface FileStore {
   /** Streams `body` into `key`, hashing it; TooLargeError (nothing kept) beyond maxBytes. */
   put(key: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<StoredObject>;
@@ -25,10 +32,17 @@ export interface FileStore {
   stream(key: string): Promise<Readable>;
   exists(key: string): Promise<boolean>;
   remove(key: string): Promise<void>;
+  /**
+   * A store that serves its bytes itself (S3) signs a GET URL the download route redirects to; a
+   * store without it (local) has the route stream the bytes.
+   */
+  signedDownload?(key: string, options: DownloadSigning): Promise<string>;
+  /** Releases connections (S3 client). */
+  close?(): void;
 }
 
 /** Keys are `uploads/upl_…`: our own ids only, never a caller's name. */
-function safeKey(key: string): string {
+export function safeKey(key: string): string {
   if (!/^[a-z]+\/[A-Za-z0-9_-]+$/.test(key)) throw new Error(`bad storage key ${key}`);
   return key;
 }

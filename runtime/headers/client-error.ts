@@ -25,9 +25,17 @@ export function clientErrorResponse(code: string | undefined, baseUrl: string): 
   );
 }
 
+/**
+ * Marks a socket whose request keeps its own time rule (the upload route: an idle timeout between
+ * chunks). Node's whole-request timeout (requestTimeout) fires once per request; on a marked socket
+ * it is ignored, and the route's own timers answer 408 instead.
+ */
+export const OWN_TIME_RULE = Symbol('svc.ownTimeRule');
+
 /** Installs the answer on a node HTTP server ('clientError'). */
 export function answerClientErrors(server: { on(event: 'clientError', fn: (err: Error & { code?: string }, socket: Socket) => void): unknown }, baseUrl: () => string): void {
   server.on('clientError', (err, socket) => {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && (socket as unknown as Record<symbol, unknown>)[OWN_TIME_RULE]) return;
     // Timeouts and resets: nothing useful can be written (a timeout answer is the server's own).
     // Resets, unwritable sockets and answers already started: nothing useful can be written. (A
     // request whose body stalled has a response object whose headers are not sent yet: it gets 408,

@@ -73,10 +73,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, ms = 20_000)
 beforeAll(async () => {
   idp = await startIdp();
   s = await startTestServer({ oauthIssuer: idp.issuer, oauthJwksUrl: idp.jwksUrl, workersEnabled: false });
-  // The demo client admin holds no pipeline:read; this one is given it (a membership role is a permission).
-  await s.database.execute(
-    `insert into memberships (id, user_id, client_id, role, status) values ('mem_test_ca_pipeline', '${s.credentials.clientAdminUserId}', '${s.credentials.clientId}', 'pipeline:read', 'active')`,
-  );
+  // The demo client admin holds pipeline:read (a membership role is a permission; runtime/seed.ts).
   worker = startPipelineWorker({ database: s.database, definitions: pipelineDefinitions, pollMs: 3_600_000, leaseSeconds: 30, baseUrl: s.config.baseUrl });
   acmeRun = await startRun(s.credentials.operatorKey, { pipeline: 'task_digest', clientId: s.credentials.clientId });
   globexRun = await startRun(s.credentials.operatorKey, { pipeline: 'task_digest', clientId: s.credentials.otherClientId });

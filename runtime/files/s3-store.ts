@@ -1,0 +1,143 @@
+// The S3-compatible store (SVC_S3_BUCKET): the same FileStore interface over @aws-sdk/client-s3, so
+// that several machines share one set of files. Uploads still arrive through our upload route
+// (runtime/files/routes.ts), which checks the signature and hashes the bytes; this store streams them
+// on to the bucket: one PutObject for a small upload, a multipart upload in PART_BYTES parts for a
+// large one. The byte limit is counted on the way, exactly as in the local store: past it the
+// multipart upload is aborted, so nothing of an oversized upload is ever stored. A single PutObject
+// carries its sha256 (x-amz-checksum-sha256), so a store that checks checksums refuses altered bytes.
+// Downloads are signed by the bucket itself (@aws-sdk/s3-request-presigner): our download route checks
+// our own signed URL and redirects to a short presigned GET, so the bytes never pass through us.
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+  type CompletedPart,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Config } from '../config.ts';
+import { safeKey, TooLargeError, type DownloadSigning, type FileStore, type StoredObject } from './store.ts';
+
+/** Multipart part size: S3 wants at least 5 MiB for every part but the last. */
+const PART_BYTES = 8 * 1024 * 1024; // not a contract limit
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+}
+
+export class S3FileStore implements FileStore {
+  readonly client: S3Client;
+  readonly bucket: string;
+  private readonly prefix: string;
+
+  constructor(config: S3Config) {
+    this.bucket = config.bucket;
+    this.prefix = config.prefix;
+    this.client = new S3Client({
+      region: config.region,
+      ...(config.endpoint ? { endpoint: config.endpoint } : {}),
+      forcePathStyle: config.forcePathStyle,
+      ...(config.credentials ? { credentials: config.credentials } : {}),
+      // Checksums only where S3 requires them: many S3-compatible servers do not read the SDK's
+      // default CRC32 trailers (aws-chunked bodies). Our own sha256 is sent on PutObject.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  /** The object key of a storage key (`uploads/upl_…` under the optional prefix). */
+  objectKey(key: string): string {
+    return `${this.prefix}${safeKey(key)}`;
+  }
+
+  async put(key: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<StoredObject> {
+    const Key = this.objectKey(key);
+    const hash = createHash('sha256');
+    let size = 0;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let uploadId: string | undefined;
+    const parts: CompletedPart[] = [];
+    const flush = async (): Promise<void> => {
+      uploadId ??= (await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key }))).UploadId!;
+      const PartNumber = parts.length + 1;
+      const Body = Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      const out = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key, UploadId: uploadId, PartNumber, Body, ContentLength: Body.length }));
+      parts.push({ PartNumber, ETag: out.ETag });
+    };
+    try {
+      for await (const chunk of body) {
+        size += chunk.byteLength;
+        if (size > maxBytes) throw new TooLargeError(maxBytes);
+        hash.update(chunk);
+        pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        pendingBytes += chunk.byteLength;
+        if (pendingBytes >= PART_BYTES) await flush();
+      }
+      const digest = hash.digest();
+      if (uploadId === undefined) {
+        const Body = Buffer.concat(pending, pendingBytes);
+        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body, ContentLength: Body.length, ChecksumSHA256: digest.toString('base64') }));
+      } else {
+        if (pendingBytes > 0) await flush();
+        await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+      }
+      return { sizeBytes: size, sha256: digest.toString('hex') };
+    } catch (err) {
+      if (uploadId !== undefined) {
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId })).catch(() => undefined);
+      }
+      throw err;
+    }
+  }
+
+  async read(key: string): Promise<Buffer> {
+    const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    return Buffer.from(await out.Body!.transformToByteArray());
+  }
+
+  async stream(key: string): Promise<Readable> {
+    const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    return out.Body as Readable;
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+  }
+
+  /** A presigned GET of the object, naming the file and its type in the response headers. */
+  signedDownload(key: string, options: DownloadSigning): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: this.objectKey(key),
+      ResponseContentType: options.contentType,
+      ResponseContentDisposition: options.contentDisposition,
+      ResponseCacheControl: 'no-store',
+    });
+    return getSignedUrl(this.client, command, { expiresIn: Math.max(1, Math.floor(options.expiresInSeconds)) });
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}
