@@ -1,0 +1,54 @@
+// The folder import graph runs one way (issue 8): bin/ wires {handlers, runtime, generated};
+// handlers/ imports {runtime, generated}; runtime/ imports generated/ only. Static imports, re-exports
+// and dynamic import() calls are all read with the TypeScript scanner's preprocessor, so a comment
+// or a string that merely mentions a path does not count.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+    const rel = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sources(rel));
+    else if (/\.(ts|js|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(rel);
+  }
+  return out;
+}
+
+/** The top-level folder each relative import of a file lands in. */
+function importedFolders(file: string): { specifier: string; folder: string }[] {
+  const info = ts.preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true);
+  return info.importedFiles
+    .map((f) => f.fileName)
+    .filter((s) => s.startsWith('.'))
+    .map((specifier) => ({ specifier, folder: relative(ROOT, resolve(ROOT, dirname(file), specifier)).split(/[\\/]/)[0]! }));
+}
+
+const RULES: { from: string; allowed: string[] }[] = [
+  { from: 'runtime', allowed: ['runtime', 'generated'] },
+  { from: 'handlers', allowed: ['handlers', 'runtime', 'generated'] },
+];
+
+describe('the folder import graph', () => {
+  for (const rule of RULES) {
+    it(`${rule.from}/ imports only ${rule.allowed.join(', ')}`, () => {
+      const files = sources(rule.from);
+      expect(files.length).toBeGreaterThan(5);
+      const offending = files.flatMap((file) =>
+        importedFolders(file)
+          .filter((i) => !rule.allowed.includes(i.folder))
+          .map((i) => `${file} imports ${i.specifier}`),
+      );
+      expect(offending).toEqual([]);
+    });
+  }
+
+  it('sees a forbidden import when there is one (the scanner reads dynamic imports too)', () => {
+    const info = ts.preProcessFile("const m = await import('../handlers/x.ts'); // '../bin/y.ts'\nimport a from './b.ts';", true, true);
+    expect(info.importedFiles.map((f) => f.fileName)).toEqual(['../handlers/x.ts', './b.ts']);
+  });
+});
