@@ -8,26 +8,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type Database } from '../../runtime/db/client.ts';
 import { LEASE_SECONDS } from '../../runtime/idempotency.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
+import { freePort } from '../support/process.ts';
 
 const BIN = new URL('../../bin/svc.js', import.meta.url).pathname;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function run(args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {

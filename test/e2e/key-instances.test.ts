@@ -4,29 +4,18 @@
 // instance is the real `svc serve` in a child process. PostgreSQL only (PGlite is one process).
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { openDatabase } from '../../runtime/db/client.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
 import { startIdp } from '../support/idp.ts';
 import { startTestServer } from '../support/server.ts';
+import { freePort } from '../support/process.ts';
 
 const BIN = new URL('../../bin/svc.js', import.meta.url).pathname;
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function serve(env: Record<string, string>, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {

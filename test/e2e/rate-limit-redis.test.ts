@@ -7,11 +7,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPostgresDatabase } from '../support/db.ts';
 import { redisCredentialLimiter } from '../../runtime/headers/shared-rate-limit.ts';
+import { freePort } from '../support/process.ts';
 
 const BIN = new URL('../../bin/svc.js', import.meta.url).pathname;
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -38,17 +39,6 @@ function redisAnswers(url: string): Promise<boolean> {
   });
 }
 const redisUp = await redisAnswers(REDIS_URL);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function serve(env: Record<string, string>): Promise<string> {
   const port = await freePort();
