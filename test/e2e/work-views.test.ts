@@ -284,7 +284,7 @@ describe('actions.list visibility', () => {
     const RUNS: Record<(typeof CALLERS)[number], string[]> = {
       opAll: ['run_wv_acme', 'run_wv_globex', 'run_wv_internal'],
       opScoped: ['run_wv_acme', 'run_wv_internal'],
-      clientAdmin: [], // holds no pipeline:read
+      clientAdmin: ['run_wv_acme'], // holds pipeline:read on Acme (the demo seed), never internal runs
       boundKey: ['run_wv_acme'],
       unboundKey: ['run_wv_acme', 'run_wv_globex'],
     };
