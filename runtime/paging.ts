@@ -125,15 +125,42 @@ function sign(secret: string, body: string): string {
   return createHmac('sha256', secret).update(body).digest('base64url');
 }
 
-export function encodeCursor(secret: string, query: string, key: PageKey): string {
-  const body: CursorBody = { v: 1, q: query, t: key.ts, i: key.id };
+/** A cursor: its JSON body in base64url, a dot, and the body's HMAC (every cursor kind). */
+function sealCursor(secret: string, body: Record<string, unknown>): string {
   const encoded = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
   return `${encoded}.${sign(secret, encoded)}`;
 }
 
+export function encodeCursor(secret: string, query: string, key: PageKey): string {
+  const body: CursorBody = { v: 1, q: query, t: key.ts, i: key.id };
+  return sealCursor(secret, { ...body });
+}
+
+/** What every page starter reads first: the page size, the secret, this query's hash and the cursor's position. */
+async function openWindow<K>(
+  db: Db,
+  input: PageInput,
+  operation: string,
+  filters: Record<string, unknown>,
+  decode: (secret: string, query: string, cursor: string) => K,
+): Promise<{ pageSize: number; secret: string; query: string; position: K | null }> {
+  const pageSize = pageSizeOf(input);
+  const secret = await cursorSecret(db);
+  const query = queryHash(operation, filters);
+  const position = input.cursor === undefined || input.cursor === null ? null : decode(secret, query, input.cursor);
+  return { pageSize, secret, query, position };
+}
+
+/** Cuts the fetched rows (pageSize + 1) to the page; nextCursor comes from the last row kept when more follow. */
+function cutPage<R, T>(rows: R[], pageSize: number, map: (row: R) => T, nextCursor: (last: R) => string): PageResult<T> {
+  const more = rows.length > pageSize;
+  const kept = more ? rows.slice(0, pageSize) : rows;
+  const last = kept[kept.length - 1];
+  return { items: kept.map(map), nextCursor: more && last ? nextCursor(last) : null };
+}
+
 const TS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-/** Verifies and decodes a cursor; anything wrong is validation_failed on /cursor. */
 /** A cursor's JSON body once its signature is verified; validation_failed on /cursor otherwise. */
 function openCursor<B>(secret: string, cursor: string, maxLength: number): B {
   const bad = (why: string) => invalidField('/cursor', why);
@@ -170,11 +197,7 @@ export async function startPage(
   operation: string,
   filters: Record<string, unknown> = {},
 ): Promise<PageWindow> {
-  const pageSize = pageSizeOf(input);
-  const secret = await cursorSecret(db);
-  const query = queryHash(operation, filters);
-  const position =
-    input.cursor === undefined || input.cursor === null ? null : decodeCursor(secret, query, input.cursor);
+  const { pageSize, secret, query, position } = await openWindow(db, input, operation, filters, decodeCursor);
   return {
     fetch: pageSize + 1,
     pageSize,
@@ -187,13 +210,7 @@ export async function startPage(
       return [desc(createdAt), desc(id)];
     },
     finish(rows, map) {
-      const more = rows.length > pageSize;
-      const kept = more ? rows.slice(0, pageSize) : rows;
-      const last = kept[kept.length - 1];
-      return {
-        items: kept.map(map),
-        nextCursor: more && last ? encodeCursor(secret, query, { ts: last.pageKey, id: last.id }) : null,
-      };
+      return cutPage(rows, pageSize, map, (last) => encodeCursor(secret, query, { ts: last.pageKey, id: last.id }));
     },
   };
 }
@@ -213,8 +230,7 @@ export interface NamePageWindow {
 }
 
 function encodeNameCursor(secret: string, query: string, key: { name: string; id: string }): string {
-  const encoded = Buffer.from(JSON.stringify({ v: 2, q: query, n: key.name, i: key.id }), 'utf8').toString('base64url');
-  return `${encoded}.${sign(secret, encoded)}`;
+  return sealCursor(secret, { v: 2, q: query, n: key.name, i: key.id });
 }
 
 function decodeNameCursor(secret: string, query: string, cursor: string): { name: string; id: string } {
@@ -232,11 +248,7 @@ export async function startNamePage(
   operation: string,
   filters: Record<string, unknown> = {},
 ): Promise<NamePageWindow> {
-  const pageSize = pageSizeOf(input);
-  const secret = await cursorSecret(db);
-  const query = queryHash(operation, filters);
-  const position =
-    input.cursor === undefined || input.cursor === null ? null : decodeNameCursor(secret, query, input.cursor);
+  const { pageSize, secret, query, position } = await openWindow(db, input, operation, filters, decodeNameCursor);
   return {
     fetch: pageSize + 1,
     pageSize,
@@ -248,13 +260,7 @@ export async function startNamePage(
       return [sql`${name} collate "C" asc`, sql`${id} asc`];
     },
     finish(rows, map) {
-      const more = rows.length > pageSize;
-      const kept = more ? rows.slice(0, pageSize) : rows;
-      const last = kept[kept.length - 1];
-      return {
-        items: kept.map(map),
-        nextCursor: more && last ? encodeNameCursor(secret, query, { name: last.name, id: last.id }) : null,
-      };
+      return cutPage(rows, pageSize, map, (last) => encodeNameCursor(secret, query, { name: last.name, id: last.id }));
     },
   };
 }
@@ -281,8 +287,7 @@ export interface ScorePageWindow {
 const SCORE_RE = /^\d+(\.\d+)?$/;
 
 function encodeScoreCursor(secret: string, query: string, key: ScoreKey): string {
-  const encoded = Buffer.from(JSON.stringify({ v: 3, q: query, s: key.score, i: key.id, y: key.type }), 'utf8').toString('base64url');
-  return `${encoded}.${sign(secret, encoded)}`;
+  return sealCursor(secret, { v: 3, q: query, s: key.score, i: key.id, y: key.type });
 }
 
 function decodeScoreCursor(secret: string, query: string, cursor: string): ScoreKey {
@@ -302,23 +307,13 @@ export async function startScorePage(
   operation: string,
   filters: Record<string, unknown> = {},
 ): Promise<ScorePageWindow> {
-  const pageSize = pageSizeOf(input);
-  const secret = await cursorSecret(db);
-  const query = queryHash(operation, filters);
-  const position =
-    input.cursor === undefined || input.cursor === null ? null : decodeScoreCursor(secret, query, input.cursor);
+  const { pageSize, secret, query, position } = await openWindow(db, input, operation, filters, decodeScoreCursor);
   return {
     fetch: pageSize + 1,
     pageSize,
     position,
     finish(rows, map) {
-      const more = rows.length > pageSize;
-      const kept = more ? rows.slice(0, pageSize) : rows;
-      const last = kept[kept.length - 1];
-      return {
-        items: kept.map(map),
-        nextCursor: more && last ? encodeScoreCursor(secret, query, { score: last.score, id: last.id, type: last.type }) : null,
-      };
+      return cutPage(rows, pageSize, map, (last) => encodeScoreCursor(secret, query, { score: last.score, id: last.id, type: last.type }));
     },
   };
 }
