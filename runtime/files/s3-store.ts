@@ -7,23 +7,23 @@
 // carries its sha256 (x-amz-checksum-sha256), so a store that checks checksums refuses altered bytes.
 // Downloads are signed by the bucket itself (@aws-sdk/s3-request-presigner): our download route checks
 // our own signed URL and redirects to a short presigned GET, so the bytes never pass through us.
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-  type CompletedPart,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { createRequire } from 'node:module';
+import type * as S3Sdk from '@aws-sdk/client-s3';
+import type { CompletedPart, S3Client } from '@aws-sdk/client-s3';
+import type * as S3Presigner from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../config.ts';
-import { safeKey, TooLargeError, type DownloadSigning, type FileStore, type StoredObject } from './store.ts';
+import { Meter, safeKey, type DownloadSigning, type FileStore, type StoredObject } from './store.ts';
+
+// The AWS SDK takes about a third of a second to import: it is loaded when an S3 store is made (the
+// first S3FileStore), not with every server. Both packages are CommonJS, so require() loads them
+// synchronously, and a caller's own `import … from '@aws-sdk/client-s3'` gets the same module.
+const requireCjs = createRequire(import.meta.url);
+let sdk: { s3: typeof S3Sdk; presigner: typeof S3Presigner } | null = null;
+function awsSdk(): { s3: typeof S3Sdk; presigner: typeof S3Presigner } {
+  return (sdk ??= { s3: requireCjs('@aws-sdk/client-s3') as typeof S3Sdk, presigner: requireCjs('@aws-sdk/s3-request-presigner') as typeof S3Presigner });
+}
+const s3 = (): typeof S3Sdk => awsSdk().s3;
 
 /** Multipart part size: S3 wants at least 5 MiB for every part but the last. */
 const PART_BYTES = 8 * 1024 * 1024; // not a contract limit
@@ -41,7 +41,7 @@ export class S3FileStore implements FileStore {
   constructor(config: S3Config) {
     this.bucket = config.bucket;
     this.prefix = config.prefix;
-    this.client = new S3Client({
+    this.client = new (s3().S3Client)({
       region: config.region,
       ...(config.endpoint ? { endpoint: config.endpoint } : {}),
       forcePathStyle: config.forcePathStyle,
@@ -60,60 +60,56 @@ export class S3FileStore implements FileStore {
 
   async put(key: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<StoredObject> {
     const Key = this.objectKey(key);
-    const hash = createHash('sha256');
-    let size = 0;
+    const meter = new Meter(maxBytes);
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let uploadId: string | undefined;
     const parts: CompletedPart[] = [];
     const flush = async (): Promise<void> => {
-      uploadId ??= (await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key }))).UploadId!;
+      uploadId ??= (await this.client.send(new (s3().CreateMultipartUploadCommand)({ Bucket: this.bucket, Key }))).UploadId!;
       const PartNumber = parts.length + 1;
       const Body = Buffer.concat(pending, pendingBytes);
       pending = [];
       pendingBytes = 0;
-      const out = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key, UploadId: uploadId, PartNumber, Body, ContentLength: Body.length }));
+      const out = await this.client.send(new (s3().UploadPartCommand)({ Bucket: this.bucket, Key, UploadId: uploadId, PartNumber, Body, ContentLength: Body.length }));
       parts.push({ PartNumber, ETag: out.ETag });
     };
     try {
-      for await (const chunk of body) {
-        size += chunk.byteLength;
-        if (size > maxBytes) throw new TooLargeError(maxBytes);
-        hash.update(chunk);
+      for await (const chunk of meter.pass(body)) {
         pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         pendingBytes += chunk.byteLength;
         if (pendingBytes >= PART_BYTES) await flush();
       }
-      const digest = hash.digest();
+      const digest = meter.digest();
       if (uploadId === undefined) {
         const Body = Buffer.concat(pending, pendingBytes);
-        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body, ContentLength: Body.length, ChecksumSHA256: digest.toString('base64') }));
+        await this.client.send(new (s3().PutObjectCommand)({ Bucket: this.bucket, Key, Body, ContentLength: Body.length, ChecksumSHA256: digest.toString('base64') }));
       } else {
         if (pendingBytes > 0) await flush();
-        await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+        await this.client.send(new (s3().CompleteMultipartUploadCommand)({ Bucket: this.bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
       }
-      return { sizeBytes: size, sha256: digest.toString('hex') };
+      return meter.stored();
     } catch (err) {
       if (uploadId !== undefined) {
-        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId })).catch(() => undefined);
+        await this.client.send(new (s3().AbortMultipartUploadCommand)({ Bucket: this.bucket, Key, UploadId: uploadId })).catch(() => undefined);
       }
       throw err;
     }
   }
 
   async read(key: string): Promise<Buffer> {
-    const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    const out = await this.client.send(new (s3().GetObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key) }));
     return Buffer.from(await out.Body!.transformToByteArray());
   }
 
   async stream(key: string): Promise<Readable> {
-    const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    const out = await this.client.send(new (s3().GetObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key) }));
     return out.Body as Readable;
   }
 
   async exists(key: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      await this.client.send(new (s3().HeadObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key) }));
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -122,19 +118,19 @@ export class S3FileStore implements FileStore {
   }
 
   async remove(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    await this.client.send(new (s3().DeleteObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key) }));
   }
 
   /** A presigned GET of the object, naming the file and its type in the response headers. */
   signedDownload(key: string, options: DownloadSigning): Promise<string> {
-    const command = new GetObjectCommand({
+    const command = new (s3().GetObjectCommand)({
       Bucket: this.bucket,
       Key: this.objectKey(key),
       ResponseContentType: options.contentType,
       ResponseContentDisposition: options.contentDisposition,
       ResponseCacheControl: 'no-store',
     });
-    return getSignedUrl(this.client, command, { expiresIn: Math.max(1, Math.floor(options.expiresInSeconds)) });
+    return awsSdk().presigner.getSignedUrl(this.client, command, { expiresIn: Math.max(1, Math.floor(options.expiresInSeconds)) });
   }
 
   close(): void {

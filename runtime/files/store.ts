@@ -7,6 +7,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 export class TooLargeError extends Error {
   constructor(readonly maxBytes: number) {
@@ -41,6 +42,35 @@ export interface FileStore {
   close?(): void;
 }
 
+/** Counts and hashes a body on its way to a store; past `maxBytes` it throws TooLargeError. */
+export class Meter {
+  private size = 0;
+  private readonly hash = createHash('sha256');
+
+  constructor(private readonly maxBytes: number) {}
+
+  async *pass(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+    for await (const chunk of body) {
+      this.size += chunk.byteLength;
+      if (this.size > this.maxBytes) throw new TooLargeError(this.maxBytes);
+      this.hash.update(chunk);
+      yield chunk;
+    }
+  }
+
+  private digested?: Buffer;
+
+  /** The raw sha256 once the body has passed whole (S3 sends it as a checksum). */
+  digest(): Buffer {
+    return (this.digested ??= this.hash.digest());
+  }
+
+  /** The size and sha256 (hex) once the body has passed whole. */
+  stored(): StoredObject {
+    return { sizeBytes: this.size, sha256: this.digest().toString('hex') };
+  }
+}
+
 /** Keys are `uploads/upl_…`: our own ids only, never a caller's name. */
 export function safeKey(key: string): string {
   if (!/^[a-z]+\/[A-Za-z0-9_-]+$/.test(key)) throw new Error(`bad storage key ${key}`);
@@ -63,20 +93,17 @@ export class LocalFileStore implements FileStore {
     await mkdir(join(path, '..'), { recursive: true });
     const partial = `${path}.${process.pid}.${Date.now()}.part`;
     const out = createWriteStream(partial, { flags: 'wx' });
-    const hash = createHash('sha256');
-    let size = 0;
+    const meter = new Meter(maxBytes);
     try {
-      for await (const chunk of body) {
-        size += chunk.byteLength;
-        if (size > maxBytes) throw new TooLargeError(maxBytes);
-        hash.update(chunk);
-        if (!out.write(chunk)) await new Promise<void>((done, fail) => out.once('drain', done).once('error', fail));
-      }
-      await new Promise<void>((done, fail) => out.end((err?: Error | null) => (err ? fail(err) : done())));
+      // pipeline, not write() by hand: a body that fails while a write is in flight destroys the
+      // file stream with its error handled (no stray ERR_STREAM_DESTROYED after we have answered).
+      await pipeline(meter.pass(body), out);
       await rename(partial, path);
-      return { sizeBytes: size, sha256: hash.digest('hex') };
+      return meter.stored();
     } catch (err) {
-      out.destroy();
+      // The file may still be opening or writing: remove it only once its descriptor is closed,
+      // or a late open would leave a .part file behind.
+      if (!out.closed) await new Promise<void>((done) => out.once('close', () => done()));
       await rm(partial, { force: true });
       throw err;
     }
