@@ -9,9 +9,12 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const DIST = join(ROOT, 'dist');
 export const STAMP_FILE = join(DIST, 'build-stamp.json');
-/** What the build compiles: the server's entry (bin/serve.ts) and everything it can import. */
+/**
+ * What the build compiles: the server's entry (bin/serve.ts) and everything it can import, the build
+ * script itself, and the lockfile (the bundle holds the libraries' code: an upgrade makes it stale).
+ */
 export const SOURCE_DIRS = ['runtime', 'handlers', 'generated'];
-export const SOURCE_FILES = ['bin/serve.ts', 'bin/wiring.ts', 'tsconfig.json', 'tsconfig.build.json'];
+export const SOURCE_FILES = ['bin/serve.ts', 'bin/wiring.ts', 'tsconfig.json', 'scripts/build.mjs', 'package-lock.json'];
 const COMPILED = /\.(ts|js|mjs)$/;
 
 function walk(dir, out) {
