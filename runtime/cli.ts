@@ -4,9 +4,9 @@
 //                                   prints a demo operator key, then serves until SIGINT/SIGTERM.
 //   svc seed [--json]               creates the demo workspace; --json prints the credentials as one line.
 import { loadConfig, type Config } from './config.ts';
-import { openDatabase } from './db/client.ts';
+import { openDatabase, type Database } from './db/client.ts';
 import type { Registry } from './app.ts';
-import { isEmptyWorkspace, seedDemoWorkspace, startServer } from './server.ts';
+import type { RunningServer } from './server.ts';
 
 function configFrom(argv: string[]): Config {
   const overrides: Partial<Config> = {};
@@ -20,7 +20,11 @@ function configFrom(argv: string[]): Config {
   return loadConfig(process.env, overrides);
 }
 
-export async function runServe(argv: string[], registry: Registry): Promise<number> {
+/**
+ * `svc serve`. The registry may still be loading (a promise): the database is opened (PGlite's start,
+ * the migration check) while the server's modules and the registry load, not after them.
+ */
+export async function runServe(argv: string[], registry: Registry | Promise<Registry>): Promise<number> {
   const demo = argv.includes('--demo');
   let config: Config;
   try {
@@ -29,13 +33,19 @@ export async function runServe(argv: string[], registry: Registry): Promise<numb
     console.error(`svc serve: ${(err as Error).message}`);
     return 2;
   }
-  let server;
+  const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let database: Database | null = null;
+  let server: RunningServer;
   try {
-    server = await startServer({ config, registry, seedDemo: demo });
+    const [{ startServer }, wired, opened] = await Promise.all([import('./server.ts'), registry, opening]);
+    database = opened;
+    server = await startServer({ config, registry: wired, seedDemo: demo, database });
   } catch (err) {
+    await (database ?? (await opening.catch(() => null)))?.close().catch(() => undefined);
     console.error(`svc serve: ${(err as Error).message}`);
     return 1;
   }
+  const db = database;
   const base = server.config.baseUrl;
   const lines = [
     `svc is serving ${base} (${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`}; writes ${config.writesEnabled ? 'on' : 'off'})`,
@@ -58,10 +68,13 @@ export async function runServe(argv: string[], registry: Registry): Promise<numb
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       console.log(`svc serve: ${signal}, stopping`);
-      server!.close().then(
-        () => resolve(0),
-        () => resolve(1),
-      );
+      server
+        .close()
+        .then(() => db.close())
+        .then(
+          () => resolve(0),
+          () => resolve(1),
+        );
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
@@ -85,6 +98,7 @@ export async function runSeed(argv: string[], registry?: Registry): Promise<numb
     return 1;
   }
   try {
+    const { isEmptyWorkspace, seedDemoWorkspace } = await import('./server.ts');
     const empty = await isEmptyWorkspace(database);
     const credentials = await seedDemoWorkspace(database, config, registry ?? null);
     if (json) console.log(JSON.stringify(credentials));

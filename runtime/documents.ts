@@ -24,8 +24,8 @@ export interface DocumentsDeps {
   service: Service;
   database: Database;
   authenticate: RequestAuthenticator;
-  /** generated/openapi.json (parsed). */
-  openapi: Record<string, unknown>;
+  /** The OpenAPI document as served (servers set to this service), built on first use. */
+  openapi: () => string;
   agentGuide: string;
   llmsTxt: string;
   /** generated/docs/reference/<family>.md by family. */
@@ -49,7 +49,6 @@ export function protectedResourceMetadata(config: Config, service: Service, reso
 
 export function mountDocuments(app: Hono<AppEnv>, deps: DocumentsDeps): void {
   const { config, service } = deps;
-  const openapi = JSON.stringify({ ...deps.openapi, servers: [{ url: config.baseUrl, description: 'This service.' }] });
   const signIn = {
     sign_in: `${config.baseUrl}/console/sign-in`,
     request_access: `${config.baseUrl}/request-access`,
@@ -66,13 +65,13 @@ export function mountDocuments(app: Hono<AppEnv>, deps: DocumentsDeps): void {
       return render();
     });
 
-  withCredential('/v1/openapi.json', () => new Response(openapi, { headers: { 'Content-Type': 'application/json' } }));
+  withCredential('/v1/openapi.json', () => new Response(deps.openapi(), { headers: { 'Content-Type': 'application/json' } }));
   withCredential('/v1/agent-guide.md', () => new Response(deps.agentGuide, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
   app.get('/llms.txt', () => new Response(deps.llmsTxt, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } }));
-  const changelogHtml = htmlPage(`${service.title} — changelog`, markdownToHtml(deps.changelog));
+  let changelogHtml: string | null = null; // rendered on first use
   app.get('/changelog', (c) =>
     prefersHtml(c.req.header('accept'))
-      ? c.html(changelogHtml, 200, { Vary: 'Accept' })
+      ? c.html((changelogHtml ??= htmlPage(`${service.title} — changelog`, markdownToHtml(deps.changelog))), 200, { Vary: 'Accept' })
       : new Response(deps.changelog, { headers: { 'Content-Type': 'text/markdown; charset=utf-8', Vary: 'Accept' } }),
   );
   mountReference(app);

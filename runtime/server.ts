@@ -5,9 +5,11 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createApp, fileStoreFor, type CreateAppOptions, type Registry, type SvcApp } from './app.ts';
 import type { SeedActivityOptions } from './seed-activity.ts';
 import type { Config } from './config.ts';
-import { mailSender, startDeliveryLoop } from './outbox.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { answerClientErrors } from './headers/client-error.ts';
+import { newRequestId } from './headers/trace.ts';
+import { PROBLEM_MEDIA_TYPE, problemBody, problemHeaders } from './problem-documents.ts';
+import { ProblemError } from './problem-error.ts';
 import { errorSummary, logLine, stderrLog } from './log.ts';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.ts';
 import { startEventHub } from './events-stream.ts';
@@ -95,10 +97,19 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What a request gets before the app is ready (the port opens first): 503 unavailable, a problem document with Retry-After. */
+function startingProblem(request: Request, baseUrl: string): Response {
+  const err = new ProblemError('unavailable', 'The service is starting; retry in a few seconds.');
+  const body = problemBody(err, new URL(request.url).pathname, newRequestId(), baseUrl);
+  return new Response(JSON.stringify(body), { status: body.status, headers: { ...problemHeaders(err), 'Content-Type': PROBLEM_MEDIA_TYPE } });
+}
+
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const ownDatabase = !options.database;
   const database = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, dataDir: options.config.dataDir }));
   let svc: SvcApp | null = null;
+  /** The app requests go to: set once its authenticator and shared limiter are ready (503 until then). */
+  let serving: SvcApp | null = null;
   let server: ServerType | null = null;
   let config: Config | null = null;
   try {
@@ -106,7 +117,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const port = await new Promise<number>((resolve, reject) => {
       server = serve(
         {
-          fetch: (request, env) => (svc ? svc.app.fetch(request, env) : new Response('starting', { status: 503 })),
+          fetch: (request, env) => (serving ? serving.app.fetch(request, env) : startingProblem(request, options.config.baseUrl)),
           port: options.config.port,
           hostname: options.hostname ?? '0.0.0.0',
           // Slow clients are cut (408 request_timeout, headers/client-error.ts): headers within
@@ -134,7 +145,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     svc = createApp({ ...options.app, registry: options.registry, database, config });
     await svc.authenticator.ready();
+    // With REDIS_URL, a request counted before the Redis connection is up would be counted by this
+    // process alone (headers/shared-rate-limit.ts): serve only once it is.
     await svc.sharedLimiter?.ready();
+    serving = svc;
     const log = options.app?.log ?? stderrLog;
     const worker: WebhookWorker | null =
       (options.webhookWorker ?? config.webhooksEnabled)
@@ -156,9 +170,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           })
         : null;
     const running = svc;
-    // The outbound-message outbox is delivered only when a sender is configured (SVC_SMTP_URL).
-    const delivery = config.smtpUrl
-      ? startDeliveryLoop(database, mailSender(config.smtpUrl, config.smtpFrom), { log: options.app?.log ?? stderrLog })
+    // The outbound-message outbox is delivered only when a sender is configured (SVC_SMTP_URL);
+    // outbox.ts (nodemailer) is loaded only then.
+    const { smtpUrl, smtpFrom } = config;
+    const delivery = smtpUrl
+      ? await import('./outbox.ts').then(({ mailSender, startDeliveryLoop }) =>
+          startDeliveryLoop(database, mailSender(smtpUrl, smtpFrom), { log: options.app?.log ?? stderrLog }),
+        )
       : null;
     const httpServer = server!;
     let closed = false;

@@ -11,17 +11,13 @@ import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, unlinkSync,
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
 import * as schema from './schema.ts';
 import { ensureCursorSecret } from '../paging.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
+import { migrationsPending } from './migrations-pending.ts';
 
 export type Schema = typeof schema;
 
@@ -75,6 +71,11 @@ function checkChannel(channel: string): void {
   if (!CHANNEL_RE.test(channel)) throw new Error(`invalid LISTEN/NOTIFY channel name "${channel}"`);
 }
 
+// Each driver's modules are loaded by the databases that use it only (a PostgreSQL server needs
+// none of PGlite's, and the reverse): fewer modules before the first answer.
+const pgliteDriver = () => Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
+const postgresDriver = () => Promise.all([import('postgres'), import('drizzle-orm/postgres-js'), import('drizzle-orm/postgres-js/migrator')]);
+
 export async function openDatabase(config: OpenConfig): Promise<Database> {
   return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10) : openPglite(config.dataDir); // pool size: not a contract limit
 }
@@ -84,6 +85,7 @@ export async function openDatabase(config: OpenConfig): Promise<Database> {
 
 async function openPglite(dataDir: string): Promise<Database> {
   const memory = dataDir === ':memory:' || dataDir.startsWith('memory://');
+  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await pgliteDriver();
   let lock: DataDirLock | null = null;
   if (!memory) {
     lock = acquireDataDirLock(dataDir);
@@ -97,7 +99,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   }
   const db = drizzlePglite({ client, schema });
   try {
-    await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    if (await migrationsPending((q) => executeRows(db as unknown as Db, q), MIGRATIONS_FOLDER)) await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
     await ensureCursorSecret(db as unknown as Db);
   } catch (err) {
     await client.close().catch(() => {});
@@ -140,24 +142,18 @@ async function openPglite(dataDir: string): Promise<Database> {
 const MIGRATION_LOCK_KEY = 7_312_851_004;
 
 async function openPostgres(url: string, max: number): Promise<Database> {
-  // Migrations on a single connection with notices silenced ("relation already exists, skipping").
-  const migrationClient = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    const migrationDb = drizzlePostgres({ client: migrationClient, schema });
-    // Several instances may start at once on one server: one migrates at a time (session lock;
-    // max: 1 keeps every statement on the same connection).
-    await migrationClient`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    try {
-      await migratePostgres(migrationDb, { migrationsFolder: MIGRATIONS_FOLDER });
-      await ensureCursorSecret(migrationDb as unknown as Db);
-    } finally {
-      await migrationClient`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
-    }
-  } finally {
-    await migrationClient.end({ timeout: 5 });
-  }
+  const driver = await postgresDriver();
+  const [{ default: postgres }, { drizzle: drizzlePostgres }] = driver;
   const client = postgres(url, { max, onnotice: () => {} });
   const db = drizzlePostgres({ client, schema });
+  try {
+    // Up to date (every start but the first after a migration lands): two reads, no lock, no second connection.
+    if (await migrationsPending((q) => executeRows(db as unknown as Db, q), MIGRATIONS_FOLDER)) await migratePostgresLocked(url, driver);
+    else await ensureCursorSecret(db as unknown as Db);
+  } catch (err) {
+    await client.end({ timeout: 5 });
+    throw err;
+  }
   return {
     db: db as unknown as Db,
     kind: 'postgres',
@@ -178,6 +174,26 @@ async function openPostgres(url: string, max: number): Promise<Database> {
       await client.end({ timeout: 5 });
     },
   };
+}
+
+/** drizzle's migrator (and the cursor secret) on one connection, one instance at a time. */
+async function migratePostgresLocked(url: string, [{ default: postgres }, { drizzle: drizzlePostgres }, { migrate: migratePostgres }]: Awaited<ReturnType<typeof postgresDriver>>): Promise<void> {
+  // Migrations on a single connection with notices silenced ("relation already exists, skipping").
+  const migrationClient = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const migrationDb = drizzlePostgres({ client: migrationClient, schema });
+    // Several instances may start at once on one server: one migrates at a time (session lock;
+    // max: 1 keeps every statement on the same connection).
+    await migrationClient`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    try {
+      await migratePostgres(migrationDb, { migrationsFolder: MIGRATIONS_FOLDER });
+      await ensureCursorSecret(migrationDb as unknown as Db);
+    } finally {
+      await migrationClient`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+    }
+  } finally {
+    await migrationClient.end({ timeout: 5 });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

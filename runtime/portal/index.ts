@@ -51,8 +51,8 @@ export interface PortalDeps {
   /** An Authorization value -> principal (the demo's API-key sign-in). */
   authenticateBearer(authorization: string, ip: string | null): Promise<Principal>;
   clientIp(c: Context<AppEnv>): string | null;
-  /** The OpenAPI document as served (servers set to this service). */
-  openapi: string;
+  /** The OpenAPI document as served (servers set to this service), built on first use. */
+  openapi: () => string;
   /** The portal's identity provider; null: API-key sign-in (the demo). */
   oidc: PortalOidcConfig | null;
   now?: () => Date;
@@ -358,10 +358,13 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
       }),
     ),
   );
+  // Guide and reference pages are rendered from Markdown on their first request, not at start.
   for (const g of guideList) {
     const slug = g.url.slice('/docs/'.length);
-    const html = markdownToHtml(guideMarkdown[slug]!);
-    signedIn(g.url, (c, viewer) => c.html(page({ title: `${g.title} — svc developer portal`, path: g.url, viewer, body: html })));
+    let html: string | undefined;
+    signedIn(g.url, (c, viewer) =>
+      c.html(page({ title: `${g.title} — svc developer portal`, path: g.url, viewer, body: (html ??= markdownToHtml(guideMarkdown[slug]!)) })),
+    );
   }
   signedIn('/reference', (c, viewer) =>
     c.html(
@@ -381,10 +384,12 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
     ),
   );
   for (const [family, markdown] of Object.entries(references)) {
-    const html = markdownToHtml(markdown);
-    signedIn(`/reference/${family}`, (c, viewer) => c.html(page({ title: `${family} — svc reference`, path: `/reference/${family}`, viewer, body: html })));
+    let html: string | undefined;
+    signedIn(`/reference/${family}`, (c, viewer) =>
+      c.html(page({ title: `${family} — svc reference`, path: `/reference/${family}`, viewer, body: (html ??= markdownToHtml(markdown)) })),
+    );
   }
-  signedIn('/openapi.json', text(deps.openapi, 'application/json'));
+  signedIn('/openapi.json', (c) => text(deps.openapi(), 'application/json')(c));
   signedIn('/llms-full.txt', text(llmsFull, 'text/plain; charset=utf-8'));
   signedIn('/agent-guide.md', text(agentGuide, 'text/markdown; charset=utf-8'));
   signedIn('/search-index.json', text(searchIndex, 'application/json'));

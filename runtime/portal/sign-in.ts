@@ -7,7 +7,7 @@
 //   Without one (the demo): /console/sign-in offers signing in with an API key sent in a POST form
 //   body (never in a URL); the key must be live and unbound (an operator's own key).
 // `next` is kept only as a relative path (safeNext): no open redirect.
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import type { Context, Hono } from 'hono';
 import { eq } from 'drizzle-orm';
 import type { Config } from '../config.ts';
@@ -52,14 +52,19 @@ export interface SignInDeps {
   problem(c: Context<AppEnv>, err: ProblemError, status?: number): Response | Promise<Response>;
 }
 
+/** openid-client, loaded on the first sign-in through an identity provider (not at start). */
+let oidcModule: Promise<typeof Oidc> | undefined;
+const loadOidc = (): Promise<typeof Oidc> => (oidcModule ??= import('openid-client'));
+
 export function mountSignIn(app: Hono<AppEnv>, deps: SignInDeps): void {
   const { config, sessions } = deps;
-  let discovered: Promise<oidc.Configuration> | null = null;
-  const oidcConfig = (): Promise<oidc.Configuration> => {
+  let discovered: Promise<Oidc.Configuration> | null = null;
+  const oidcConfig = (): Promise<Oidc.Configuration> => {
     const o = deps.oidc!;
     discovered ??= (async () => {
       const issuer = new URL(o.issuer);
       const insecure = issuer.protocol === 'http:' && isLoopback(issuer);
+      const oidc = await loadOidc();
       return oidc.discovery(
         issuer,
         o.clientId,
@@ -127,12 +132,13 @@ ${
 
   app.get('/console/sign-in/start', async (c) => {
     if (!deps.oidc) return c.redirect(`/console/sign-in?next=${encodeURIComponent(safeNext(c.req.query('next')))}`, 302);
-    let conf: oidc.Configuration;
+    let conf: Oidc.Configuration;
     try {
       conf = await oidcConfig();
     } catch {
       return deps.problem(c, new ProblemError('unavailable', 'The identity provider does not answer; try again shortly.'));
     }
+    const oidc = await loadOidc();
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -156,6 +162,7 @@ ${
     let sub: string;
     try {
       const conf = await oidcConfig();
+      const oidc = await loadOidc();
       // The callback URL as the provider called it, on our base URL (a proxy may change the host).
       const current = new URL(`${config.baseUrl}${CALLBACK_PATH}${new URL(c.req.url).search}`);
       const tokens = await oidc.authorizationCodeGrant(conf, current, {
