@@ -14,8 +14,9 @@ import { mountDocuments } from './documents.ts';
 import { mountPortal, portalOidcFromEnv, type PortalOidcConfig } from './portal/index.ts';
 import type { Principal } from './handler-types.ts';
 import { clientIp, commonHeaders, credentialKey, limitCredential, RateLimiter, settleDecision } from './headers/index.ts';
-import { redisCredentialLimiter, type CredentialLimiter } from './headers/shared-rate-limit.ts';
-import { MCP_PATH, mountMcp } from './mcp/index.ts';
+import type { CredentialLimiter } from './headers/shared-rate-limit.ts';
+import { lazyRedisCredentialLimiter } from './lazy-credential-limiter.ts';
+import { MCP_PATH, mountMcpLazily } from './lazy-mcp.ts';
 import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecutor } from './pipeline/executor.ts';
 import type { AppEnv, RequestAuthenticator } from './app-env.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
@@ -24,7 +25,7 @@ import { isUnexpected, problemBody } from './problem-documents.ts';
 import { mountRest, notFoundHandler } from './rest/index.ts';
 import { problemResponse } from './rest/problem-response.ts';
 import { rewriteRequestPath } from './route-path.ts';
-import { schemas as generatedSchemas } from '../generated/registry.ts';
+import { redactedFieldNames } from '../generated/registry.ts';
 import { createSecretFields, type SecretPointers } from './secret-fields.ts';
 import type { PipelineDefinition } from './workers.ts';
 import type { IntakeTemplates } from './seed-activity.ts';
@@ -100,22 +101,6 @@ function readGenerated(path: string): string {
   return readFileSync(new URL(path, GENERATED_DIR), 'utf8');
 }
 
-/** Property names the contract marks x-svc-secret or x-svc-personal, anywhere in its schemas (log redaction). */
-function markedFieldNames(schemas: Readonly<Record<string, unknown>>): Set<string> {
-  const names = new Set<string>();
-  const walk = (node: unknown): void => {
-    if (!node || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.forEach(walk);
-    const props = (node as { properties?: Record<string, Record<string, unknown>> }).properties;
-    if (props && typeof props === 'object') {
-      for (const [name, sub] of Object.entries(props)) if (sub?.['x-svc-secret'] === true || sub?.['x-svc-personal'] === true) names.add(name);
-    }
-    for (const v of Object.values(node)) walk(v);
-  };
-  walk(schemas);
-  return names;
-}
-
 /** The configured file store: the S3-compatible bucket when SVC_S3_BUCKET is set, else the local data directory. */
 export function fileStoreFor(config: Config): FileStore {
   return config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(config.dataDir);
@@ -126,7 +111,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
   const { registry } = options;
   const { service } = registry;
   const log = options.log ?? stderrLog;
-  setLogRedactions(markedFieldNames(generatedSchemas));
+  setLogRedactions(redactedFieldNames);
 
   const ownAuthenticator = !options.authenticator;
   const authenticator =
@@ -148,7 +133,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     options.sharedLimiter !== undefined
       ? options.sharedLimiter
       : config.redisUrl
-        ? redisCredentialLimiter({ url: config.redisUrl, limit: limiter.limit, windowSeconds: limiter.windowSeconds, log })
+        ? lazyRedisCredentialLimiter({ url: config.redisUrl, limit: limiter.limit, windowSeconds: limiter.windowSeconds, log })
         : null;
   /** Spends `units` of the principal's credential window, in Redis when shared, else in this process. */
   async function limitPrincipal(c: Context<AppEnv> | null, principal: Principal, units = 1): Promise<void> {
@@ -215,6 +200,12 @@ export function createApp(options: CreateAppOptions): SvcApp {
   const app = new Hono<AppEnv>({ getPath: (request) => rewriteRequestPath(getPath(request)) });
   app.use(commonHeaders({ apiVersion: service.apiVersion, limiter }));
 
+  // The OpenAPI document as served (generated/openapi.json with this service as its server): almost
+  // 1 MB of JSON, parsed and serialised on its first request instead of at start.
+  let openapiDocument: string | null = null;
+  const publishedOpenapi = () =>
+    (openapiDocument ??= JSON.stringify({ ...(JSON.parse(readGenerated('openapi.json')) as object), servers: [{ url: config.baseUrl, description: 'This service.' }] }));
+
   // The developer portal (runtime/portal): pages, sign-in, sessions; before mountDocuments, whose
   // /problems pages it replaces (HTML, Markdown or JSON by Accept).
   mountPortal(app, {
@@ -225,7 +216,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     authenticate: authenticateRest,
     authenticateBearer: (authorization, ip) => authenticateRequest(authorization, ip, ''),
     clientIp,
-    openapi: JSON.stringify({ ...(JSON.parse(readGenerated('openapi.json')) as object), servers: [{ url: config.baseUrl, description: 'This service.' }] }),
+    openapi: publishedOpenapi,
     oidc: options.portalOidc !== undefined ? options.portalOidc : portalOidcFromEnv(process.env, config),
     now: options.now,
   });
@@ -235,7 +226,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     service,
     database,
     authenticate: authenticateRest,
-    openapi: JSON.parse(readGenerated('openapi.json')) as Record<string, unknown>,
+    openapi: publishedOpenapi,
     agentGuide: readGenerated('docs/agent-guide.md'),
     llmsTxt: readGenerated('docs/llms.txt'),
     references: Object.fromEntries(
@@ -259,7 +250,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     }
   };
 
-  if (config.mcpEnabled) mountMcp(app, {
+  if (config.mcpEnabled) mountMcpLazily(app, {
     executor,
     config,
     tools: registry.tools,

@@ -4,12 +4,13 @@ import { literal, TS_HEADER } from './format.ts';
 
 export function emitRegistry(model: Model): string {
   return `${TS_HEADER}import type { JsonSchema, OperationDef, ServiceDef } from '../runtime/contract-types.ts';
-import type { Limits, ProblemCode } from './contract.ts';
+import { problemCatalogue, type Limits, type ProblemCode } from './contract.ts';
 
 /** This contract's service facts, typed by its own limits and problem codes. */
 export type Service = ServiceDef<Limits, ProblemCode>;
 
-export const service: Service = ${literal(model.service)};
+/** The problem catalogue is contract.ts's problemCatalogue, not a second copy. */
+export const service: Service = ${serviceLiteral(model)};
 
 export const operations: readonly OperationDef[] = ${literal(model.operations.map((o) => o.def))};
 
@@ -25,7 +26,32 @@ export const schemas: Readonly<Record<string, JsonSchema>> = ${literal(model.sch
  * \`*\` standing for any array index. Operations without secrets are absent.
  */
 export const secretPointers: Readonly<Record<string, readonly string[]>> = ${literal(secretPointersOf(model))};
+
+/** Property names marked x-svc-secret or x-svc-personal anywhere in the schemas: logs write them as "[redacted]". */
+export const redactedFieldNames: readonly string[] = ${literal(markedFieldNames(model.schemas))};
 `;
+}
+
+function markedFieldNames(schemas: Record<string, unknown>): string[] {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(walk);
+    const props = (node as { properties?: Record<string, Record<string, unknown>> }).properties;
+    if (props && typeof props === 'object') {
+      for (const [name, sub] of Object.entries(props)) if (sub?.['x-svc-secret'] === true || sub?.['x-svc-personal'] === true) names.add(name);
+    }
+    for (const v of Object.values(node)) walk(v);
+  };
+  walk(schemas);
+  return [...names].sort();
+}
+
+/** model.service as a literal whose problems property names problemCatalogue. */
+function serviceLiteral(model: Model): string {
+  const { problems: _problems, ...rest } = model.service;
+  const text = literal(rest);
+  return `${text.slice(0, text.lastIndexOf('}')).trimEnd()},\n  "problems": problemCatalogue\n}`;
 }
 
 function secretPointersOf(model: Model): Record<string, string[]> {
