@@ -16,6 +16,10 @@ export interface AppVariables {
   rateLimit: RateDecision | undefined;
   /** The authenticated caller, once known (for audit of failures after authentication). */
   principal: Principal | undefined;
+  /** The app-wide response headers of this request as a plain object (runtime/headers commonHeaders). */
+  appHeaders: ((c: Context<AppEnv>) => Record<string, string>) | undefined;
+  /** Set by a route whose Response already carries appHeaders: the middleware then leaves it alone. */
+  appHeadersSent: boolean | undefined;
 }
 
 export interface AppEnv {

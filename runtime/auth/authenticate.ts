@@ -250,6 +250,8 @@ interface KeyEntry {
   allows: (ip: string | null) => boolean;
   owner: OwnerView | null;
   loadedAt: number;
+  /** The key's principal, built once per cache entry (the entry is dropped whenever its key, owner or memberships change). */
+  principal?: Principal;
 }
 
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
@@ -365,7 +367,9 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     if (owner.kind !== 'operator') throw invalidToken('The API key owner is not an operator.');
 
     noteUse(entry.id, at);
-    return keyPrincipal(owner, entry, rules);
+    // One principal per cache entry; the caller copies it per request (app.ts authenticateRequest).
+    entry.principal ??= keyPrincipal(owner, entry, rules);
+    return entry.principal;
   }
 
   function noteUse(keyId: string, at: Date): void {

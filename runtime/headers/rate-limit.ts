@@ -104,3 +104,13 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
     'X-RateLimit-Reset': String(d.resetAt),
   };
 }
+
+/** The same headers written into `out` under lower-case names (a plain header object on the hot path). */
+export function addRateLimitHeaders(out: Record<string, string>, d: RateDecision): Record<string, string> {
+  out['ratelimit-policy'] = `"default";q=${d.limit};w=${d.windowSeconds}`;
+  out.ratelimit = `"default";r=${d.remaining};t=${d.resetSeconds}`;
+  out['x-ratelimit-limit'] = String(d.limit);
+  out['x-ratelimit-remaining'] = String(d.remaining);
+  out['x-ratelimit-reset'] = String(d.resetAt);
+  return out;
+}

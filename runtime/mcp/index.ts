@@ -298,18 +298,57 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     return tools;
   }
 
-  function newServer(c: Context<any>, principal: Principal, calls: readonly TakenCall[]): Server {
-    const server = new Server(
-      { name: 'svc', title: 'svc Platform API', version: deps.serverVersion },
-      { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(principal) }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  /** What the request a pooled Server is serving brought: its context, principal and tools/call params. */
+  interface Serving {
+    c: Context<any>;
+    principal: Principal;
+    calls: readonly TakenCall[];
+  }
+  interface PooledServer {
+    server: Server;
+    serving: Serving | null;
+  }
+
+  function newServer(): PooledServer {
+    const pooled: PooledServer = {
+      server: new Server(
+        { name: 'svc', title: 'svc Platform API', version: deps.serverVersion },
+        { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
+      ),
+      serving: null,
+    };
+    const serving = (): Serving => {
+      if (!pooled.serving) throw new JsonRpcError(INVALID_PARAMS, 'This server is not serving a request.');
+      return pooled.serving;
+    };
+    pooled.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(serving().principal) }));
+    pooled.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const { c, principal, calls } = serving();
       const taken = resolveCall(calls, request.params.name);
       if (!taken) throw new JsonRpcError(INVALID_PARAMS, 'tools/call params were not read by this server.');
       return callTool(c, principal, taken);
     });
-    return server;
+    return pooled;
+  }
+
+  // The stateless transport needs a fresh transport per request, and a Server serves one transport at
+  // a time; a Server is reused once its request is over and it is closed (a fresh one per request
+  // cost about 90 us more a call: its construction and a colder JIT). Bounded; created on demand.
+  const idle: PooledServer[] = [];
+  const IDLE_SERVERS = 64; // not a contract limit: how many closed Servers are kept for reuse
+  function takeServer(serving: Serving): PooledServer {
+    const pooled = idle.pop() ?? newServer();
+    pooled.serving = serving;
+    return pooled;
+  }
+  async function releaseServer(pooled: PooledServer): Promise<void> {
+    try {
+      await pooled.server.close(); // closes the transport too
+    } catch {
+      return; // not reused
+    }
+    pooled.serving = null;
+    if (idle.length < IDLE_SERVERS) idle.push(pooled);
   }
 
   /** Origins a browser may call /mcp from: the service's own and SVC_ALLOWED_ORIGINS. */
@@ -344,7 +383,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     let parsed: unknown;
     try {
       // Not UTF-8, not JSON, a name twice: -32700 (malformed_json); too large 413, too deep 422.
-      parsed = parseStrictJson(await readLimitedBody(c.req.raw, maxBodyBytes), deps.maxJsonDepth + ENVELOPE_DEPTH);
+      parsed = parseStrictJson(await readLimitedBody(c, maxBodyBytes), deps.maxJsonDepth + ENVELOPE_DEPTH);
     } catch (err) {
       const problem = mcpProblemOf(err, log, getRequestId(c));
       if (problem.code !== 'malformed_json') return problemResponse(c, problem);
@@ -375,19 +414,20 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       }
     }
 
-    const server = newServer(c, principal, calls);
+    const pooled = takeServer({ c, principal, calls });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
     try {
-      await server.connect(transport);
-      const response = await transport.handleRequest(c.req.raw, { parsedBody: parsed });
-      // With enableJsonResponse the body is complete here, so the pair can be released at once.
-      return response;
+      await pooled.server.connect(transport);
+      // With enableJsonResponse the body is complete when this resolves.
+      return await transport.handleRequest(c.req.raw, { parsedBody: parsed });
     } finally {
-      // Closes the transport too.
-      void server.close().catch(() => undefined);
+      // Released on the next turn of the event loop: the SDK forgets a finished handler only after
+      // its response is sent, and closing before that aborts the handler's signal (a DOMException
+      // and an abort event per call, in the profile of issue 16).
+      setImmediate(() => void releaseServer(pooled));
     }
   });
 

@@ -117,7 +117,8 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   const auditedInTx = new Set<string>();
 
   function callEntry(call: Call, end: AuditedEnd): AuditEntry {
-    return auditEntry({ ...call, operationId: call.op.id }, call.principal, end, startedAt.get(call.requestId) ?? performance.now());
+    const request = { requestId: call.requestId, transport: call.transport, operationId: call.op.id, toolName: call.toolName, method: call.method, path: call.path };
+    return auditEntry(request, call.principal, end, startedAt.get(call.requestId) ?? performance.now());
   }
 
   /** A command's audit row, in the transaction of its effect (DESIGN.md: an acknowledged write always has one). */

@@ -108,10 +108,15 @@ export function checkInputValues(input: unknown, maxDepth: number): FieldError[]
 export function validateInput(op: OperationDef, validate: ValidateFn, input: Record<string, unknown>, maxDepth: number): Record<string, unknown> {
   const refused = checkInputValues(input, maxDepth);
   if (refused.length > 0) throw validationFailed(refused);
-  const data = structuredClone(input);
+  // An empty input (most reads without parameters) has nothing a validator could change in place.
+  const data = isEmptyObject(input) ? {} : structuredClone(input);
   if (validate(data)) return data;
   const errors = fieldErrors(validate.errors);
   throw validationFailed(errors.length > 0 ? errors : [{ pointer: '', message: `is not a valid input of ${op.id}` }]);
+}
+
+function isEmptyObject(value: Record<string, unknown>): boolean {
+  return Object.getPrototypeOf(value) === Object.prototype && Object.getOwnPropertyNames(value).length === 0;
 }
 
 function coerceScalar(value: string, type: string): unknown {

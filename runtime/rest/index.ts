@@ -4,7 +4,7 @@
 // checks the write switch, feature flags and the operation's access before reading the body, turns the request into
 // a Call and renders the executor's CallResult; anything thrown becomes a problem document.
 import { deprecationHeaders } from '../deprecation.ts';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { Config } from '../config.ts';
 import type { OperationDef, RouteDef } from '../contract-types.ts';
 import { auditEntry, failedWith, type Auditor } from '../audit.ts';
@@ -37,16 +37,26 @@ function withDeprecation(res: Response, op: OperationDef): Response {
   return res;
 }
 
-export function renderResult(result: CallResult, op: OperationDef): Response {
+export function renderResult(result: CallResult, op: OperationDef, c?: Context<AppEnv>): Response {
   if (result.body instanceof Response) {
     for (const [k, v] of Object.entries(result.headers)) result.body.headers.set(k, v);
     return withDeprecation(result.body, op);
   }
-  const headers = new Headers(result.headers);
   if (result.body instanceof ReadableStream) {
+    const headers = new Headers(result.headers);
     if (!headers.has('content-type')) headers.set('Content-Type', op.stream === 'sse' ? 'text/event-stream' : 'application/octet-stream');
     return withDeprecation(new Response(result.body, { status: result.status, headers }), op);
   }
+  const appHeaders = !op.deprecated && c ? c.get('appHeaders') : undefined;
+  if (appHeaders) {
+    // The hot path: every header in one plain object, app-wide ones included (headers/index.ts).
+    const headers = appHeaders(c!);
+    for (const [k, v] of Object.entries(result.headers)) headers[k.toLowerCase()] = v;
+    headers['content-type'] = 'application/json';
+    c!.set('appHeadersSent', true);
+    return new Response(JSON.stringify(result.body ?? null), { status: result.status, headers });
+  }
+  const headers = new Headers(result.headers);
   headers.set('Content-Type', 'application/json');
   return withDeprecation(new Response(JSON.stringify(result.body ?? null), { status: result.status, headers }), op);
 }
@@ -97,7 +107,7 @@ export function mountRest(app: Hono<AppEnv>, deps: RestDeps): void {
           path,
         };
         executed = true;
-        return renderResult(await deps.executor.execute(call), op);
+        return renderResult(await deps.executor.execute(call), op, c);
       } catch (err) {
         if (!executed) {
           // The executor audits what it runs; failures before it are audited here.

@@ -2,7 +2,9 @@
 // 404/405, published documents, authentication failures, validation and body problems.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { api, missingHeaders, type Api } from './helpers.ts';
+import { get as httpGet } from 'node:http';
+import { api, missingHeaders, RATE_HEADERS, type Api } from './helpers.ts';
+import { postChunked } from '../support/chunked.ts';
 import { service } from '../../generated/registry.ts';
 
 let s: TestServer;
@@ -53,6 +55,24 @@ describe('headers on every response', () => {
       expect(typeof body.title).toBe('string');
       expect(typeof body.detail).toBe('string');
       expect(typeof body.retryable).toBe('boolean');
+    }
+  });
+  it('sends each header once on the wire, on the plain-object path (a read, an ETag) and the problem path alike', async () => {
+    const names = (path: string) =>
+      new Promise<{ status: number; names: string[] }>((resolve, reject) => {
+        httpGet(`${s.url}${path}`, { headers: { authorization: `Bearer ${s.credentials.operatorKey}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, names: res.rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase()) }));
+        }).on('error', reject);
+      });
+    const { data } = await op.GET('/v1/tasks', { params: { query: { pageSize: 1 } } });
+    const wanted = ['content-type', 'x-request-id', 'traceparent', 'x-svc-api-version', ...RATE_HEADERS];
+    for (const [path, status] of [['/v1/meta', 200], [`/v1/tasks/${data!.items[0]!.id}`, 200], ['/v1/tasks/tsk_nope', 404]] as const) {
+      const got = await names(path);
+      expect(got.status, path).toBe(status);
+      expect(got.names.filter((n, i) => got.names.indexOf(n) !== i), path).toEqual([]);
+      expect(got.names, path).toEqual(expect.arrayContaining(wanted));
+      if (status === 200 && path.startsWith('/v1/tasks/')) expect(got.names).toContain('etag');
     }
   });
   it('counts an authenticated credential in its own window', async () => {
@@ -230,5 +250,17 @@ describe('input problems', () => {
       expect(res.status, body).toBeLessThan(500);
     }
     expect(s.logs.filter((l) => l.includes('unexpected'))).toEqual([]);
+  });
+  it('413 for a chunked body that passes 1 MiB with no Content-Length, and the server keeps serving', async () => {
+    const headers = { authorization: `Bearer ${s.credentials.operatorKey}`, 'content-type': 'application/json', 'idempotency-key': uuid() };
+    const pad = 'y'.repeat(64 * 1024);
+    const big = await postChunked(`${s.url}/v1/tasks`, headers, ['{"title":"x","description":"', ...Array.from({ length: 20 }, () => pad), '"}']);
+    expect(big.status).toBe(413);
+    expect(JSON.parse(big.body).code).toBe('payload_too_large');
+    // A chunked body within the limit is read whole: the field in its last chunk is the one refused.
+    const small = await postChunked(`${s.url}/v1/tasks`, { ...headers, 'idempotency-key': uuid() }, ['{"title":', '"chunked",', '"surprise":1}']);
+    expect(small.status).toBe(422);
+    expect(JSON.parse(small.body).errors.map((e: { pointer: string }) => e.pointer)).toContain('/surprise');
+    expect((await raw('/v1/meta')).status).toBe(200);
   });
 });

@@ -60,6 +60,20 @@ describe('MCP end to end', () => {
     await idp?.close();
   });
 
+  describe('reused servers', () => {
+    it('answers concurrent calls from two credentials each as its own caller (servers are pooled across requests)', async () => {
+      const who = async (m: McpSession) => (structured(await m.call('svc.meta.get')) as { result: { principal: { credentialId: string } } }).result.principal.credentialId;
+      const expected = { operator: await who(operator), service: await who(service) };
+      expect(expected.operator).not.toBe(expected.service);
+      const calls = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? (['operator', operator] as const) : (['service', service] as const)));
+      const answers = await Promise.all(calls.map(async ([name, m]) => [name, await who(m)] as const));
+      for (const [name, credentialId] of answers) expect(credentialId, name).toBe(expected[name]);
+      const lists = await Promise.all([operator, service, operator, service].map(async (m) => (await m.client.listTools()).tools.length));
+      expect(lists).toEqual([54, lists[1], 54, lists[1]]);
+      expect(lists[1]).toBeLessThan(54);
+    });
+  });
+
   describe('tools/list', () => {
     it('lists all 54 tools for the operator key, exactly as published in x-svc-mcp', async () => {
       const { tools } = await operator.client.listTools();

@@ -9,6 +9,7 @@ import { ProblemError } from '../../runtime/problem-error.ts';
 import { splitArguments, underscoreAlias, buildToolTable } from '../../runtime/mcp/index.ts';
 import { defaultScript, fakeOperations, fakeTools, startHarness, type Harness } from './harness.ts';
 import { probeAuthDiscovery } from './support.ts';
+import { postChunked } from '../support/chunked.ts';
 
 const rpcHeaders = (token?: string) => ({
   'Content-Type': 'application/json',
@@ -316,5 +317,17 @@ describe('request body limit', () => {
     const res = await rpc(h.url, 'operator', big);
     expect(res.status).toBe(413);
     expect((await res.json()).code).toBe('payload_too_large');
+  });
+
+  it('refuses a chunked body over the limit with no Content-Length, reads one within it, and keeps serving', async () => {
+    const headers = rpcHeaders('operator') as Record<string, string>;
+    const pad = 'x'.repeat(64 * 1024);
+    const head = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc.meta.get","arguments":{"pad":"';
+    const big = await postChunked(h.url, headers, [head, ...Array.from({ length: 20 }, () => pad), '"}}}']);
+    expect(big.status).toBe(413);
+    expect(JSON.parse(big.body).code).toBe('payload_too_large');
+    const small = await postChunked(h.url, headers, ['{"jsonrpc":"2.0","id":2,', '"method":"tools/list"}']);
+    expect(small.status).toBe(200);
+    expect(JSON.parse(small.body).result.tools.length).toBeGreaterThan(0);
   });
 });
