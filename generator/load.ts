@@ -72,10 +72,21 @@ export function parseYamlFile(file: string, text: string, diagnostics: Diagnosti
       message: `${what}. Fix the YAML syntax at this position.`,
     });
   }
-  const positions = new Map<string, NodePositions>();
-  collectPositions(doc.contents, [], null, lines, positions);
   const data = doc.errors.length ? null : doc.toJS({ maxAliasCount: 1000 });
-  return { file: shown, data, positions };
+  // Positions are read only to report a diagnostic: collect them on first use, not for every node of
+  // every file of every run (a fifth of loading a contract that has no errors).
+  let positions: Map<string, NodePositions> | undefined;
+  return {
+    file: shown,
+    data,
+    get positions() {
+      if (!positions) {
+        positions = new Map();
+        collectPositions(doc.contents, [], null, lines, positions);
+      }
+      return positions;
+    },
+  };
 }
 
 export function loadContract(dir: string): LoadedContract {

@@ -23,8 +23,11 @@ const SCHEMA_VALUED = new Set([
 /** Keywords whose value is a list of schemas. */
 const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 
+/** A JSON copy. Strings, booleans, null and finite numbers are their own copy: no round trip for them. */
 function clone<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+  if (value === undefined || value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0)) return value;
+  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 /**

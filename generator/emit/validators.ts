@@ -44,6 +44,29 @@ function requiresToImports(code: string): { imports: string; code: string } {
 /** Operations per ajv instance: ajv's standalone code generation overflows the stack on thousands. */
 const CHUNK = 200;
 
+/** Component names a schema refers to (forAjv form), with the ones those refer to, transitively. */
+function referencedDefs(roots: JsonSchema[], defs: Record<string, JsonSchema>): Set<string> {
+  const prefix = `${DEFS_ID}#/$defs/`;
+  const found = new Set<string>();
+  const stack: unknown[] = [...roots];
+  while (stack.length) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith(prefix)) {
+          const name = value.slice(prefix.length);
+          if (!found.has(name) && name in defs) {
+            found.add(name);
+            stack.push(defs[name]);
+          }
+        } else if (value && typeof value === 'object') stack.push(value);
+      }
+    }
+  }
+  return found;
+}
+
 export function emitValidators(model: Model): { js: string; dts: string } {
   const defs: Record<string, JsonSchema> = {};
   for (const [name, schema] of Object.entries(model.schemas)) defs[name] = forAjv(schema);
@@ -52,15 +75,24 @@ export function emitValidators(model: Model): { js: string; dts: string } {
   for (let start = 0; start < model.operations.length; start += CHUNK) {
     const ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, code: { source: true, esm: false, lines: true } });
     addFormats(ajv);
-    ajv.addSchema({ $id: DEFS_ID, $defs: defs });
+    // Every component is checked against the meta-schema once, by the first instance; each instance
+    // then holds only the components its operations reach, not all of them (which made the work
+    // grow with operations x chunks). The operations' own schemas are those components, copied.
+    // Every instance still compiles the meta-schema first: its names come first in the chunk's code.
+    ajv.validateSchema(start === 0 ? { $id: DEFS_ID, $defs: defs } : {}, true);
+    const ops = model.operations.slice(start, start + CHUNK);
+    const reached = referencedDefs(ops.flatMap((op) => [defs[op.inputName], defs[op.outputName]]), defs);
+    const chunkDefs: Record<string, JsonSchema> = {};
+    for (const name of Object.keys(defs)) if (reached.has(name)) chunkDefs[name] = defs[name];
+    ajv.addSchema({ $id: DEFS_ID, $defs: chunkDefs }, undefined, undefined, false);
     const exportsMap: Record<string, string> = {};
-    for (const op of model.operations.slice(start, start + CHUNK)) {
+    for (const op of ops) {
       const id = `${BASE}inputs/${op.def.id}.json`;
-      ajv.addSchema({ ...forAjv(model.schemas[op.inputName]), $id: id });
+      ajv.addSchema({ ...defs[op.inputName], $id: id }, undefined, undefined, false);
       exportsMap[validatorName(op.def.id)] = id;
       exportLines.push(`export const ${validatorName(op.def.id)} = __chunk${chunks.length}.${validatorName(op.def.id)};`);
       const outId = `${BASE}outputs/${op.def.id}.json`;
-      ajv.addSchema({ ...forAjv(model.schemas[op.outputName]), $id: outId });
+      ajv.addSchema({ ...defs[op.outputName], $id: outId }, undefined, undefined, false);
       exportsMap[resultValidatorName(op.def.id)] = outId;
       exportLines.push(`export const ${resultValidatorName(op.def.id)} = __chunk${chunks.length}.${resultValidatorName(op.def.id)};`);
     }
