@@ -26,7 +26,7 @@ import { and, arrayContains, eq, gt, inArray, lte, ne, or, sql } from 'drizzle-o
 import { approvals, intakeRecords, pipelineRuns, reviews, tasks } from '../runtime/db/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { isPerson, reaches, type ApprovalDecision } from '../runtime/approvals.ts';
-import { cursorSecret, decodeCursor, encodeCursor, pageSizeOf, queryHash } from '../runtime/paging.ts';
+import { startKeyedPage } from '../runtime/paging.ts';
 import type { ActionsHandlers } from '../generated/handlers/actions.ts';
 import type { components } from '../generated/types.ts';
 
@@ -189,10 +189,8 @@ const SOURCES: Record<ActionKind, (ctx: HandlerContext, clientId: string | undef
 async function list(input: Schemas['ActionsListInput'], ctx: HandlerContext): Promise<Page<Action>> {
   const { clientId, assigneeId, kind } = input;
   if (clientId !== undefined) ctx.policy.assertClientInScope(clientId);
-  const pageSize = pageSizeOf(input);
-  const secret = await cursorSecret(ctx.db);
-  const query = queryHash('actions.list', { clientId, assigneeId, kind, user: ctx.principal.id, credential: ctx.principal.credentialId });
-  const position = input.cursor === undefined || input.cursor === null ? null : decodeCursor(secret, query, input.cursor);
+  const page = await startKeyedPage(ctx.db, input, 'actions.list', { clientId, assigneeId, kind, user: ctx.principal.id, credential: ctx.principal.credentialId });
+  const { position } = page;
 
   const sources = [...new Set(kind ? [SOURCES[kind]] : Object.values(SOURCES))];
   const all: Action[] = [];
@@ -202,12 +200,7 @@ async function list(input: Schemas['ActionsListInput'], ctx: HandlerContext): Pr
     .map((a) => ({ a, key: sortKey(a.dueAt) }))
     .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.a.id < y.a.id ? -1 : x.a.id > y.a.id ? 1 : 0))
     .filter((x) => !position || x.key > position.ts || (x.key === position.ts && x.a.id > position.id));
-  const kept = keyed.slice(0, pageSize);
-  const last = kept[kept.length - 1];
-  return {
-    items: kept.map((x) => x.a),
-    nextCursor: keyed.length > pageSize && last ? encodeCursor(secret, query, { ts: last.key, id: last.a.id }) : null,
-  };
+  return page.finish(keyed, (x) => x.a, (last) => ({ ts: last.key, id: last.a.id }));
 }
 
 export const actionsHandlers = {

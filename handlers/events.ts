@@ -4,6 +4,7 @@
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { eventsAfter, seqOfVisibleEvent, startFeedPage, toFeedEvent, type FeedEvent } from '../runtime/events-feed.ts';
 import { openEventStream } from '../runtime/events-stream.ts';
+import { cutPage } from '../runtime/paging.ts';
 import { operationsById, service } from '../generated/registry.ts';
 import type { EventsHandlers } from '../generated/handlers/events.ts';
 import type { components } from '../generated/types.ts';
@@ -21,10 +22,7 @@ async function list(input: EventsListInput, ctx: HandlerContext): Promise<Page<F
   let afterSeq = page.afterSeq;
   if (afterSeq === null) afterSeq = after !== undefined ? await seqOfVisibleEvent(ctx.db, ctx.policy, after) : 0;
   const rows = await eventsAfter(ctx.db, ctx.policy, { types, clientId, since }, afterSeq, page.pageSize + 1);
-  const more = rows.length > page.pageSize;
-  const kept = more ? rows.slice(0, page.pageSize) : rows;
-  const last = kept[kept.length - 1];
-  return { items: kept.map(toFeedEvent), nextCursor: more && last ? page.cursorFor(Number(last.seq)) : null };
+  return cutPage(rows, page.pageSize, toFeedEvent, (last) => page.cursorFor(Number(last.seq)));
 }
 
 /** The SSE body (the REST layer sends a ReadableStream as text/event-stream). Last-Event-ID arrives as `after`. */

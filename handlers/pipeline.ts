@@ -9,7 +9,7 @@ import type { Db } from '../runtime/db/client.ts';
 import { pipelineEvents, pipelineRuns, pipelineSteps } from '../runtime/db/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/ids.ts';
-import { cursorSecret, decodeCursor, encodeCursor, pageKeyColumn, pageSizeOf, queryHash, startPage } from '../runtime/paging.ts';
+import { pageKeyColumn, startKeyedPage, startPage } from '../runtime/paging.ts';
 import { invalidField, notFound, validationFailed } from '../runtime/problem-error.ts';
 import { LEVEL_RANK, writePipelineEvent, type PipelineLevel } from '../runtime/workers.ts';
 import type { PipelineHandlers } from '../generated/handlers/pipeline.ts';
@@ -69,10 +69,8 @@ async function eventsList(input: Schemas['PipelineEventsListInput'], ctx: Handle
   const { runId, clientId, level } = input;
   ctx.policy.assertCrmOrPipelineClientFilter(clientId);
   if (runId !== undefined) await readableRun(ctx, runId);
-  const pageSize = pageSizeOf(input);
-  const secret = await cursorSecret(ctx.db);
-  const query = queryHash('pipeline.events.list', { runId, clientId, level });
-  const position = input.cursor ? decodeCursor(secret, query, input.cursor) : null;
+  const page = await startKeyedPage(ctx.db, input, 'pipeline.events.list', { runId, clientId, level });
+  const { position } = page;
   const rank = level !== undefined ? LEVEL_RANK[level as PipelineLevel] : undefined;
   if (level !== undefined && rank === undefined) throw invalidField('/level', 'must be debug, info, warning or error');
   const rows = await ctx.db
@@ -90,14 +88,8 @@ async function eventsList(input: Schemas['PipelineEventsListInput'], ctx: Handle
       ),
     )
     .orderBy(asc(pipelineEvents.occurredAt), asc(pipelineEvents.seq))
-    .limit(pageSize + 1);
-  const more = rows.length > pageSize;
-  const kept = more ? rows.slice(0, pageSize) : rows;
-  const last = kept[kept.length - 1];
-  return {
-    items: kept.map(toPipelineEvent),
-    nextCursor: more && last ? encodeCursor(secret, query, { ts: last.pageKey, id: last.id }) : null,
-  };
+    .limit(page.fetch);
+  return page.finish(rows, toPipelineEvent, (last) => ({ ts: last.pageKey, id: last.id }));
 }
 
 // ------------------------------------------------------------------------------------------------

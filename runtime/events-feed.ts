@@ -5,13 +5,12 @@
 // Visibility (DESIGN.md, Visibility rules 1 and 4): a person signed in as an operator (OAuth) sees
 // the events of the clients in reach plus internal events (clientId null); every other caller (a
 // client admin, a bound or unbound API key) sees only client-bound events of its clients.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { and, asc, eq, gt, gte, inArray, max, type SQL } from 'drizzle-orm';
 import type { Db } from './db/client.ts';
 import { events } from './db/schema.ts';
 import type { Policy } from './policy.ts';
-import { cursorSecret, pageSizeOf, queryHash, type PageInput } from './paging.ts';
-import { invalidField, notFound } from './problem-error.ts';
+import { startSeqPage, type PageInput } from './paging.ts';
+import { notFound } from './problem-error.ts';
 import type { components } from '../generated/types.ts';
 import type { EventType } from '../generated/contract.ts';
 
@@ -75,44 +74,10 @@ export async function lastSeq(db: Db): Promise<number> {
   return Number(row?.seq ?? 0);
 }
 
-// ------------------------------------------------------------------------------------------------
-// Feed cursors: base64url(JSON {v, q, s}) . HMAC, signed with the same secret as every list cursor
-// (runtime/paging.ts), bound to the query's filters; anything wrong is validation_failed on /cursor.
-
-function sign(secret: string, body: string): string {
-  return createHmac('sha256', secret).update(body).digest('base64url');
-}
+// Feed cursors: {v: 1, q, s} sealed like every list cursor (runtime/paging.ts startSeqPage), bound
+// to the query's filters; anything wrong is validation_failed on /cursor.
 
 export async function startFeedPage(db: Db, input: PageInput, filters: Record<string, unknown>): Promise<{ pageSize: number; afterSeq: number | null; cursorFor(seq: number): string }> {
-  const pageSize = pageSizeOf(input);
-  const secret = await cursorSecret(db);
-  const q = queryHash('events.list', filters);
-  let afterSeq: number | null = null;
-  if (input.cursor !== undefined && input.cursor !== null) {
-    const bad = (why: string) => invalidField('/cursor', why);
-    const cursor = input.cursor;
-    const dot = cursor.indexOf('.');
-    if (cursor.length > 512 || dot <= 0 || dot !== cursor.lastIndexOf('.')) throw bad('is not a cursor from this API');
-    const encoded = cursor.slice(0, dot);
-    const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
-    const expected = Buffer.from(sign(secret, encoded), 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad('was altered or was not issued by this service');
-    let body: { v?: unknown; q?: unknown; s?: unknown };
-    try {
-      body = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as typeof body;
-    } catch {
-      throw bad('is not a cursor from this API');
-    }
-    if (body?.v !== 1 || typeof body.s !== 'number' || !Number.isSafeInteger(body.s)) throw bad('is not a cursor from this API');
-    if (body.q !== q) throw bad('belongs to another list or other filters; start again without a cursor');
-    afterSeq = body.s;
-  }
-  return {
-    pageSize,
-    afterSeq,
-    cursorFor(seq: number) {
-      const encoded = Buffer.from(JSON.stringify({ v: 1, q, s: seq }), 'utf8').toString('base64url');
-      return `${encoded}.${sign(secret, encoded)}`;
-    },
-  };
+  const page = await startSeqPage(db, input, 'events.list', filters);
+  return { pageSize: page.pageSize, afterSeq: page.position, cursorFor: page.cursorFor };
 }

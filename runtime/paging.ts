@@ -131,7 +131,7 @@ function sealCursor(secret: string, body: Record<string, unknown>): string {
   return `${encoded}.${sign(secret, encoded)}`;
 }
 
-export function encodeCursor(secret: string, query: string, key: PageKey): string {
+function encodeCursor(secret: string, query: string, key: PageKey): string {
   const body: CursorBody = { v: 1, q: query, t: key.ts, i: key.id };
   return sealCursor(secret, { ...body });
 }
@@ -152,7 +152,7 @@ async function openWindow<K>(
 }
 
 /** Cuts the fetched rows (pageSize + 1) to the page; nextCursor comes from the last row kept when more follow. */
-function cutPage<R, T>(rows: R[], pageSize: number, map: (row: R) => T, nextCursor: (last: R) => string): PageResult<T> {
+export function cutPage<R, T>(rows: R[], pageSize: number, map: (row: R) => T, nextCursor: (last: R) => string): PageResult<T> {
   const more = rows.length > pageSize;
   const kept = more ? rows.slice(0, pageSize) : rows;
   const last = kept[kept.length - 1];
@@ -180,7 +180,7 @@ function openCursor<B>(secret: string, cursor: string, maxLength: number): B {
   }
 }
 
-export function decodeCursor(secret: string, query: string, cursor: string): PageKey {
+function decodeCursor(secret: string, query: string, cursor: string): PageKey {
   const bad = (why: string) => invalidField('/cursor', why);
   const body = openCursor<Partial<CursorBody> | null>(secret, cursor, 512); // cursor length cap: not a contract limit
   if (body?.v !== 1 || typeof body.t !== 'string' || !TS_RE.test(body.t) || typeof body.i !== 'string') {
@@ -316,4 +316,52 @@ export async function startScorePage(
       return cutPage(rows, pageSize, map, (last) => encodeScoreCursor(secret, query, { score: last.score, id: last.id, type: last.type }));
     },
   };
+}
+
+/**
+ * A keyset page in an order of the list's own (not createdAt desc, id desc): the window, with the
+ * position as a (ts, id) key, and `finish`, which cuts the rows and signs the next cursor from the
+ * key of the last row kept. The caller applies the position in its own WHERE and ORDER BY.
+ */
+export async function startKeyedPage(
+  db: Db,
+  input: PageInput,
+  operation: string,
+  filters: Record<string, unknown>,
+): Promise<{
+  readonly pageSize: number;
+  readonly fetch: number;
+  readonly position: PageKey | null;
+  finish<R, T>(rows: R[], map: (row: R) => T, keyOf: (row: R) => PageKey): PageResult<T>;
+}> {
+  const { pageSize, secret, query, position } = await openWindow(db, input, operation, filters, decodeCursor);
+  return {
+    pageSize,
+    fetch: pageSize + 1,
+    position,
+    finish: (rows, map, keyOf) => cutPage(rows, pageSize, map, (last) => encodeCursor(secret, query, keyOf(last))),
+  };
+}
+
+// -------------------------------------------------------------------------------------------------
+// Keyset paging by the events outbox sequence (events.list, runtime/events-feed.ts): v: 1 with the
+// last event's sequence number in s.
+
+function decodeSeqCursor(secret: string, query: string, cursor: string): number {
+  const bad = (why: string) => invalidField('/cursor', why);
+  const body = openCursor<{ v?: unknown; q?: unknown; s?: unknown } | null>(secret, cursor, 512); // not a contract limit
+  if (body?.v !== 1 || typeof body.s !== 'number' || !Number.isSafeInteger(body.s)) throw bad('is not a cursor from this API');
+  if (body.q !== query) throw bad('belongs to another list or other filters; start again without a cursor');
+  return body.s;
+}
+
+/** The window of a list paged by a sequence number: the position (the last seq seen) and a cursor sealer. */
+export async function startSeqPage(
+  db: Db,
+  input: PageInput,
+  operation: string,
+  filters: Record<string, unknown>,
+): Promise<{ readonly pageSize: number; readonly position: number | null; cursorFor(seq: number): string }> {
+  const { pageSize, secret, query, position } = await openWindow(db, input, operation, filters, decodeSeqCursor);
+  return { pageSize, position, cursorFor: (seq) => sealCursor(secret, { v: 1, q: query, s: seq }) };
 }
