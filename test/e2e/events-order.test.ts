@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { createEmitter, type EmittedEvent } from '../../runtime/events.ts';
 import { service } from '../../generated/registry.ts';
+import { openSse } from '../support/sse.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 process.env.SVC_WEBHOOK_ALLOW_PRIVATE = 'true';
@@ -69,33 +70,14 @@ function feedReader(start: string) {
 
 /** An SSE client collecting event ids. */
 async function stream(): Promise<{ ids: string[]; close(): void }> {
-  const ac = new AbortController();
-  const res = await fetch(`${s.url}/v1/events:stream?types=${TYPE}&clientId=${s.credentials.clientId}`, {
-    headers: { authorization: `Bearer ${key()}`, accept: 'text/event-stream' },
-    signal: ac.signal,
-  });
-  expect(res.status).toBe(200);
-  const ids: string[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  void (async () => {
-    let buffer = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buffer += value;
-        let at: number;
-        while ((at = buffer.indexOf('\n\n')) >= 0) {
-          const id = /^id: (.+)$/m.exec(buffer.slice(0, at))?.[1];
-          if (id) ids.push(id);
-          buffer = buffer.slice(at + 2);
-        }
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  return { ids, close: () => ac.abort() };
+  const sse = await openSse(`${s.url}/v1/events:stream?types=${TYPE}&clientId=${s.credentials.clientId}`, key());
+  expect(sse.status).toBe(200);
+  return {
+    get ids() {
+      return sse.frames.flatMap((f) => (f.id ? [f.id] : []));
+    },
+    close: sse.close,
+  };
 }
 
 async function waitFor(fn: () => boolean, ms = 5000): Promise<void> {

@@ -3,41 +3,17 @@
 // (5 s): the change NOTIFYs svc_key_revoked at commit and every instance drops the key. The second
 // instance is the real `svc serve` in a child process. PostgreSQL only (PGlite is one process).
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { openDatabase } from '../../runtime/db/client.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
 import { startIdp } from '../support/idp.ts';
 import { startTestServer } from '../support/server.ts';
-import { freePort } from '../support/process.ts';
+import { freePort, serveSvc as serve } from '../support/process.ts';
 
-const BIN = new URL('../../bin/svc.js', import.meta.url).pathname;
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
-
-async function serve(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`svc serve exited ${child.exitCode}: ${err}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/health`);
-      if (res.status < 500) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`svc serve did not answer within 60 s: ${err}`);
-}
 
 async function status(base: string, credential: string, path = '/v1/meta'): Promise<number> {
   const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${credential}` } });

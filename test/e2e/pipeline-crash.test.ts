@@ -5,7 +5,6 @@
 // twice; nothing stays running. On PostgreSQL, two server processes share one queue and never run
 // one step twice.
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,51 +12,11 @@ import { openDatabase, type Database } from '../../runtime/db/client.ts';
 import { operations, pipelineRuns, pipelineSteps } from '../../runtime/db/schema.ts';
 import { newId } from '../../runtime/ids.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
-import { freePort } from '../support/process.ts';
+import { freePort, runSvc as run, serveSvc, stopped } from '../support/process.ts';
 
-const BIN = new URL('../../bin/svc.js', import.meta.url).pathname;
 const LEASE = 2;
-
-function run(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`svc ${args.join(' ')} exited ${code}: ${err}`))));
-  });
-}
-
-async function serve(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {
-    env: { ...process.env, ...env, PORT: String(port), SVC_WORKER_LEASE_SECONDS: String(LEASE) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`svc serve exited ${child.exitCode}: ${err}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/health`);
-      if (res.status < 500) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`svc serve did not answer within 60 s: ${err}`);
-}
-
-function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
-}
+/** svc serve with this suite's short worker lease. */
+const serve = (env: Record<string, string>, port: number) => serveSvc({ ...env, SVC_WORKER_LEASE_SECONDS: String(LEASE) }, port);
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {

@@ -5,70 +5,27 @@
 // (default redis://127.0.0.1:6379), like the PostgreSQL suites. And Redis down: the limiter fails
 // open to the per-process window with one warning (no Redis needed for that one).
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPostgresDatabase } from '../support/db.ts';
 import { redisCredentialLimiter } from '../../runtime/headers/shared-rate-limit.ts';
-import { freePort } from '../support/process.ts';
+import { redisAnswers } from '../support/redis.ts';
+import { freePort, runSvc, serveSvc, stopped } from '../support/process.ts';
 
-const BIN = new URL('../../bin/svc.js', import.meta.url).pathname;
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const cleanups: (() => Promise<void> | void)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
 });
 
-function redisAnswers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const s = createConnection({ host: hostname, port: Number(port || 6379) });
-    s.setTimeout(1_000);
-    s.on('connect', () => s.write('PING\r\n'));
-    s.on('data', (d) => {
-      s.destroy();
-      resolve(String(d).startsWith('+PONG'));
-    });
-    s.on('error', () => resolve(false));
-    s.on('timeout', () => {
-      s.destroy();
-      resolve(false);
-    });
-  });
-}
 const redisUp = await redisAnswers(REDIS_URL);
 
 async function serve(env: Record<string, string>): Promise<string> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  );
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`svc serve exited ${child.exitCode}: ${err}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/health`);
-      await res.arrayBuffer();
-      if (res.status < 500) return `http://127.0.0.1:${port}`;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`svc serve did not answer within 60 s: ${err}`);
+  const child = await serveSvc(env, port);
+  cleanups.push(() => stopped(child, 'SIGTERM'));
+  return `http://127.0.0.1:${port}`;
 }
 
 describe('rate limit shared through Redis', () => {
@@ -88,9 +45,8 @@ describe('rate limit shared through Redis', () => {
       envA = { ...common, DATABASE_URL: '', SVC_DATA_DIR: a };
       envB = { ...common, DATABASE_URL: '', SVC_DATA_DIR: b };
     }
-    const seeded = spawnSync(process.execPath, [BIN, 'seed', '--json'], { env: { ...process.env, ...envA }, encoding: 'utf8' });
-    expect(seeded.status, seeded.stderr).toBe(0);
-    const { operatorKey } = JSON.parse(seeded.stdout.trim().split('\n').at(-1)!) as { operatorKey: string };
+    const seeded = await runSvc(['seed', '--json'], envA);
+    const { operatorKey } = JSON.parse(seeded.trim().split('\n').at(-1)!) as { operatorKey: string };
     if (!process.env.DATABASE_URL) cpSync(envA.SVC_DATA_DIR!, envB.SVC_DATA_DIR!, { recursive: true });
     const [a, b] = await Promise.all([serve(envA), serve(envB)]);
 

@@ -4,48 +4,25 @@
 // after a kill -9 of A in the middle of deliveries, B finishes the work with nothing lost once A's
 // claims lapse. Every delivery is verified with standardwebhooks.
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { freshPostgresDatabase } from '../support/db.ts';
-import { freePort } from '../support/process.ts';
+import { freePort, runSvc as run, serveSvc } from '../support/process.ts';
+import { openSse } from '../support/sse.ts';
 
-const BIN = new URL('../../bin/svc.js', import.meta.url).pathname;
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
 
-function run(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`svc ${args.join(' ')} exited ${code}: ${err}`))));
-  });
-}
 async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
+  const child = await serveSvc(env, port);
   cleanups.push(async () => void child.kill('SIGKILL'));
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`svc serve exited ${child.exitCode}: ${err}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/health`);
-      if (res.status < 500) return { child, base: `http://127.0.0.1:${port}` };
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`svc serve did not answer: ${err}`);
+  return { child, base: `http://127.0.0.1:${port}` };
 }
 async function until(fn: () => boolean, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
@@ -108,27 +85,14 @@ describe('webhooks and the stream across two processes', () => {
     }
 
     // SSE on A, an event written through B: received within a second.
-    const ac = new AbortController();
-    const sse = await fetch(`${a.base}/v1/events:stream`, { headers: { authorization: `Bearer ${seeded.operatorKey}` }, signal: ac.signal });
-    const reader = sse.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let text = '';
-    void (async () => {
-      try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          text += value;
-        }
-      } catch {
-        // aborted
-      }
-    })();
+    const sse = await openSse(`${a.base}/v1/events:stream`, seeded.operatorKey);
+    const seen = (id: string) => sse.frames.some((f) => f.data?.includes(id));
     await new Promise((r) => setTimeout(r, 300));
     const started = Date.now();
     const viaB = (await call(b.base, '/v1/tasks', { title: 'written through B', clientId: seeded.clientId })).id as string;
-    await until(() => text.includes(viaB), 1000, 'the SSE client on A sees the event written through B');
+    await until(() => seen(viaB), 1000, 'the SSE client on A sees the event written through B');
     expect(Date.now() - started).toBeLessThan(1000);
-    ac.abort();
+    sse.close();
 
     // 1,000 more events, written half through each process: 1,001 deliveries per endpoint, each once.
     const batch = (i: number) => ({ tasks: Array.from({ length: 100 }, (_, j) => ({ title: `load ${i}-${j}`, clientId: seeded.clientId })) });
