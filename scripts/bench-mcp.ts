@@ -147,6 +147,49 @@ export async function benchMcp(options: BenchMcpOptions = {}): Promise<BenchMcpR
   }
 }
 
+/**
+ * What the MCP layer adds to one call, in microseconds: the same operation (meta.get) through the
+ * Hono app in process (no sockets), sequentially, as tools/call and as GET /v1/meta; the difference
+ * is the per-request SDK Server and transport, JSON-RPC parsing and the tool result envelope.
+ */
+export async function mcpLayerCost(calls = 2000): Promise<{ restUs: number; mcpUs: number; layerUs: number }> {
+  const mod = (await import(new URL('../test/support/server.ts', import.meta.url).href)) as {
+    startTestServer: (opts?: Record<string, unknown>) => Promise<{
+      svc: { app: { request: (path: string, init?: RequestInit) => Response | Promise<Response> } };
+      credentials: { operatorKey: string };
+      close: () => Promise<void>;
+    }>;
+  };
+  const server = await mod.startTestServer({ app: { rateLimit: { limit: 10_000_000 } } });
+  const app = server.svc.app;
+  const auth = { Authorization: `Bearer ${server.credentials.operatorKey}` };
+  const mcpInit = {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc.meta.get', arguments: {} } }),
+  };
+  const rest = async () => void (await (await app.request('/v1/meta', { headers: auth })).arrayBuffer());
+  const mcp = async () => void (await (await app.request('/mcp', mcpInit)).arrayBuffer());
+  const timeEach = async (fn: () => Promise<void>) => {
+    const started = performance.now();
+    for (let i = 0; i < calls; i++) await fn();
+    return ((performance.now() - started) * 1000) / calls;
+  };
+  try {
+    for (let i = 0; i < 300; i++) await rest(), await mcp(); // warm-up (JIT)
+    let restUs = Infinity;
+    let mcpUs = Infinity;
+    // Best of three alternating rounds: the machine's other load inflates, never deflates, a round.
+    for (let round = 0; round < 3; round++) {
+      restUs = Math.min(restUs, await timeEach(rest));
+      mcpUs = Math.min(mcpUs, await timeEach(mcp));
+    }
+    return { restUs, mcpUs, layerUs: mcpUs - restUs };
+  } finally {
+    await server.close();
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const baseUrl = process.env.BENCH_BASE_URL;
   const key = process.env.BENCH_KEY;

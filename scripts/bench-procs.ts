@@ -2,24 +2,13 @@
 // the baseline is driven to its limit, and a load generator in the server's process cannot do that).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { freePort } from '../test/support/process.ts';
 
 const BIN = new URL('../bin/svc.js', import.meta.url).pathname;
 const BARE = new URL('./bare-hono.mjs', import.meta.url).pathname;
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resident memory of a process in MB (Linux /proc), or NaN. */
 export function rssMb(pid: number): number {
@@ -88,11 +77,24 @@ export async function startSvc(options: { databaseUrl?: string } = {}): Promise<
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`svc seed exited ${code}`))));
   });
   const { operatorKey } = JSON.parse(seeded.trim().split('\n').at(-1)!) as { operatorKey: string };
+  const served = await spawnServe(env, port, operatorKey, () => rmSync(dataDir, { recursive: true, force: true }));
+  return { ...served, operatorKey };
+}
+
+/** `svc serve --port` in its own process with env, timed from spawn to the first 200 of GET /v1/meta with probeKey. */
+async function spawnServe(env: NodeJS.ProcessEnv, port: number, probeKey: string, cleanup?: () => void): Promise<Proc> {
   const started = performance.now();
   const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], { env, stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
-  const startupMs = await waitFor(`${url}/v1/meta`, { authorization: `Bearer ${operatorKey}` }, child, started);
-  return { url, pid: child.pid!, startupMs, operatorKey, stop: stopper(child, () => rmSync(dataDir, { recursive: true, force: true })) };
+  const startupMs = await waitFor(`${url}/v1/meta`, { authorization: `Bearer ${probeKey}` }, child, started);
+  return { url, pid: child.pid!, startupMs, stop: stopper(child, cleanup) };
+}
+
+/** `svc serve` in its own process on an existing (already seeded) PostgreSQL database. */
+export async function serveExisting(databaseUrl: string, probeKey: string, extraEnv: Record<string, string> = {}): Promise<Proc> {
+  const port = await freePort();
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), SVC_RATE_LIMIT_PER_MINUTE: '100000000', NODE_ENV: 'production', ...extraEnv };
+  return spawnServe(env, port, probeKey);
 }
 
 /** A bare Hono app on @hono/node-server answering GET /v1/meta with the given body (plain JavaScript, no tsx). */
@@ -120,6 +122,8 @@ export async function cannon(options: {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** Requests a second across all connections (an open rate instead of as fast as possible). */
+  overallRate?: number;
 }): Promise<CannonResult> {
   const result = await autocannon({
     url: options.url,
@@ -128,6 +132,7 @@ export async function cannon(options: {
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
+    overallRate: options.overallRate,
   });
   return {
     rps: result.requests.average,

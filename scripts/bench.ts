@@ -3,15 +3,16 @@
 //   2. GET /v1/meta through the full pipeline vs a bare Hono app with the same body (target >= 0.6),
 //      and MCP tools/call svc.meta.get vs REST (target >= 0.5): each server in its own process, driven
 //      by autocannon; start-up time and resident memory (bench-serve.ts).
-//   3. tools/list size for the operator key (bench-mcp.ts).
+//   3. tools/list size for the operator key, and the microseconds the MCP layer adds to a call (bench-mcp.ts).
 //   4. A valid caller's p99 under a flood of random keys from another address vs quiet (target <= 2x).
 //   5. search.query over 100k seeded rows: first page p50/p99 per kind of query (bench-search.ts).
 // `npm run bench -- --quick` skips the 100x contract.
 import { benchGenerate } from './bench-generate.ts';
 import { benchServe } from './bench-serve.ts';
 import { benchFlood } from './bench-flood.ts';
-import { benchMcp } from './bench-mcp.ts';
+import { benchMcp, mcpLayerCost } from './bench-mcp.ts';
 import { benchSearch } from './bench-search.ts';
+import { spawnSync } from 'node:child_process';
 
 const quick = process.argv.includes('--quick');
 
@@ -26,9 +27,35 @@ for (const r of rows)
 console.log('\n== HTTP (each server in its own process, autocannon)');
 await benchServe({ quick, print: true });
 
-console.log('\n== MCP tools/list');
+// Start-up is the median of several spawns: one spawn (as in the HTTP section) swings by 100 ms.
+console.log('\n== start-up, spawn to the first 200 of GET /v1/meta (the dist/ build, median of runs)');
+const startupRuns = quick ? '5' : '9';
+const startup = (databaseUrl: string) =>
+  spawnSync(process.execPath, ['--import', 'tsx', new URL('./bench-startup.ts', import.meta.url).pathname, '--runs', startupRuns, '--build-only'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+  });
+const printStartup = (label: string, run: ReturnType<typeof startup>) =>
+  console.log(run.status === 0 ? `${label}: ${run.stdout.trim()} (target < 500 ms)` : `${label}: start-up bench failed: ${run.stderr.trim()}`);
+printStartup('PGlite', startup(''));
+if (process.env.DATABASE_URL) {
+  // A database of its own, so the demo workspace is never seeded into the one DATABASE_URL names.
+  const { freshPostgresDatabase } = await import('../test/support/db.ts');
+  const fresh = await freshPostgresDatabase(process.env.DATABASE_URL);
+  try {
+    printStartup('PostgreSQL', startup(fresh.url));
+  } finally {
+    await fresh.drop();
+  }
+}
+
+console.log('\n== MCP: tools/list size, and what the MCP layer adds to a call (in process, no sockets)');
 const { toolsList } = await benchMcp({ print: false, requests: 10, warmUp: 1 });
 console.log(`tools/list for the operator key: ${toolsList.tools} tools, ${(toolsList.bytes / 1024).toFixed(1)} KB`);
+const layer = await mcpLayerCost(quick ? 500 : 2000);
+console.log(
+  `meta.get sequentially through the app: REST ${layer.restUs.toFixed(0)} us, MCP tools/call ${layer.mcpUs.toFixed(0)} us; the MCP layer (SDK transport per request, pooled Server, JSON-RPC, envelope) adds ${layer.layerUs.toFixed(0)} us a call`,
+);
 
 console.log('\n== Failed-authentication flood (svc serve in its own process)');
 await benchFlood({ print: true });

@@ -5,7 +5,10 @@
 // and the next page by cursor, and runs EXPLAIN (ANALYZE, BUFFERS) on each SQL SELECT the call
 // issued. Prints one line per query: operation, caller, page, execution ms, shared buffers hit/read,
 // and the plan's scan nodes (a Seq Scan or a Sort over many rows is what an index should remove).
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx scripts/lists-at-scale.ts [--tasks 1000000] [--keep]
+// With --load, it then serves that database from `svc serve` in its own process and drives
+// GET /v1/tasks?pageSize=50 with autocannon at an open rate of 1,000 requests a second (8
+// connections, 10 s) as each caller: the achieved rate, p50 and p99 (target: p99 < 10 ms).
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx scripts/lists-at-scale.ts [--tasks 1000000] [--keep] [--load]
 // The database is svc_test_<random> on that server, dropped at the end unless --keep.
 import postgres from 'postgres';
 import { PgDialect } from 'drizzle-orm/pg-core';
@@ -107,11 +110,30 @@ try {
   }
   await server.close();
   await database.close();
+  if (process.argv.includes('--load')) await underLoad(fresh.url, callers);
 } finally {
   await raw.end({ timeout: 5 });
   if (!keep) await fresh.drop();
 }
 process.exit(0);
+
+/** The tasks list at 1,000 requests a second from its own `svc serve` process, per caller. */
+async function underLoad(databaseUrl: string, callers: readonly (readonly [string, string])[]): Promise<void> {
+  const { cannon, serveExisting } = await import('./bench-procs.ts');
+  const served = await serveExisting(databaseUrl, callers[0]![1]);
+  try {
+    console.log(`\nGET /v1/tasks?pageSize=50 at 1,000 req/s (autocannon, 8 connections, 10 s; svc serve in its own process)`);
+    for (const [who, key] of callers) {
+      const url = `${served.url}/v1/tasks?pageSize=50`;
+      const headers = { authorization: `Bearer ${key}` };
+      await cannon({ url, connections: 8, seconds: 3, headers, overallRate: 1000 }); // warm-up
+      const r = await cannon({ url, connections: 8, seconds: 10, headers, overallRate: 1000 });
+      console.log(`${who.padEnd(8)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms (target < 10 ms)${r.non2xx || r.errors ? `  ${r.non2xx} non-2xx, ${r.errors} errors` : ''}`);
+    }
+  } finally {
+    await served.stop();
+  }
+}
 
 interface PlanNode {
   'Node Type': string;
