@@ -73,7 +73,11 @@ export function emitValidators(model: Model): { js: string; dts: string } {
   const chunks: string[] = [];
   const exportLines: string[] = [];
   for (let start = 0; start < model.operations.length; start += CHUNK) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, code: { source: true, esm: false, lines: true } });
+    // inlineRefs: false compiles each referenced component once, as a function, instead of inlining it
+    // at every use (11% less code); optimize: false skips ajv's name-counting passes (a third of
+    // its time). Together they halve the generation of the 164 validators; a validator call stays
+    // within a microsecond either way (measured for issue 16), against a request's hundreds.
+    const ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, inlineRefs: false, code: { source: true, esm: false, lines: true, optimize: false } });
     addFormats(ajv);
     // Every component is checked against the meta-schema once, by the first instance; each instance
     // then holds only the components its operations reach, not all of them (which made the work
