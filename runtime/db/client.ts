@@ -11,6 +11,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, unlinkSync,
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -73,7 +74,25 @@ function checkChannel(channel: string): void {
 
 // Each driver's modules are loaded by the databases that use it only (a PostgreSQL server needs
 // none of PGlite's, and the reverse): fewer modules before the first answer.
-const pgliteDriver = () => Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
+const pgliteDriver = () => {
+  baselineWasm();
+  return Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
+};
+
+/**
+ * PGlite's Postgres is a large WebAssembly module that every process compiles anew. On V8 before 13
+ * (Node 20 and 22), its baseline compiler alone (--liftoff-only) brings the first answer of
+ * `svc serve` on PGlite 0.17-0.25 s sooner (Node 20: 0.87 -> 0.64 s; Node 22: 0.69 -> 0.52 s, our
+ * 2-core machine) for about 10% less GET /v1/meta throughput on PGlite once warm; Node 24's V8 starts
+ * it as fast without the flag, so there it is left alone. The embedded store serves the demo,
+ * development and tests, where start-up counts; production runs on PostgreSQL.
+ * SVC_PGLITE_OPTIMIZING=1 keeps V8's optimising tier. Set before the module is compiled.
+ */
+function baselineWasm(): void {
+  const v8Major = Number(process.versions.v8.split('.')[0]);
+  if (v8Major < 13 && process.env.SVC_PGLITE_OPTIMIZING !== '1') setFlagsFromString('--liftoff-only');
+}
+
 const postgresDriver = () => Promise.all([import('postgres'), import('drizzle-orm/postgres-js'), import('drizzle-orm/postgres-js/migrator')]);
 
 export async function openDatabase(config: OpenConfig): Promise<Database> {
