@@ -113,7 +113,31 @@ export interface CannonResult {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** The server process's CPU use during the run, in cores (NaN when no serverPid was given). */
+  serverCpu: number;
 }
+
+/** Clock ticks a second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on Linux, as `getconf CLK_TCK` says). */
+const CLK_TCK = 100;
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc), or NaN. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "pid (comm) ": field 3 (state) is index 0, so utime (14) and stime (15) are 11 and 12.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * A server counts as driven to its limit when its process kept a core busy (90% or more) during the
+ * run. More connections adding no throughput is not enough: on two cores the load generator can be
+ * the limit while the server idles (bare Hono at 40k req/s used two thirds of a core here).
+ */
+export const SATURATED_CPU = 0.9;
 
 export async function cannon(options: {
   url: string;
@@ -124,7 +148,11 @@ export async function cannon(options: {
   body?: string;
   /** Requests a second across all connections (an open rate instead of as fast as possible). */
   overallRate?: number;
+  /** The server's process: its CPU use during the run is reported (serverCpu, in cores). */
+  serverPid?: number;
 }): Promise<CannonResult> {
+  const cpuBefore = options.serverPid ? cpuSeconds(options.serverPid) : NaN;
+  const startedAt = performance.now();
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -140,9 +168,11 @@ export async function cannon(options: {
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    serverCpu: options.serverPid ? (cpuSeconds(options.serverPid) - cpuBefore) / ((performance.now() - startedAt) / 1000) : NaN,
   };
 }
 
 export function line(label: string, r: CannonResult): string {
-  return `${label.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(1).padStart(5)} ms  p99 ${r.p99Ms.toFixed(1).padStart(6)} ms${r.non2xx || r.errors ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}`;
+  const cpu = Number.isFinite(r.serverCpu) ? `  server CPU ${(r.serverCpu * 100).toFixed(0).padStart(3)}% of a core` : '';
+  return `${label.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(1).padStart(5)} ms  p99 ${r.p99Ms.toFixed(1).padStart(6)} ms${cpu}${r.non2xx || r.errors ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}`;
 }
