@@ -166,6 +166,8 @@ export const memberships = pgTable(
   (t) => [
     index('memberships_user').on(t.userId),
     index('memberships_client').on(t.clientId, t.createdAt, t.id),
+    // The invitation-expiry sweep (handlers/memberships.ts): open invitations past their expiry.
+    index('memberships_invited_expiry').on(t.expiresAt).where(sql`status = 'invited'`),
     uniqueIndex('memberships_open_invitation')
       .on(t.email, t.clientId, t.role)
       .where(sql`status in ('invited', 'active')`),
@@ -269,10 +271,14 @@ export const tasks = pgTable(
     completedAt: ts('completed_at'),
     search: searchVector('search', 'tasks'),
   },
-  // tasks.list pages by (created_at, id): every task (an unbound operator) or a client's (a key's scope).
+  // tasks.list pages by (created_at, id): every task (an unbound operator), a client's (a key's scope)
+  // or a project's (the projectId filter). actions.list finds a person's due tasks as owner or assignee.
   (t) => [
     index('tasks_client_created').on(t.clientId, t.createdAt, t.id),
     index('tasks_created').on(t.createdAt, t.id),
+    index('tasks_project_created').on(t.projectId, t.createdAt, t.id),
+    index('tasks_owner_due').on(t.ownerId, t.dueDate),
+    index('tasks_assignees').using('gin', t.assigneeIds),
     index('tasks_search').using('gin', t.search),
   ],
 );
@@ -288,7 +294,8 @@ export const taskComments = pgTable(
     body: text('body').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [index('task_comments_task').on(t.taskId, t.createdAt)],
+  // A task's comments in order; every comment newest first (timeline.list's comment entries).
+  (t) => [index('task_comments_task').on(t.taskId, t.createdAt), index('task_comments_created').on(t.createdAt, t.id)],
 );
 
 /** Tier 2/3 proposals. The proposed input is kept so the write can run as the proposer on approval. */
@@ -383,7 +390,14 @@ export const events = pgTable(
     actorId: text('actor_id'),
     data: jsonb('data').notNull(),
   },
-  (t) => [uniqueIndex('events_id').on(t.id), index('events_client').on(t.clientId, t.seq)],
+  // The feed pages by seq (events_client for a client's); timeline.list pages the same rows by
+  // (occurred_at, id), every client's or one client's.
+  (t) => [
+    uniqueIndex('events_id').on(t.id),
+    index('events_client').on(t.clientId, t.seq),
+    index('events_occurred').on(t.occurredAt, t.id),
+    index('events_client_occurred').on(t.clientId, t.occurredAt, t.id),
+  ],
 );
 
 /** Service-wide settings kept in the database (for example the per-database cursor signing secret). */
@@ -421,7 +435,13 @@ export const reviews = pgTable(
     updatedAt: ts('updated_at').notNull().defaultNow(),
     search: searchVector('search', 'reviews'),
   },
-  (t) => [index('reviews_search').using('gin', t.search), index('reviews_created').on(t.createdAt, t.id), index('reviews_client_created').on(t.clientId, t.createdAt, t.id)],
+  (t) => [
+    index('reviews_search').using('gin', t.search),
+    index('reviews_created').on(t.createdAt, t.id),
+    index('reviews_client_created').on(t.clientId, t.createdAt, t.id),
+    // actions.list: the reviews awaiting their next step.
+    index('reviews_status').on(t.status),
+  ],
 );
 
 /** Published versions of a client's hub: a snapshot of its released material and its content hash. */
@@ -754,7 +774,14 @@ export const pipelineRuns = pgTable(
     finishedAt: ts('finished_at'),
     error: jsonb('error'),
   },
-  (t) => [index('pipeline_runs_created').on(t.createdAt, t.id), index('pipeline_runs_status').on(t.status)],
+  // pipeline.runs.list pages by (created_at, id), every run or a client's; actions.list asks whether a
+  // failed run was rerun (a child with parent_run_id).
+  (t) => [
+    index('pipeline_runs_created').on(t.createdAt, t.id),
+    index('pipeline_runs_client_created').on(t.clientId, t.createdAt, t.id),
+    index('pipeline_runs_status').on(t.status),
+    index('pipeline_runs_parent').on(t.parentRunId),
+  ],
 );
 
 export const pipelineSteps = pgTable(
@@ -790,7 +817,13 @@ export const pipelineEvents = pgTable(
     occurredAt: ts('occurred_at').notNull().defaultNow(),
     data: jsonb('data').notNull().default({}),
   },
-  (t) => [index('pipeline_events_seq').on(t.seq), index('pipeline_events_run').on(t.runId, t.seq)],
+  // pipeline.events.list reads in (occurred_at, seq) order, every client's or one client's.
+  (t) => [
+    index('pipeline_events_seq').on(t.seq),
+    index('pipeline_events_run').on(t.runId, t.seq),
+    index('pipeline_events_occurred').on(t.occurredAt, t.seq),
+    index('pipeline_events_client_occurred').on(t.clientId, t.occurredAt, t.seq),
+  ],
 );
 
 /** Execution requests (operators only): recorded by execution.requests.propose, decided in the console. */
@@ -905,7 +938,14 @@ export const intakeRecords = pgTable(
     finalizedAt: ts('finalized_at'),
     search: searchVector('search', 'intake_records'),
   },
-  (t) => [index('intake_records_search').using('gin', t.search), index('intake_records_client_created').on(t.clientId, t.createdAt, t.id)],
+  // intake.list pages by (created_at, id), every client's or one client's; actions.list finds a
+  // creator's records by status.
+  (t) => [
+    index('intake_records_search').using('gin', t.search),
+    index('intake_records_client_created').on(t.clientId, t.createdAt, t.id),
+    index('intake_records_created').on(t.createdAt, t.id),
+    index('intake_records_creator_status').on(t.createdById, t.status),
+  ],
 );
 
 /** Signed upload slots (files.upload_url): pending until bytes arrive, then received, then registered. */
