@@ -53,36 +53,90 @@ interface EntryRow extends Record<string, unknown> {
   task_title: string | null;
 }
 
-/** The entries as one relation (id, source, client_id, project_id, task_id, actor, occurred_at, data). */
-function entriesRelation(): SQL {
-  const types = Object.keys(KIND_OF_EVENT);
-  return sql`(
-    select e.id, e.type as source, e.client_id,
-      case
+// The entries are two branches, each read newest first and cut to one page before they meet: every
+// condition (visibility, filters, the keyset position) is written on the branch's own columns, each
+// branch is ordered by its own (occurred_at, id) and limited to the rows asked, and the outer query
+// merges the two (at most 2 x fetch rows) in the same order and limit. That is the page of the whole
+// union: its first `fetch` rows in (occurred_at desc, id desc) order are among the first `fetch` of
+// each branch (an id is unique within its branch, so each branch's order is total).
+// Events are read by events_occurred (occurred_at, id), or events_client_occurred (client_id,
+// occurred_at, id) for a caller bound to a client, approvals and users then joined by primary key;
+// comments by task_comments_created (created_at, id), each comment's task by its primary key. For a
+// caller bound to clients the comment's client is the task's (comments carry none), so PostgreSQL
+// may rather hash-join the client's tasks (tasks_client_created) to every comment and sort.
+
+/** The columns of one branch that conditions are written on. */
+interface BranchColumns {
+  clientId: SQL;
+  projectId: SQL;
+  taskId: SQL;
+  occurredAt: SQL;
+  id: SQL;
+}
+
+/** The events branch: the project an entry concerns (select list and projectId filter alike). */
+const EVENT_PROJECT_ID = sql`case
         when e.type like 'task.%' or e.type in ('intake.finalized', 'review.released') then e.data->>'projectId'
         when e.type = 'project.stage_advanced' then e.subject_id
         when e.type like 'approval.%' and a.subject_type = 'project' then a.subject_id
         else null
-      end as project_id,
-      case when e.type like 'task.%' then e.subject_id else null end as task_id,
-      e.actor_kind, e.actor_id, u.name as actor_name, e.occurred_at, e.data, null::text as task_title,
-      a.proposer_credential_id
+      end`;
+const EVENT_TASK_ID = sql`case when e.type like 'task.%' then e.subject_id else null end`;
+
+const EVENT_COLUMNS: BranchColumns = {
+  clientId: sql.raw('e.client_id'),
+  projectId: EVENT_PROJECT_ID,
+  taskId: EVENT_TASK_ID,
+  occurredAt: sql.raw('e.occurred_at'),
+  id: sql.raw('e.id'),
+};
+
+// A comment's task is t.id = c.task_id: the taskId filter is written on c.task_id (task_comments_task).
+const COMMENT_COLUMNS: BranchColumns = {
+  clientId: sql.raw('t.client_id'),
+  projectId: sql.raw('t.project_id'),
+  taskId: sql.raw('c.task_id'),
+  occurredAt: sql.raw('c.created_at'),
+  id: sql.raw('c.id'),
+};
+
+const asColumn = (ref: SQL) => ref as unknown as AnyColumn;
+
+const whereOf = (conditions: SQL[]): SQL => (conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``);
+
+/**
+ * The page as one relation (id, source, client_id, project_id, task_id, actor, occurred_at, data,
+ * task_title): each branch filtered by `conditionsOf` its columns (plus the events branch's own
+ * `eventConditions`), ordered by (occurred_at desc, id desc) and limited to `fetch`.
+ */
+function entriesRelation(conditionsOf: (b: BranchColumns) => SQL[], eventConditions: SQL[], fetch: number): SQL {
+  const types = Object.keys(KIND_OF_EVENT);
+  const eventWhere = whereOf([
+    sql`e.type in (${sql.join(
+      types.map((t) => sql`${t}`),
+      sql`, `,
+    )})`,
+    ...eventConditions,
+    ...conditionsOf(EVENT_COLUMNS),
+  ]);
+  return sql`(
+    (select e.id, e.type as source, e.client_id, ${EVENT_PROJECT_ID} as project_id, ${EVENT_TASK_ID} as task_id,
+      e.actor_kind, e.actor_id, u.name as actor_name, e.occurred_at, e.data, null::text as task_title
     from events e
     left join approvals a on e.type like 'approval.%' and a.id = e.subject_id
     left join users u on u.id = e.actor_id
-    where e.type in (${sql.join(
-      types.map((t) => sql`${t}`),
-      sql`, `,
-    )})
+    ${eventWhere}
+    order by e.occurred_at desc, e.id desc
+    limit ${fetch})
     union all
-    select c.id, 'comment' as source, t.client_id, t.project_id, t.id as task_id,
-      c.author_kind, c.author_id, c.author_name, c.created_at, jsonb_build_object('commentId', c.id, 'body', c.body), t.title,
-      null::text
+    (select c.id, 'comment' as source, t.client_id, t.project_id, t.id as task_id,
+      c.author_kind, c.author_id, c.author_name, c.created_at, jsonb_build_object('commentId', c.id, 'body', c.body), t.title
     from task_comments c join tasks t on t.id = c.task_id
+    ${whereOf(conditionsOf(COMMENT_COLUMNS))}
+    order by c.created_at desc, c.id desc
+    limit ${fetch})
   ) entries`;
 }
-
-const col = (name: string) => sql.raw(`entries.${name}`) as unknown as AnyColumn;
 
 function summaryOf(kind: EntryKind, data: Record<string, unknown>, taskTitle: string | null): string {
   const name = (v: unknown) => (typeof v === 'string' ? `"${v}"` : 'a record');
@@ -159,27 +213,31 @@ async function list(input: Schemas['TimelineListInput'], ctx: HandlerContext): P
     ctx.policy.assertTaskVisible(task);
   }
   const page = await startPage(ctx.db, input, 'timeline.list', { clientId, projectId, taskId, since });
-  const conditions: SQL[] = [];
-  const visible = ctx.policy.taskWhere(col('client_id'));
-  if (visible) conditions.push(visible);
+  // Every condition, on one branch's columns (the same for both branches).
+  const conditionsOf = (b: BranchColumns): SQL[] => {
+    const conditions: SQL[] = [];
+    const visible = ctx.policy.taskWhere(asColumn(b.clientId));
+    if (visible) conditions.push(visible);
+    if (clientId !== undefined) conditions.push(sql`${b.clientId} = ${clientId}`);
+    if (projectId !== undefined) conditions.push(sql`${b.projectId} = ${projectId}`);
+    if (taskId !== undefined) conditions.push(sql`${b.taskId} = ${taskId}`);
+    if (since !== undefined) conditions.push(sql`${b.occurredAt} >= ${since}::timestamptz`);
+    const after = page.after(asColumn(b.occurredAt), asColumn(b.id));
+    if (after) conditions.push(after);
+    return conditions;
+  };
+  // approval_decided entries for an API key: only the proposals it made itself (comments are never approvals).
+  const eventConditions: SQL[] = [];
   if (!isPerson(ctx.principal)) {
-    conditions.push(sql`(entries.source not like 'approval.%' or entries.proposer_credential_id = ${ctx.principal.credentialId})`);
+    eventConditions.push(sql`(e.type not like 'approval.%' or a.proposer_credential_id = ${ctx.principal.credentialId})`);
   }
-  if (clientId !== undefined) conditions.push(sql`entries.client_id = ${clientId}`);
-  if (projectId !== undefined) conditions.push(sql`entries.project_id = ${projectId}`);
-  if (taskId !== undefined) conditions.push(sql`entries.task_id = ${taskId}`);
-  if (since !== undefined) conditions.push(sql`entries.occurred_at >= ${since}::timestamptz`);
-  const after = page.after(col('occurred_at'), col('id'));
-  if (after) conditions.push(after);
-  const where = conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
   const rows = await executeRows<EntryRow>(
     ctx.db,
     sql`select entries.id, entries.source, entries.client_id, entries.project_id, entries.task_id,
           entries.actor_kind, entries.actor_id, entries.actor_name, entries.data, entries.task_title,
           to_char(entries.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as occurred_at,
           to_char(entries.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as page_key
-        from ${entriesRelation()}
-        ${where}
+        from ${entriesRelation(conditionsOf, eventConditions, page.fetch)}
         order by entries.occurred_at desc, entries.id desc
         limit ${page.fetch}`,
   );
