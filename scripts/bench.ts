@@ -19,6 +19,15 @@ import { spawnSync } from 'node:child_process';
 
 const quick = process.argv.includes('--quick');
 
+// The servers are measured as `npm start` runs them: from the production build. bin/svc.js quietly
+// falls back to the tsx sources when dist/ is stale (after an edit), so rebuild it first.
+const { freshBuild } = (await import('../bin/build-stamp.js')) as { freshBuild: () => boolean };
+if (!freshBuild()) {
+  console.log('dist/ is older than the sources: building it first (npm run build)');
+  const built = spawnSync(process.execPath, [new URL('./build.mjs', import.meta.url).pathname], { stdio: 'inherit' });
+  if (built.status !== 0) console.log('the build failed: the servers below run the TypeScript sources through tsx');
+}
+
 console.log('== svc generate (in-process, median of runs after warm-up)');
 const rows = await benchGenerate(quick ? [1, 10] : [1, 10, 100]);
 console.log('factor  operations  generate ms  ms/op   check ms  ms/op');
