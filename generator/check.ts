@@ -1,22 +1,14 @@
-// Step 2: every rule of the contract format. All errors of a run are collected, never just the first.
+// Step 2: every rule of the contract. First the shape of each file (shapes.ts, against the contract
+// format's JSON Schema), then the rules that relate values to each other (this file and
+// deprecation.ts). All errors of a run are collected, never just the first; a rule stays quiet about a
+// value whose shape is already reported, so that one mistake is one error.
 import path from 'node:path';
 import { checkDeprecations } from './deprecation.ts';
-import { checkKeys } from './keys.ts';
 import type { LoadedContract } from './load.ts';
-import {
-  asArray,
-  asObj,
-
-  HTTP_METHODS,
-  inputProperties,
-  isObj,
-  OPERATION_ID,
-  pathParams,
-  routeShape,
-  strings,
-  type Obj,
-} from './raw.ts';
+import { asArray, asObj, HTTP_METHODS, inputProperties, isObj, OPERATION_ID, pathParams, routeShape, strings, type Obj } from './raw.ts';
+import { checkShapes, touchesBroken, underBroken } from './shapes.ts';
 import { diagnostic, positionOf, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
+import { didYouMeanText } from './suggest.ts';
 
 const TOTAL_KEYS = ['operations', 'reads', 'commands', 'families', 'tools', 'scopes', 'eventTypes'] as const;
 
@@ -30,9 +22,13 @@ interface Known {
 
 class Checker {
   readonly out: Diagnostic[] = [];
-  constructor(readonly known: Known) {}
+  constructor(
+    readonly known: Known,
+    readonly broken: Map<string, JsonPath[]>,
+  ) {}
 
   report(source: SourceFile, at: JsonPath, rule: string, message: string, where: 'key' | 'value' = 'value'): void {
+    if (underBroken(this.broken, source.file, at)) return;
     this.out.push(diagnostic(source, at, rule, message, where));
   }
 
@@ -43,18 +39,22 @@ class Checker {
       return;
     }
     if (!isObj(node)) return;
-    if ('$ref' in node) {
+    if (typeof node.$ref === 'string' && !this.known.schemas.has(node.$ref)) {
       const ref = node.$ref;
-      if (typeof ref !== 'string' || !this.known.schemas.has(ref)) {
-        const hint = typeof ref === 'string' && ref.includes('/') ? ` Write the bare name (e.g. $ref: ${ref.split('/').pop()}).` : '';
-        this.report(
-          source,
-          [...at, '$ref'],
-          'unknown-ref',
-          `$ref ${JSON.stringify(ref)} names no schema in schemas/.${hint || ' Use the name of a schema defined in contract/schemas/*.yaml, or define it there.'}`,
-        );
-      }
+      const names = [...this.known.schemas.keys()];
+      const hint = ref.includes('/') ? ` Write the bare name (e.g. $ref: ${ref.split('/').pop()}).` : `${didYouMeanText(ref, names)} Use the name of a schema defined in contract/schemas/*.yaml, or define it there.`;
+      this.report(source, [...at, '$ref'], 'unknown-ref', `$ref ${JSON.stringify(ref)} names no schema in schemas/.${hint}`);
     }
+    // ajv compiles patterns as ECMA-262 with the u flag, which refuses escapes a plain RegExp accepts.
+    for (const [key, patterns] of [['pattern', typeof node.pattern === 'string' ? [node.pattern] : []], ['patternProperties', Object.keys(asObj(node.patternProperties))]] as const)
+      for (const pattern of patterns) {
+        try {
+          new RegExp(pattern, 'u');
+        } catch (err) {
+          const why = (err as Error).message.replace(/^Invalid regular expression: /, '');
+          this.report(source, key === 'pattern' ? [...at, 'pattern'] : [...at, 'patternProperties', pattern], 'invalid-schema', `The pattern ${JSON.stringify(pattern)} is not a valid regular expression in unicode mode (${why}). Fix it: JSON Schema patterns are ECMA-262 regular expressions with the u flag, where only syntax characters may be escaped.`, key === 'pattern' ? 'value' : 'key');
+        }
+      }
     if (Array.isArray(node.enum)) {
       if (!('x-svc-enum' in node)) {
         this.report(
@@ -65,14 +65,6 @@ class Checker {
           'key',
         );
       }
-    }
-    if ('x-svc-enum' in node && node['x-svc-enum'] !== 'open' && node['x-svc-enum'] !== 'closed') {
-      this.report(
-        source,
-        [...at, 'x-svc-enum'],
-        'enum-without-openness',
-        `x-svc-enum is ${JSON.stringify(node['x-svc-enum'])}. Write x-svc-enum: open or x-svc-enum: closed.`,
-      );
     }
     for (const [key, value] of Object.entries(node)) {
       if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples' || key === 'example') continue;
@@ -99,21 +91,6 @@ function knownFromSvc(contract: LoadedContract, checker: Diagnostic[]): Omit<Kno
   };
 }
 
-function checkSvc(source: SourceFile, c: Checker): void {
-  const svc = asObj(source.data);
-  for (const [code, raw] of Object.entries(asObj(svc.problems))) {
-    const p = asObj(raw);
-    if (!Number.isInteger(p.status) || (p.status as number) < 400 || (p.status as number) > 599)
-      c.report(source, ['problems', code, 'status'], 'invalid-problem', `Problem ${code} has status ${JSON.stringify(p.status)}. Give it an HTTP error status (400-599).`);
-    if (!['after_fix', 'after_delay', 'now'].includes(String(p.retry)))
-      c.report(source, ['problems', code, 'retry'], 'invalid-problem', `Problem ${code} has retry ${JSON.stringify(p.retry)}. Use after_fix, after_delay or now.`);
-    if (typeof p.title !== 'string')
-      c.report(source, ['problems', code], 'invalid-problem', `Problem ${code} has no title. Add a one-line title.`);
-  }
-  if (typeof asObj(svc.info).version !== 'string')
-    c.report(source, ['info'], 'missing-field', 'svc.yaml has no info.version. Add the contract version (e.g. 1.0.0).');
-}
-
 interface OpSeen {
   source: SourceFile;
   at: JsonPath;
@@ -134,15 +111,9 @@ function checkOperation(
   routes: Map<string, OpSeen>,
 ): void {
   const id = op.id;
-  const label = typeof id === 'string' ? id : 'This operation';
-  if (typeof id !== 'string' || !OPERATION_ID.test(id)) {
-    c.report(
-      source,
-      [...at, 'id'],
-      'unknown-operation-id-shape',
-      `Operation id ${JSON.stringify(id)} is not <family>.<name>[.<name>] in lower snake_case. Rename it, e.g. tasks.create or webhooks.endpoint.rotate_secret.`,
-    );
-  } else {
+  const label = typeof id === 'string' ? id : `operations[${String(at[1])}]`;
+  // The id's shape, like every value's type and every key, is the contract format's (shapes.ts).
+  if (typeof id === 'string' && OPERATION_ID.test(id)) {
     const first = ids.get(id);
     if (first)
       c.report(source, [...at, 'id'], 'duplicate-operation-id', `Operation id ${id} is already defined at ${where(first)}. Give each operation its own id.`);
@@ -150,42 +121,26 @@ function checkOperation(
     if (family !== null && id.split('.')[0] !== family)
       c.report(source, [...at, 'id'], 'family-mismatch', `Operation ${id} is in family ${family} but its id starts with ${id.split('.')[0]}. Start the id with "${family}." or move it to families/${id.split('.')[0]}.yaml.`);
   }
-  if (typeof op.summary !== 'string' || !op.summary.trim())
-    c.report(source, at, 'missing-field', `${label} has no summary. Add a one-line summary.`);
-
   const kind = op.kind;
-  if (kind !== 'read' && kind !== 'command')
-    c.report(source, 'kind' in op ? [...at, 'kind'] : at, 'invalid-kind', `${label} has kind ${JSON.stringify(kind)}. Write kind: read or kind: command.`);
   if (kind === 'command' && !('tier' in op))
     c.report(source, at, 'command-without-tier', `Command ${label} has no tier. Add tier: 1 (runs at once), 2 or 3 (becomes a proposal).`);
   if (kind === 'read' && 'tier' in op && op.tier !== null)
     c.report(source, [...at, 'tier'], 'read-with-tier', `Read ${label} has a tier. Remove tier: only commands are tiered.`, 'key');
-  if (kind === 'command' && 'tier' in op && ![1, 2, 3].includes(op.tier as number))
-    c.report(source, [...at, 'tier'], 'invalid-tier', `${label} has tier ${JSON.stringify(op.tier)}. Use tier 1, 2 or 3.`);
+  if (kind === 'command' && 'tier' in op && op.tier === null)
+    c.report(source, [...at, 'tier'], 'invalid-tier', `Command ${label} has tier null. Use tier 1 (runs at once), 2 or 3 (becomes a proposal).`);
   checkSubject(c, source, at, label, op);
 
-  if (!('scope' in op))
-    c.report(source, at, 'missing-field', `${label} has no scope. Add scope: <a scope from svc.yaml>, or scope: null for any credential.`);
-  else if (op.scope !== null && !c.known.scopes.has(String(op.scope)))
-    c.report(source, [...at, 'scope'], 'unknown-scope', `Scope ${JSON.stringify(op.scope)} is not declared in svc.yaml. Use one of the scopes in svc.yaml, or add it there (and adjust totals.scopes).`);
+  if (typeof op.scope === 'string' && !c.known.scopes.has(op.scope))
+    c.report(source, [...at, 'scope'], 'unknown-scope', `Scope ${JSON.stringify(op.scope)} is not declared in svc.yaml.${didYouMeanText(op.scope, [...c.known.scopes])} Use one of the scopes in svc.yaml, or add it there (and adjust totals.scopes).`);
 
-  if (!Array.isArray(op.audience) || op.audience.length === 0)
-    c.report(source, 'audience' in op ? [...at, 'audience'] : at, 'unknown-audience', `${label} has no audience list. Add audience: [operator, client_admin, service_account] (the principals that may call it).`);
-  else
-    op.audience.forEach((a, i) => {
-      if (!c.known.principals.has(String(a)))
-        c.report(source, [...at, 'audience', i], 'unknown-audience', `Audience ${JSON.stringify(a)} is not a principal in svc.yaml. Use ${[...c.known.principals].join(', ')}.`);
-    });
+  asArray(op.audience).forEach((a, i) => {
+    if (typeof a === 'string' && !c.known.principals.has(a))
+      c.report(source, [...at, 'audience', i], 'unknown-audience', `Audience ${JSON.stringify(a)} is not a principal in svc.yaml.${didYouMeanText(a, [...c.known.principals])} Use ${[...c.known.principals].join(', ')}.`);
+  });
 
   const http = asObj(op.http);
-  const method = typeof http.method === 'string' ? http.method : '';
-  const opPath = typeof http.path === 'string' ? http.path : '';
-  if (!(HTTP_METHODS as readonly string[]).includes(method))
-    c.report(source, 'method' in http ? [...at, 'http', 'method'] : [...at, 'http'], 'invalid-method', `${label} has HTTP method ${JSON.stringify(http.method)}. Use one of ${HTTP_METHODS.join(', ')}.`);
-  if (!opPath.startsWith('/'))
-    c.report(source, 'path' in http ? [...at, 'http', 'path'] : [...at, 'http'], 'invalid-path', `${label} has path ${JSON.stringify(http.path)}. Write an absolute path such as /v1/tasks/{task_id}.`);
-  if ('status' in http && (!Number.isInteger(http.status) || (http.status as number) < 200 || (http.status as number) > 299))
-    c.report(source, [...at, 'http', 'status'], 'invalid-status', `${label} has success status ${JSON.stringify(http.status)}. Use a 2xx status (200, or 201 for creating POSTs).`);
+  const method = typeof http.method === 'string' && (HTTP_METHODS as readonly string[]).includes(http.method) ? http.method : '';
+  const opPath = typeof http.path === 'string' && http.path.startsWith('/') ? http.path : '';
   if (method && opPath) {
     const shape = routeShape(method, opPath);
     const first = routes.get(shape);
@@ -194,9 +149,7 @@ function checkOperation(
     else routes.set(shape, { source, at: [...at, 'http', 'path'] });
   }
 
-  if (!isObj(op.input))
-    c.report(source, at, 'missing-field', `${label} has no input schema. Add input: {properties: {...}} (input: {properties: {}} when it takes none).`);
-  else {
+  if (isObj(op.input)) {
     c.schema(source, op.input, [...at, 'input']);
     const top = typeof op.input.$ref === 'string' ? asObj(c.known.schemas.get(op.input.$ref)) : op.input;
     if ('anyOf' in top || 'oneOf' in top || 'anyOf' in op.input || 'oneOf' in op.input)
@@ -208,7 +161,7 @@ function checkOperation(
       c.report(source, [...at, 'http', 'path'], 'missing-path-parameter', `Path parameter {${name}} is not a property of ${label}'s input. Add ${name} to input.properties (and to input.required).`);
   }
   for (const [i, q] of asArray(http.query).entries()) {
-    if (!(String(q) in props))
+    if (typeof q === 'string' && !(q in props))
       c.report(source, [...at, 'http', 'query', i], 'unknown-query-input', `http.query names ${JSON.stringify(q)}, which is not an input property. List only input properties.`);
   }
 
@@ -219,39 +172,33 @@ function checkOperation(
     c.report(source, [...at, 'page'], 'missing-output', `Read ${label} has both output and page. Keep one: page for paged lists, output otherwise.`, 'key');
   if (kind === 'command' && !('result' in op))
     c.report(source, at, 'missing-output', `Command ${label} has no result. Add result: {$ref: ...} (what result holds when it ran).`);
-  if ('stream' in op && op.stream !== 'sse')
-    c.report(source, [...at, 'stream'], 'invalid-value', `${label} has stream ${JSON.stringify(op.stream)}. The only stream kind is sse.`);
 
-  if ('idempotency' in op && !['required', 'honoured', 'none'].includes(String(op.idempotency)))
-    c.report(source, [...at, 'idempotency'], 'invalid-value', `${label} has idempotency ${JSON.stringify(op.idempotency)}. Use required, honoured or none.`);
-  if ('ifMatch' in op && !['required', 'none'].includes(String(op.ifMatch)))
-    c.report(source, [...at, 'ifMatch'], 'invalid-value', `${label} has ifMatch ${JSON.stringify(op.ifMatch)}. Use required or none.`);
   if (kind === 'command' && method === 'POST' && http.status === 201 && op.idempotency !== 'required')
     c.report(source, 'idempotency' in op ? [...at, 'idempotency'] : at, 'creating-post-without-idempotency', `Creating POST ${label} (status 201) does not require an Idempotency-Key. Add idempotency: required.`);
   if (kind === 'read' && (('idempotency' in op && op.idempotency !== 'none') || ('ifMatch' in op && op.ifMatch !== 'none')))
     c.report(source, 'idempotency' in op ? [...at, 'idempotency'] : [...at, 'ifMatch'], 'invalid-value', `Read ${label} declares idempotency or ifMatch. Remove them: they apply to commands only.`, 'key');
 
   asArray(op.errors).forEach((code, i) => {
-    if (!c.known.problems.has(String(code)))
-      c.report(source, [...at, 'errors', i], 'unknown-problem-code', `Problem code ${JSON.stringify(code)} is not in svc.yaml problems. Use a declared code, or declare it in svc.yaml with status, title and retry.`);
+    if (typeof code === 'string' && !c.known.problems.has(code))
+      c.report(source, [...at, 'errors', i], 'unknown-problem-code', `Problem code ${JSON.stringify(code)} is not in svc.yaml problems.${didYouMeanText(code, [...c.known.problems])} Use a declared code, or declare it in svc.yaml with status, title and retry.`);
   });
   asArray(op.emits).forEach((type, i) => {
-    if (!c.known.eventTypes.has(String(type)))
-      c.report(source, [...at, 'emits', i], 'unknown-event-type', `Event type ${JSON.stringify(type)} is not in svc.yaml eventTypes. Use a declared event type, or declare it there (and adjust totals.eventTypes).`);
+    if (typeof type === 'string' && !c.known.eventTypes.has(type))
+      c.report(source, [...at, 'emits', i], 'unknown-event-type', `Event type ${JSON.stringify(type)} is not in svc.yaml eventTypes.${didYouMeanText(type, [...c.known.eventTypes])} Use a declared event type, or declare it there (and adjust totals.eventTypes).`);
   });
 
-  const mcp = asObj(op.mcp);
+  // mcp's shape (a map whose tool is a boolean) is the contract format's; these rules relate its keys.
+  if (!isObj(op.mcp)) return;
+  const mcp = op.mcp;
   if (mcp.tool === true) {
     if (kind === 'command') {
-      const missing = ['destructive', 'idempotent'].filter((k) => typeof mcp[k] !== 'boolean');
+      const missing = ['destructive', 'idempotent'].filter((k) => !(k in mcp));
       if (missing.length)
         c.report(source, [...at, 'mcp'], 'tool-without-annotations', `Command tool ${label} does not say ${missing.join(' and ')}. Add ${missing.map((k) => `${k}: true|false`).join(' and ')} to mcp.`);
+      checkAnnotations(source, op, method, at, label, c);
     }
-    if (kind === 'command') checkAnnotations(source, op, method, at, label, c);
-    if ('openWorld' in mcp && typeof mcp.openWorld !== 'boolean')
-      c.report(source, [...at, 'mcp', 'openWorld'], 'invalid-value', `mcp.openWorld of ${label} is not a boolean. Write openWorld: true or false.`);
-  } else if (typeof mcp.reason !== 'string' || !mcp.reason.trim()) {
-    c.report(source, 'mcp' in op ? [...at, 'mcp'] : at, 'non-tool-without-reason', `${label} is not an MCP tool and gives no reason. Add mcp: {tool: false, reason: "<why agents do not get it>"} or mcp: {tool: true, ...}.`);
+  } else if (mcp.tool === false && (typeof mcp.reason !== 'string' || !mcp.reason.trim())) {
+    c.report(source, [...at, 'mcp'], 'non-tool-without-reason', `${label} is not an MCP tool and gives no reason. Add mcp: {tool: false, reason: "<why agents do not get it>"} or mcp: {tool: true, ...}.`);
   }
 }
 
@@ -262,8 +209,6 @@ function checkOperation(
  */
 function checkAnnotations(source: SourceFile, op: Obj, method: string, at: JsonPath, label: string, c: Checker): void {
   const mcp = asObj(op.mcp);
-  if ('final' in op && typeof op.final !== 'boolean')
-    c.report(source, [...at, 'final'], 'invalid-value', `final of ${label} is not a boolean. Write final: true (the command reaches a state with no way back) or remove it.`);
   const why = method === 'PATCH' || method === 'PUT' ? `it overwrites stored values (${method})` : method === 'DELETE' ? 'it removes stored values (DELETE)' : op.final === true ? 'it reaches a state with no way back (final: true)' : null;
   if (why && mcp.destructive === false)
     c.report(source, [...at, 'mcp', 'destructive'], 'annotation-contradiction', `${label} says destructive: false, but ${why}. Write destructive: true.`);
@@ -272,10 +217,11 @@ function checkAnnotations(source: SourceFile, op: Obj, method: string, at: JsonP
 }
 
 export function checkContract(contract: LoadedContract): Diagnostic[] {
-  return [...checkKeys(contract), ...checkContractRules(contract), ...checkDeprecations(contract)];
+  const shapes = checkShapes(contract);
+  return [...shapes.diagnostics, ...checkContractRules(contract, shapes.broken), ...checkDeprecations(contract, shapes.broken)];
 }
 
-function checkContractRules(contract: LoadedContract): Diagnostic[] {
+function checkContractRules(contract: LoadedContract, broken: Map<string, JsonPath[]>): Diagnostic[] {
   const early: Diagnostic[] = [...contract.diagnostics];
   const base = knownFromSvc(contract, early);
   const schemas = new Map<string, unknown>();
@@ -291,16 +237,9 @@ function checkContractRules(contract: LoadedContract): Diagnostic[] {
       }
     }
   }
-  const c = new Checker({ ...base, schemas });
+  const c = new Checker({ ...base, schemas }, broken);
   c.out.push(...early, ...dupSchemas);
-  if (contract.svc?.data) checkSvc(contract.svc, c);
-  for (const file of contract.schemaFiles) {
-    for (const [name, schema] of Object.entries(asObj(file.data))) {
-      if (!/^[A-Z][A-Za-z0-9]*$/.test(name))
-        c.report(file, [name], 'invalid-schema-name', `Schema name ${name} is not PascalCase. Rename it (e.g. TaskDraft).`, 'key');
-      c.schema(file, schema, [name]);
-    }
-  }
+  for (const file of contract.schemaFiles) for (const [name, schema] of Object.entries(asObj(file.data))) c.schema(file, schema, [name]);
 
   const ids = new Map<string, OpSeen>();
   const routes = new Map<string, OpSeen>();
@@ -313,16 +252,12 @@ function checkContractRules(contract: LoadedContract): Diagnostic[] {
     const data = asObj(file.data);
     const stem = path.basename(file.file).replace(/\.ya?ml$/, '');
     let family: string | null = null;
-    if (typeof data.family !== 'string')
-      c.report(file, [], 'missing-field', `This family file has no family name. Add family: ${stem} at the top.`);
-    else {
+    if (typeof data.family === 'string') {
       family = data.family;
       families.add(family);
       if (family !== stem)
         c.report(file, ['family'], 'family-mismatch', `The file is named ${stem}.yaml but declares family ${family}. Rename the file to ${family}.yaml or fix family.`);
     }
-    if (!Array.isArray(data.operations))
-      c.report(file, [], 'missing-field', 'This family file has no operations list. Add operations: [...].');
     asArray(data.operations).forEach((op, i) => {
       const o = asObj(op);
       if (o.kind === 'read') reads++;
@@ -332,8 +267,15 @@ function checkContractRules(contract: LoadedContract): Diagnostic[] {
     });
   }
 
-  // Counting is meaningless while a file does not parse: the syntax errors say enough.
-  if (contract.svc?.data && !contract.familyFiles.some((f) => f.data === null)) {
+  // Counting is meaningless while a file does not parse or a counted value is malformed (an invalid kind
+  // counts as neither read nor command, a non-boolean mcp.tool as no tool): those errors say enough,
+  // and the totals are compared once they are fixed.
+  const countsBroken = (f: SourceFile) =>
+    (broken.get(f.file) ?? []).some((b) => b.length < 3 || b[2] === 'kind' || b[2] === 'mcp' || b[0] === 'family');
+  const countable =
+    !contract.familyFiles.some((f) => f.data === null || countsBroken(f)) &&
+    !['totals', 'scopes', 'eventTypes'].some((key) => contract.svc && touchesBroken(broken, contract.svc.file, [key]));
+  if (contract.svc?.data && countable) {
     const svc = asObj(contract.svc.data);
     const declared = asObj(svc.totals);
     const actual: Record<(typeof TOTAL_KEYS)[number], number> = {
@@ -345,9 +287,7 @@ function checkContractRules(contract: LoadedContract): Diagnostic[] {
       scopes: asArray(svc.scopes).length,
       eventTypes: asArray(svc.eventTypes).length,
     };
-    if (!('totals' in svc))
-      c.report(contract.svc, [], 'totals', `svc.yaml has no totals. Add totals: {${TOTAL_KEYS.join(', ')}}.`);
-    else
+    if ('totals' in svc)
       for (const key of TOTAL_KEYS) {
         if (declared[key] !== actual[key])
           c.report(contract.svc, ['totals', key], 'totals', `totals.${key} declares ${JSON.stringify(declared[key] ?? null)} but the contract has ${actual[key]}. Add or remove ${key} until the count matches, or correct the declared total.`, 'key');

@@ -11,6 +11,7 @@ import { instant } from '../runtime/deprecation.ts';
 export { deprecationHeaders, httpDate, instant, metaDeprecations, type MetaDeprecation, type MetaVersion, type VersionEntry } from '../runtime/deprecation.ts';
 import type { LoadedContract } from './load.ts';
 import { asArray, asObj, isObj, type Obj } from './raw.ts';
+import { touchesBroken } from './shapes.ts';
 import { diagnostic, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
 
 const FIELDS = ['since', 'sunset', 'link', 'successor', 'successorLink'] as const;
@@ -99,8 +100,11 @@ function checkOne(ctx: Ctx, source: SourceFile, at: JsonPath, dep: Obj, label: s
   }
 }
 
-/** Deprecation rules over the loaded contract, as positioned diagnostics in the generator's format. */
-export function checkDeprecations(contract: LoadedContract): Diagnostic[] {
+/**
+ * Deprecation rules over the loaded contract, as positioned diagnostics in the generator's format.
+ * A deprecation whose shape is already reported (`broken`, from shapes.ts) is not checked again.
+ */
+export function checkDeprecations(contract: LoadedContract, broken?: Map<string, JsonPath[]>): Diagnostic[] {
   const svc = asObj(contract.svc?.data);
   const ctx: Ctx = {
     svc: contract.svc,
@@ -117,6 +121,7 @@ export function checkDeprecations(contract: LoadedContract): Diagnostic[] {
       const op = asObj(raw);
       if (!('deprecated' in op) || op.deprecated === null || op.deprecated === false) return;
       const at: JsonPath = ['operations', i, 'deprecated'];
+      if (touchesBroken(broken, file.file, at)) return;
       if (!isObj(op.deprecated)) {
         ctx.out.push(diagnostic(file, at, 'deprecation-incomplete', `deprecated of ${String(op.id)} is not a map. Write deprecated: {since, sunset, link, successor, successorLink}.`));
         return;
@@ -126,7 +131,7 @@ export function checkDeprecations(contract: LoadedContract): Diagnostic[] {
 
   if (contract.svc)
     for (const [name, { entry, at }] of ctx.versions) {
-      if (entry.status !== 'deprecated') continue;
+      if (entry.status !== 'deprecated' || touchesBroken(broken, contract.svc.file, at)) continue;
       const major = /^v(\d+)$/.exec(name);
       const dep: Obj = { ...entry };
       if (!('successor' in dep) && major && ctx.versions.has(`v${Number(major[1]) + 1}`)) dep.successor = `v${Number(major[1]) + 1}`;

@@ -1,7 +1,7 @@
 // Step 1: read contract/ (svc.yaml, schemas/*.yaml, families/*.yaml) keeping source positions.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { CST, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, type Node } from 'yaml';
 import { pathKey, type Diagnostic, type JsonPath, type NodePositions, type SourceFile } from './source.ts';
 
 export interface LoadedContract {
@@ -57,21 +57,48 @@ function collectPositions(
   }
 }
 
+/** The nearest flow collection ([...] or {...}) opened before `offset` and never closed, if any. */
+function unclosedFlow(text: string, offset: number): { offset: number; open: string } | null {
+  let found: { offset: number; open: string } | null = null;
+  for (const token of new Parser().parse(text)) {
+    if (token.type !== 'document') continue;
+    CST.visit(token, (item) => {
+      for (const node of [item.key, item.value]) {
+        if (!node || node.type !== 'flow-collection' || node.offset >= offset) continue;
+        const close = node.start.source === '[' ? ']' : '}';
+        if (!node.end.some((t) => t.source === close) && (!found || node.offset > found.offset)) found = { offset: node.offset, open: node.start.source };
+      }
+    });
+  }
+  return found;
+}
+
+/**
+ * One YAML slip makes the parser report a cascade of errors after it. The first is the one to fix:
+ * it is reported (at the bracket that was never closed, when that is the cause) with the number of
+ * errors that follow it; the rest are not shown, since they usually disappear with it.
+ */
+function syntaxDiagnostic(shown: string, text: string, errors: readonly { message: string; pos: [number, number]; linePos?: [{ line: number; col: number }, ...unknown[]] }[], lines: LineCounter): Diagnostic {
+  const err = errors[0];
+  let pos = err.linePos?.[0] ?? { line: 1, col: 1 };
+  let message = `${err.message.split('\n')[0].replace(/\s+at line \d+, column \d+:?$/, '')}. Fix the YAML syntax at this position.`;
+  const flow = /^Flow (sequence|map)\b/.test(err.message) ? unclosedFlow(text, err.pos[0]) : null;
+  if (flow) {
+    const failedAt = pos.line;
+    pos = lines.linePos(flow.offset);
+    const [what, close] = flow.open === '[' ? ['flow sequence', ']'] : ['flow map', '}'];
+    message = `This ${what} (${flow.open}) is never closed, so the YAML parser reads on and fails at line ${failedAt}. Close it with ${close} on line ${pos.line}.`;
+  }
+  const more = errors.length - 1;
+  if (more) message += ` (${more} more YAML error${more === 1 ? '' : 's'} in this file follow from it and are not shown.)`;
+  return { file: shown, line: pos.line, col: pos.col, rule: 'yaml-syntax', message };
+}
+
 export function parseYamlFile(file: string, text: string, diagnostics: Diagnostic[]): SourceFile {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   const shown = displayPath(file);
-  for (const err of doc.errors) {
-    const pos = err.linePos?.[0] ?? { line: 1, col: 1 };
-    const what = err.message.split('\n')[0].replace(/\s+at line \d+, column \d+:?$/, '');
-    diagnostics.push({
-      file: shown,
-      line: pos.line,
-      col: pos.col,
-      rule: 'yaml-syntax',
-      message: `${what}. Fix the YAML syntax at this position.`,
-    });
-  }
+  if (doc.errors.length) diagnostics.push(syntaxDiagnostic(shown, text, doc.errors, lines));
   const data = doc.errors.length ? null : doc.toJS({ maxAliasCount: 1000 });
   // Positions are read only to report a diagnostic: collect them on first use, not for every node of
   // every file of every run (a fifth of loading a contract that has no errors).

@@ -18,24 +18,36 @@ describe('closed key sets', () => {
     const at = c.mutate('svc.yaml', '{ name: tasks:write', '"Create, update, complete and comment on tasks."', 'Create, update, complete and comment on tasks.', 'update');
     const at2 = c.locate('svc.yaml', '{ name: tasks:write', 'complete and');
     expect(c.check()).toEqual([
-      `${at} error [unknown-key] A scope has the unknown key "update". Allowed keys: name, description, decision. ${COMMA_HINT}`,
-      `${at2} error [unknown-key] A scope has the unknown key "complete and comment on tasks.". Allowed keys: name, description, decision. ${COMMA_HINT}`,
+      `${at} error [unknown-key] Scope tasks:write has the unknown key "update". Allowed keys: name, description, decision. ${COMMA_HINT}`,
+      `${at2} error [unknown-key] Scope tasks:write has the unknown key "complete and comment on tasks.". Allowed keys: name, description, decision. ${COMMA_HINT}`,
     ]);
   });
 
-  it('unknown-key: a mistyped operation key', () => {
+  it('unknown-key: a mistyped operation key is a near miss, and the missing summary its consequence', () => {
     const c = fresh();
     const at = c.mutate(T, GET, 'summary:', 'sumary:', 'sumary');
-    const errors = c.check();
-    expect(errors).toContain(
-      `${at} error [unknown-key] Operation tasks.get has the unknown key "sumary". Allowed keys: id, summary, description, kind, tier, scope, audience, http, input, output, result, page, stream, idempotency, ifMatch, errors, emits, mcp, deprecated, decision, subject, final. ${COMMA_HINT}`,
-    );
+    expect(c.check()).toEqual([`${at} error [unknown-key] tasks.get has the unknown key "sumary". Did you mean summary (so it has no summary)? Rename it to summary.`]);
+  });
+
+  it('unknown-key: a key that resembles none lists the allowed keys', () => {
+    const c = fresh();
+    const at = c.mutate(T, GET, 'summary: Get a task\n', 'summary: Get a task\n    colour: red\n', 'colour');
+    expect(c.check()).toEqual([
+      `${at} error [unknown-key] tasks.get has the unknown key "colour". Allowed keys: id, summary, description, kind, tier, scope, audience, http, input, output, result, page, stream, idempotency, ifMatch, errors, emits, mcp, deprecated, decision, subject, final.`,
+    ]);
   });
 
   it('unknown-key: inside a schema', () => {
     const c = fresh();
     const at = c.mutate('schemas/common.yaml', 'Id:', 'minLength: 1', 'minLenght: 1', 'minLenght');
-    expect(c.check()).toEqual([`${at} error [unknown-key] A schema has the unknown key "minLenght". Allowed keys: ${SCHEMA_KEYS}. ${COMMA_HINT}`]);
+    const name = /\n(\w+):\n[^\n]*\n?[^\n]*$/.exec(c.read('schemas/common.yaml').slice(0, c.read('schemas/common.yaml').indexOf('minLenght')))?.[1];
+    expect(c.check()).toEqual([`${at} error [unknown-key] Schema ${name} has the unknown key "minLenght". Did you mean minLength? Rename it to minLength.`]);
+  });
+
+  it('unknown-key: inside a schema, with no near miss', () => {
+    const c = fresh();
+    const at = c.mutate('schemas/common.yaml', 'Id:', 'minLength: 1', 'minLength: 1\n  discriminator: kind', 'discriminator');
+    expect(c.check().map((l) => l.replace(/Schema \w+ /, 'Schema X '))).toEqual([`${at} error [unknown-key] Schema X has the unknown key "discriminator". Allowed keys: ${SCHEMA_KEYS}.`]);
   });
 
   it('admits the extensions other parts of the contract use (x-svc-secret, x-svc-personal, new limits; subject has its own rules in subjects.test.ts)', () => {
@@ -48,13 +60,13 @@ describe('closed key sets', () => {
   it('null-key', () => {
     const c = fresh();
     const at = c.mutate(T, GET, 'summary:', 'stream:\n    summary:', 'stream');
-    expect(c.check()).toContain(`${at} error [null-key] Operation tasks.get has stream with no value (null). Give stream a value or remove the key.`);
+    expect(c.check()).toContain(`${at} error [null-key] tasks.get has stream with no value (null). Give stream a value or remove the key.`);
   });
 
   it('null-key in limits', () => {
     const c = fresh();
     const at = c.mutate('svc.yaml', 'limits:', 'limits:', 'limits:\n  someNewLimit:', 'someNewLimit');
-    expect(c.check()).toEqual([`${at} error [null-key] limits.someNewLimit is null. A limit is a number (limits also admit one decision note).`]);
+    expect(c.check()).toEqual([`${at} error [null-key] limits has someNewLimit with no value (null). Give someNewLimit a value or remove the key.`]);
   });
 });
 

@@ -21,12 +21,13 @@ describe('the real contract', () => {
 });
 
 describe('check rules', () => {
-  it('yaml-syntax (with position; totals are not counted while a file does not parse)', () => {
+  it('yaml-syntax: an unclosed flow map is reported at its brace (totals are not counted while a file does not parse)', () => {
     const c = fresh();
     c.mutate('families/meta.yaml', 'http:', 'path: /v1/meta }', 'path: /v1/meta');
-    const at = c.locate('families/meta.yaml', 'http:', 'input:');
+    const at = c.locate('families/meta.yaml', 'http:', '{ method');
+    const failedAt = Number(c.locate('families/meta.yaml', 'http:', 'input:').split(':').at(-2));
     expect(c.check()).toEqual([
-      `${at} error [yaml-syntax] Flow map in block collection must be sufficiently indented and end with a }. Fix the YAML syntax at this position.`,
+      `${at} error [yaml-syntax] This flow map ({) is never closed, so the YAML parser reads on and fails at line ${failedAt}. Close it with } on line ${failedAt - 1}.`,
     ]);
   });
 
@@ -34,7 +35,7 @@ describe('check rules', () => {
     const c = fresh();
     const at = c.mutate(T, GET, 'tasks.get', 'Tasks.Get');
     expect(c.check()).toEqual([
-      `${at} error [unknown-operation-id-shape] Operation id "Tasks.Get" is not <family>.<name>[.<name>] in lower snake_case. Rename it, e.g. tasks.create or webhooks.endpoint.rotate_secret.`,
+      `${at} error [unknown-operation-id-shape] Operation id is "Tasks.Get", which is not <family>.<name>[.<name>] in lower snake_case. Rename it, e.g. tasks.create or webhooks.endpoint.rotate_secret.`,
     ]);
   });
 
@@ -67,7 +68,7 @@ describe('check rules', () => {
     const c = fresh();
     const at = c.mutate(T, GET, 'output: { $ref: Task }', 'output: { $ref: Tsk }', 'Tsk');
     expect(c.check()).toEqual([
-      `${at} error [unknown-ref] $ref "Tsk" names no schema in schemas/. Use the name of a schema defined in contract/schemas/*.yaml, or define it there.`,
+      `${at} error [unknown-ref] $ref "Tsk" names no schema in schemas/. Did you mean Task? Use the name of a schema defined in contract/schemas/*.yaml, or define it there.`,
     ]);
   });
 
@@ -75,7 +76,7 @@ describe('check rules', () => {
     const c = fresh();
     const at = c.mutate(T, GET, 'scope: tasks:read', 'scope: tasks:reed', 'tasks:reed');
     expect(c.check()).toEqual([
-      `${at} error [unknown-scope] Scope "tasks:reed" is not declared in svc.yaml. Use one of the scopes in svc.yaml, or add it there (and adjust totals.scopes).`,
+      `${at} error [unknown-scope] Scope "tasks:reed" is not declared in svc.yaml. Did you mean tasks:read? Use one of the scopes in svc.yaml, or add it there (and adjust totals.scopes).`,
     ]);
   });
 
@@ -83,7 +84,7 @@ describe('check rules', () => {
     const c = fresh();
     const at = c.mutate(T, GET, 'errors: [not_found]', 'errors: [not_foud]', 'not_foud');
     expect(c.check()).toEqual([
-      `${at} error [unknown-problem-code] Problem code "not_foud" is not in svc.yaml problems. Use a declared code, or declare it in svc.yaml with status, title and retry.`,
+      `${at} error [unknown-problem-code] Problem code "not_foud" is not in svc.yaml problems. Did you mean not_found? Use a declared code, or declare it in svc.yaml with status, title and retry.`,
     ]);
   });
 
@@ -91,7 +92,7 @@ describe('check rules', () => {
     const c = fresh();
     const at = c.mutate(T, CREATE, 'emits: [task.created]', 'emits: [task.craeted]', 'task.craeted');
     expect(c.check()).toEqual([
-      `${at} error [unknown-event-type] Event type "task.craeted" is not in svc.yaml eventTypes. Use a declared event type, or declare it there (and adjust totals.eventTypes).`,
+      `${at} error [unknown-event-type] Event type "task.craeted" is not in svc.yaml eventTypes. Did you mean task.created? Use a declared event type, or declare it there (and adjust totals.eventTypes).`,
     ]);
   });
 
@@ -128,7 +129,7 @@ describe('check rules', () => {
   it('invalid-tier', () => {
     const c = fresh();
     const at = c.mutate(T, CREATE, 'tier: 1', 'tier: 4', '4');
-    expect(c.check()).toEqual([`${at} error [invalid-tier] tasks.create has tier 4. Use tier 1, 2 or 3.`]);
+    expect(c.check()).toEqual([`${at} error [invalid-tier] tasks.create's tier is 4, which is not one of 1, 2, 3, null. Use tier 1 (runs at once), 2 or 3 (becomes a proposal); reads have none.`]);
   });
 
   it('tool-without-annotations', () => {
@@ -192,7 +193,7 @@ describe('check rules', () => {
   it('invalid-method', () => {
     const c = fresh();
     const at = c.mutate(T, GET, 'method: GET', 'method: FETCH', 'FETCH');
-    expect(c.check()).toEqual([`${at} error [invalid-method] tasks.get has HTTP method "FETCH". Use one of GET, POST, PATCH, PUT, DELETE.`]);
+    expect(c.check()).toEqual([`${at} error [invalid-method] tasks.get's http.method is "FETCH", which is not one of GET, POST, PATCH, PUT, DELETE. Use one of them.`]);
   });
 
   it('creating-post-without-idempotency', () => {
