@@ -9,7 +9,14 @@ import { buildModel } from './model.ts';
 
 /** Contract directory -> every generated file (relative path -> content). Throws ContractError. */
 export async function compileContract(contractDir: string): Promise<Map<string, string>> {
-  return emitAll(buildModel(loadContract(contractDir)));
+  const contract = loadContract(contractDir);
+  const model = buildModel(contract);
+  try {
+    return await emitAll(model);
+  } catch (err) {
+    // Issue 30: an ajv failure while emitting the validators is located in the contract, never raw.
+    throw (await import('./locate-emit.ts')).locateEmitFailure(err, contract, model) ?? err;
+  }
 }
 
 /** Files under dir, relative, with forward slashes, sorted. */

@@ -3,7 +3,7 @@
 /* eslint-disable */
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const schemaHash = "c60ace5b6bf07f3c";
+export const schemaHash = "685dae9d1da565a1";
 
 export const svcFile = validate21;
 const schema32 = {"title":"contract/svc.yaml","description":"Service-wide facts.","type":"object","required":["info","totals"],"additionalProperties":false,"properties":{"info":{"$ref":"#/$defs/info","x-missing":"info: {title: ..., version: 1.0.0}"},"totals":{"$ref":"#/$defs/totals","x-missing":"totals: {operations, reads, commands, families, tools, scopes, eventTypes} (the counts the contract must have)"},"mcpProtocolVersions":{"description":"MCP protocol versions /mcp serves, newest first.","type":"array","items":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","x-expect":"an MCP protocol version (YYYY-MM-DD)"},"uniqueItems":true},"versions":{"type":"array","items":{"$ref":"#/$defs/version"}},"scopes":{"description":"Scopes, in canonical order.","type":"array","items":{"$ref":"#/$defs/named"}},"principals":{"description":"Caller kinds an operation's audience names.","type":"array","items":{"$ref":"#/$defs/named"}},"roles":{"description":"Role labels and the scopes each allows.","type":"object","additionalProperties":{"$ref":"#/$defs/role"}},"problems":{"description":"Problem codes: code -> {status, title, retry}.","type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$","x-expect":"a problem code in lower snake_case","x-fix":"Rename it, e.g. not_found."},"additionalProperties":{"$ref":"#/$defs/problem"}},"eventTypes":{"description":"Webhook event types.","type":"array","items":{"$ref":"#/$defs/named"}},"limits":{"description":"Named numbers (any name), plus one decision note.","type":"object","properties":{"decision":{"$ref":"#/$defs/decision"}},"additionalProperties":{"type":"number","x-fix":"A limit is a number."}},"changelog":{"description":"Release notes, newest first.","type":"array","items":{"$ref":"#/$defs/changelogEntry"}}}};
@@ -1680,7 +1680,7 @@ validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const schemasFile = validate38;
 const schema63 = {"title":"contract/schemas/*.yaml","description":"Named JSON Schemas: Name -> schema. Names are PascalCase and unique across the files.","type":"object","propertyNames":{"x-rule":"invalid-schema-name","pattern":"^[A-Z][A-Za-z0-9]*$","x-expect":"a PascalCase schema name","x-fix":"Rename it (e.g. TaskDraft)."},"additionalProperties":{"$ref":"schema"}};
 const pattern9 = new RegExp("^[A-Z][A-Za-z0-9]*$", "u");
-const schema64 = {"$id":"schema","$dynamicAnchor":"meta","title":"A JSON Schema of the contract","description":"JSON Schema 2020-12 (its meta-schema applies at every level), narrowed to the keywords below. $ref names a schema of schemas/ by its bare name; every enum says x-svc-enum: open or closed (checked in generator/check.ts); decision notes may stand anywhere.","allOf":[{"$ref":"https://json-schema.org/draft/2020-12/schema"}],"type":["object","boolean"],"propertyNames":{"enum":["$ref","type","description","title","enum","const","default","examples","example","format","deprecated","readOnly","writeOnly","properties","required","additionalProperties","patternProperties","propertyNames","minProperties","maxProperties","items","prefixItems","minItems","maxItems","uniqueItems","contains","minLength","maxLength","pattern","minimum","maximum","exclusiveMinimum","exclusiveMaximum","multipleOf","allOf","anyOf","oneOf","not","if","then","else","dependentRequired","contentMediaType","contentEncoding","decision","x-svc-enum","x-svc-secret","x-svc-personal"]},"properties":{"format":{"description":"The formats the generated validators check (ajv-formats).","enum":["date","time","date-time","iso-time","iso-date-time","duration","uri","uri-reference","uri-template","url","email","hostname","ipv4","ipv6","regex","uuid","json-pointer","json-pointer-uri-fragment","relative-json-pointer","byte","int32","int64","float","double","password","binary"]},"decision":{"$ref":"contract.schema.json#/$defs/decision"},"x-svc-enum":{"x-rule":"enum-without-openness","description":"open: may gain values in a minor release; closed: never changes within the major.","enum":["open","closed"]},"x-svc-secret":{"description":"A bearer secret: shown once, never logged.","type":"boolean"},"x-svc-personal":{"description":"Personal data: redacted from event data.","type":"boolean"}}};
+const schema64 = {"$id":"schema","$dynamicAnchor":"meta","title":"A JSON Schema of the contract","description":"JSON Schema 2020-12 (its meta-schema applies at every level), narrowed to the keywords below. $ref names a schema of schemas/ by its bare name; every enum says x-svc-enum: open or closed (checked in generator/check.ts); decision notes may stand anywhere.","allOf":[{"$ref":"https://json-schema.org/draft/2020-12/schema"}],"type":["object","boolean"],"propertyNames":{"enum":["$ref","type","description","title","enum","const","default","examples","example","format","deprecated","readOnly","writeOnly","properties","required","additionalProperties","patternProperties","propertyNames","minProperties","maxProperties","items","prefixItems","minItems","maxItems","uniqueItems","contains","minLength","maxLength","pattern","minimum","maximum","exclusiveMinimum","exclusiveMaximum","multipleOf","allOf","anyOf","oneOf","not","if","then","else","dependentRequired","contentMediaType","contentEncoding","decision","x-svc-enum","x-svc-secret","x-svc-personal"]},"properties":{"format":{"description":"The formats the generated validators check (ajv-formats).","enum":["date","time","date-time","iso-time","iso-date-time","duration","uri","uri-reference","uri-template","url","email","hostname","ipv4","ipv6","regex","uuid","json-pointer","json-pointer-uri-fragment","relative-json-pointer","byte","int32","int64","float","double","password","binary"]},"enum":{"minItems":1,"x-fix":"List at least one value, or remove enum."},"decision":{"$ref":"contract.schema.json#/$defs/decision"},"x-svc-enum":{"x-rule":"enum-without-openness","description":"open: may gain values in a minor release; closed: never changes within the major.","enum":["open","closed"]},"x-svc-secret":{"description":"A bearer secret: shown once, never logged.","type":"boolean"},"x-svc-personal":{"description":"Personal data: redacted from event data.","type":"boolean"}}};
 const schema0 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://json-schema.org/draft/2020-12/schema","$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/core":true,"https://json-schema.org/draft/2020-12/vocab/applicator":true,"https://json-schema.org/draft/2020-12/vocab/unevaluated":true,"https://json-schema.org/draft/2020-12/vocab/validation":true,"https://json-schema.org/draft/2020-12/vocab/meta-data":true,"https://json-schema.org/draft/2020-12/vocab/format-annotation":true,"https://json-schema.org/draft/2020-12/vocab/content":true},"$dynamicAnchor":"meta","title":"Core and Validation specifications meta-schema","allOf":[{"$ref":"meta/core"},{"$ref":"meta/applicator"},{"$ref":"meta/unevaluated"},{"$ref":"meta/validation"},{"$ref":"meta/meta-data"},{"$ref":"meta/format-annotation"},{"$ref":"meta/content"}],"type":["object","boolean"],"$comment":"This meta-schema also defines keywords that have appeared in previous drafts in order to prevent incompatible extensions as they remain in common use.","properties":{"definitions":{"$comment":"\"definitions\" has been replaced by \"$defs\".","type":"object","additionalProperties":{"$dynamicRef":"#meta"},"deprecated":true,"default":{}},"dependencies":{"$comment":"\"dependencies\" has been split and replaced by \"dependentSchemas\" and \"dependentRequired\" in order to serve their differing semantics.","type":"object","additionalProperties":{"anyOf":[{"$dynamicRef":"#meta"},{"$ref":"meta/validation#/$defs/stringArray"}]},"deprecated":true,"default":{}},"$recursiveAnchor":{"$comment":"\"$recursiveAnchor\" has been replaced by \"$dynamicAnchor\".","$ref":"meta/core#/$defs/anchorString","deprecated":true},"$recursiveRef":{"$comment":"\"$recursiveRef\" has been replaced by \"$dynamicRef\".","$ref":"meta/core#/$defs/uriReferenceString","deprecated":true}}};
 const schema23 = {"type":"array","items":{"type":"string"},"uniqueItems":true,"default":[]};
 const schema5 = {"type":"string","pattern":"^[A-Za-z_][-A-Za-z0-9._]*$"};
@@ -3818,10 +3818,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.decision !== undefined){
-let data1 = data.decision;
-if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/decision",schemaPath:"contract.schema.json#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data1};
+if(data.enum !== undefined){
+let data1 = data.enum;
+if(Array.isArray(data1)){
+if(data1.length < 1){
+const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema64.properties.enum,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3831,10 +3832,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data["x-svc-enum"] !== undefined){
-let data2 = data["x-svc-enum"];
-if(!((data2 === "open") || (data2 === "closed"))){
-const err5 = {instancePath:instancePath+"/x-svc-enum",schemaPath:"#/properties/x-svc-enum/enum",keyword:"enum",params:{allowedValues: schema64.properties["x-svc-enum"].enum},message:"must be equal to one of the allowed values",schema:schema64.properties["x-svc-enum"].enum,parentSchema:schema64.properties["x-svc-enum"],data:data2};
+}
+if(data.decision !== undefined){
+let data2 = data.decision;
+if(typeof data2 !== "string"){
+const err5 = {instancePath:instancePath+"/decision",schemaPath:"contract.schema.json#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3844,10 +3846,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data["x-svc-secret"] !== undefined){
-let data3 = data["x-svc-secret"];
-if(typeof data3 !== "boolean"){
-const err6 = {instancePath:instancePath+"/x-svc-secret",schemaPath:"#/properties/x-svc-secret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema64.properties["x-svc-secret"].type,parentSchema:schema64.properties["x-svc-secret"],data:data3};
+if(data["x-svc-enum"] !== undefined){
+let data3 = data["x-svc-enum"];
+if(!((data3 === "open") || (data3 === "closed"))){
+const err6 = {instancePath:instancePath+"/x-svc-enum",schemaPath:"#/properties/x-svc-enum/enum",keyword:"enum",params:{allowedValues: schema64.properties["x-svc-enum"].enum},message:"must be equal to one of the allowed values",schema:schema64.properties["x-svc-enum"].enum,parentSchema:schema64.properties["x-svc-enum"],data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3857,10 +3859,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data["x-svc-personal"] !== undefined){
-let data4 = data["x-svc-personal"];
+if(data["x-svc-secret"] !== undefined){
+let data4 = data["x-svc-secret"];
 if(typeof data4 !== "boolean"){
-const err7 = {instancePath:instancePath+"/x-svc-personal",schemaPath:"#/properties/x-svc-personal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema64.properties["x-svc-personal"].type,parentSchema:schema64.properties["x-svc-personal"],data:data4};
+const err7 = {instancePath:instancePath+"/x-svc-secret",schemaPath:"#/properties/x-svc-secret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema64.properties["x-svc-secret"].type,parentSchema:schema64.properties["x-svc-secret"],data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3870,11 +3872,24 @@ vErrors.push(err7);
 errors++;
 }
 }
+if(data["x-svc-personal"] !== undefined){
+let data5 = data["x-svc-personal"];
+if(typeof data5 !== "boolean"){
+const err8 = {instancePath:instancePath+"/x-svc-personal",schemaPath:"#/properties/x-svc-personal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema64.properties["x-svc-personal"].type,parentSchema:schema64.properties["x-svc-personal"],data:data5};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
 }
 validate39.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":{"format":true,"decision":true,"x-svc-enum":true,"x-svc-secret":true,"x-svc-personal":true,"definitions":true,"dependencies":true,"$recursiveAnchor":true,"$recursiveRef":true,"contentEncoding":true,"contentMediaType":true,"contentSchema":true,"title":true,"description":true,"default":true,"deprecated":true,"readOnly":true,"writeOnly":true,"examples":true,"type":true,"const":true,"enum":true,"multipleOf":true,"maximum":true,"exclusiveMaximum":true,"minimum":true,"exclusiveMinimum":true,"maxLength":true,"minLength":true,"pattern":true,"maxItems":true,"minItems":true,"uniqueItems":true,"maxContains":true,"minContains":true,"maxProperties":true,"minProperties":true,"required":true,"dependentRequired":true,"unevaluatedItems":true,"unevaluatedProperties":true,"prefixItems":true,"items":true,"contains":true,"additionalProperties":true,"properties":true,"patternProperties":true,"dependentSchemas":true,"propertyNames":true,"if":true,"then":true,"else":true,"allOf":true,"anyOf":true,"oneOf":true,"not":true,"$id":true,"$schema":true,"$ref":true,"$anchor":true,"$dynamicRef":true,"$dynamicAnchor":true,"$vocabulary":true,"$comment":true,"$defs":true},"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":{"format":true,"enum":true,"decision":true,"x-svc-enum":true,"x-svc-secret":true,"x-svc-personal":true,"definitions":true,"dependencies":true,"$recursiveAnchor":true,"$recursiveRef":true,"contentEncoding":true,"contentMediaType":true,"contentSchema":true,"title":true,"description":true,"default":true,"deprecated":true,"readOnly":true,"writeOnly":true,"examples":true,"type":true,"const":true,"multipleOf":true,"maximum":true,"exclusiveMaximum":true,"minimum":true,"exclusiveMinimum":true,"maxLength":true,"minLength":true,"pattern":true,"maxItems":true,"minItems":true,"uniqueItems":true,"maxContains":true,"minContains":true,"maxProperties":true,"minProperties":true,"required":true,"dependentRequired":true,"unevaluatedItems":true,"unevaluatedProperties":true,"prefixItems":true,"items":true,"contains":true,"additionalProperties":true,"properties":true,"patternProperties":true,"dependentSchemas":true,"propertyNames":true,"if":true,"then":true,"else":true,"allOf":true,"anyOf":true,"oneOf":true,"not":true,"$id":true,"$schema":true,"$ref":true,"$anchor":true,"$dynamicRef":true,"$dynamicAnchor":true,"$vocabulary":true,"$comment":true,"$defs":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
