@@ -11,6 +11,7 @@ Commands:
   generate [--contract DIR] [--out DIR]   compile contract/ into generated/
   generate --check                        write nothing; exit 1 with a diff when generated/ is out of date
   generate --watch                        regenerate on every contract change; keep the last good output
+  generate --prune                        also delete handler entries of operations the contract no longer has
   release                                 record contract/releases/<version>.json for the current version
   lint [--contract DIR] [--out DIR] [--require-all]
                                           check the contract, redocly-lint the OpenAPI, list unimplemented handlers
@@ -77,7 +78,7 @@ async function generate(options: Options): Promise<number> {
   if (options.contract === 'contract' && options.out === 'generated') {
     // New operations get a typed notImplemented entry in their family's handler file (bodies are never touched).
     const scaffold = await import('./tools/scaffold.ts');
-    scaffold.printScaffoldReport(scaffold.scaffoldFromContract(options.contract, 'handlers'));
+    scaffold.printScaffoldReport(scaffold.scaffoldFromContract(options.contract, 'handlers', false, options.rest.includes('--prune')));
   }
   for (const rel of report.written) console.log(`wrote   ${path.join(options.out, rel)}`);
   for (const rel of report.removed) console.log(`removed ${path.join(options.out, rel)}`);

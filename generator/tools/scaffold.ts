@@ -1,13 +1,17 @@
-// Handler scaffolding: every contract operation gets an entry in its family's handlers/<family>.ts.
-// A missing one is inserted as `'<id>': notImplemented('<id>'),` (501 not_implemented, marked so
-// `svc lint` can list it) before the closing brace of the family's handlers object. Existing bodies
-// are never touched: the edit is a text insertion, re-parsed with the TypeScript compiler to prove
-// that every earlier property is still there, byte for byte, before the file is written.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Handler scaffolding keeps handlers/ in step with the contract. Every contract operation gets an entry
+// in its family's handlers/<family>.ts: a missing one is inserted as `'<id>': notImplemented('<id>'),`
+// (501 not_implemented, marked so `svc lint` can list it) before the closing brace of the family's
+// handlers object. An entry for an operation the contract no longer has (removed or renamed) is
+// stale: `svc generate` warns with its place and what to delete, `svc generate --prune` deletes it,
+// `svc lint` fails on it. The notImplemented import stands only where a stub uses it: it is added with
+// the first stub and removed once no stub is left. Existing bodies are never touched: every edit is
+// re-parsed with the TypeScript compiler to prove that every other property is still there, byte for
+// byte, before the file is written.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { loadContract } from '../load.ts';
+import { displayPath, loadContract } from '../load.ts';
 import { buildModel } from '../model.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics } from '../source.ts';
 import { consoleIo, parseArgs, type CliIo } from '../snapshot.ts';
@@ -23,6 +27,22 @@ export interface ScaffoldOptions {
   updateIndex?: boolean;
   /** Compute the edits without writing (for --check style runs). */
   dryRun?: boolean;
+  /** Delete stale entries (operations the contract no longer has) instead of only reporting them. */
+  prune?: boolean;
+}
+
+/** A handler entry for an operation the contract does not have. */
+export interface StaleHandler {
+  file: string;
+  id: string;
+  line: number;
+  col: number;
+  /** First and last line of the entry (its leading comments included). */
+  lines: [number, number];
+  /** The whole family is gone from the contract (the file and its line in index.ts go too). */
+  familyGone: boolean;
+  /** Deleted by --prune. */
+  pruned: boolean;
 }
 
 export interface ScaffoldReport {
@@ -30,6 +50,9 @@ export interface ScaffoldReport {
   updated: { file: string; added: string[] }[];
   /** Files that could not be edited safely, with the reason; left untouched. */
   errors: { file: string; message: string }[];
+  stale: StaleHandler[];
+  /** Files whose notImplemented import was removed because no stub uses it any more. */
+  importRemoved: string[];
 }
 
 /** `oauth_grants` -> `oauthGrantsHandlers` (the export name of handlers/<family>.ts). */
@@ -111,6 +134,77 @@ function insertIntoObject(text: string, obj: ts.ObjectLiteralExpression, sf: ts.
   return head.replace(/\s*$/, '') + '\n' + block + closingIndent + tail;
 }
 
+/** A handlers-object key that names an operation (`tasks.get`), as opposed to a helper. */
+const OPERATION_KEY = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+
+/** Deletes the properties named `keys` (each with its leading comments and its comma). */
+function removeFromObject(text: string, obj: ts.ObjectLiteralExpression, keys: Set<string>): string {
+  let next = text;
+  const props = [...obj.properties];
+  for (let i = props.length - 1; i >= 0; i--) {
+    const prop = props[i];
+    const key = propertyKey(prop);
+    if (key === null || !keys.has(key)) continue;
+    let end = prop.end;
+    const after = /^\s*,/.exec(next.slice(end));
+    if (after) end += after[0].length;
+    next = next.slice(0, prop.getFullStart()) + next.slice(end);
+  }
+  return next;
+}
+
+/** Whether an identifier named `name` is used outside import declarations. */
+function usesIdentifier(sf: ts.SourceFile, name: string): boolean {
+  let used = false;
+  const visit = (node: ts.Node): void => {
+    if (used || ts.isImportDeclaration(node)) return;
+    if (ts.isIdentifier(node) && node.text === name) used = true;
+    else ts.forEachChild(node, visit);
+  };
+  ts.forEachChild(sf, visit);
+  return used;
+}
+
+/** Removes the named import `name` (or its whole import line) when nothing in the file uses it. */
+function dropUnusedImport(text: string, sf: ts.SourceFile, name: string): string {
+  if (usesIdentifier(sf, name)) return text;
+  for (const stmt of sf.statements) {
+    if (!ts.isImportDeclaration(stmt)) continue;
+    const named = stmt.importClause?.namedBindings;
+    if (!named || !ts.isNamedImports(named)) continue;
+    const element = named.elements.find((e) => e.name.text === name);
+    if (!element) continue;
+    if (named.elements.length === 1 && !stmt.importClause?.name) {
+      const start = text.lastIndexOf('\n', stmt.getStart(sf) - 1) + 1;
+      const nl = text.indexOf('\n', stmt.end);
+      return text.slice(0, start) + text.slice(nl < 0 ? text.length : nl + 1);
+    }
+    const index = named.elements.indexOf(element);
+    const start = index === 0 ? element.getStart(sf) : named.elements[index - 1].end;
+    const end = index === 0 ? named.elements[1].getStart(sf) : element.end;
+    return text.slice(0, start) + text.slice(end);
+  }
+  return text;
+}
+
+function lineOf(sf: ts.SourceFile, pos: number): number {
+  return sf.getLineAndCharacterOfPosition(pos).line + 1;
+}
+
+/** Stale entries of one handlers object: operation keys that `known` does not have. */
+function staleIn(file: string, sf: ts.SourceFile, obj: ts.ObjectLiteralExpression, known: Set<string>, familyGone: boolean): StaleHandler[] {
+  const out: StaleHandler[] = [];
+  for (const prop of obj.properties) {
+    const key = propertyKey(prop);
+    if (key === null || !OPERATION_KEY.test(key) || known.has(key)) continue;
+    const start = prop.getStart(sf);
+    const { line, character } = sf.getLineAndCharacterOfPosition(start);
+    const firstLine = lineOf(sf, prop.getFullStart() + (/^\s*/.exec(sf.text.slice(prop.getFullStart()))?.[0].length ?? 0));
+    out.push({ file, id: key, line: line + 1, col: character + 1, lines: [Math.min(firstLine, line + 1), lineOf(sf, prop.end)], familyGone, pruned: false });
+  }
+  return out;
+}
+
 function ensureImport(text: string, sf: ts.SourceFile, name: string, specifier: string): string {
   for (const stmt of sf.statements) {
     if (!ts.isImportDeclaration(stmt) || !ts.isStringLiteral(stmt.moduleSpecifier)) continue;
@@ -135,23 +229,32 @@ function propertyTexts(obj: ts.ObjectLiteralExpression, sf: ts.SourceFile): stri
   return obj.properties.map((p) => p.getText(sf));
 }
 
-function verify(file: string, before: { texts: string[]; name: string } | null, after: string, name: string, mustHave: string[]): string | null {
+function verify(
+  file: string,
+  before: { texts: string[]; name: string } | null,
+  after: string,
+  name: string,
+  mustHave: string[],
+  removed: { keys: Set<string>; texts: Set<string> } = { keys: new Set(), texts: new Set() },
+): string | null {
   const sf = parse(file, after);
   const errs = parseErrors(sf);
   if (errs.length) return `the edit would not parse (${errs[0]})`;
   const obj = findObject(sf, name);
   if (!obj) return `no handlers object ${name} after the edit`;
   const texts = propertyTexts(obj, sf);
-  if (before) for (const t of before.texts) if (!texts.includes(t)) return 'the edit would change an existing entry';
+  if (before) for (const t of before.texts) if (!texts.includes(t) && !removed.texts.has(t)) return 'the edit would change an existing entry';
   const keys = new Set(obj.properties.map(propertyKey));
   for (const id of mustHave) if (!keys.has(id)) return `the edit did not add ${id}`;
+  for (const id of removed.keys) if (keys.has(id)) return `the edit did not remove ${id}`;
   return null;
 }
 
 const entry = (id: string) => `'${id}': notImplemented('${id}'),`;
 
 export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
-  const report: ScaffoldReport = { created: [], updated: [], errors: [] };
+  const report: ScaffoldReport = { created: [], updated: [], errors: [], stale: [], importRemoved: [] };
+  const known = new Set(options.contractOps.map((op) => op.id));
   const spec = options.notImplementedImport ?? '../runtime/not-implemented.ts';
   const byFamily = new Map<string, string[]>();
   for (const op of options.contractOps) byFamily.set(op.family, [...(byFamily.get(op.family) ?? []), op.id]);
@@ -187,17 +290,48 @@ export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
     }
     const present = new Set(obj.properties.map(propertyKey));
     const missing = ids.filter((id) => !present.has(id));
-    if (!missing.length) continue;
-    let next = insertIntoObject(text, obj, sf, missing.map(entry));
-    next = ensureImport(next, parse(file, next), 'notImplemented', spec);
-    const problem = verify(file, { texts: propertyTexts(obj, sf), name }, next, name, missing);
+    const stale = staleIn(file, sf, obj, known, false);
+    const prune = options.prune ? stale : [];
+    let next = text;
+    if (prune.length) next = removeFromObject(next, obj, new Set(prune.map((s) => s.id)));
+    if (missing.length) {
+      const sfNext = parse(file, next);
+      next = insertIntoObject(next, findObject(sfNext, name) ?? obj, sfNext, missing.map(entry));
+      next = ensureImport(next, parse(file, next), 'notImplemented', spec);
+    }
+    next = dropUnusedImport(next, parse(file, next), 'notImplemented');
+    if (next === text) {
+      report.stale.push(...stale);
+      continue;
+    }
+    const pruned = new Set(prune.map((s) => s.id));
+    const removed = { keys: pruned, texts: new Set(obj.properties.filter((p) => pruned.has(propertyKey(p) ?? '')).map((p) => p.getText(sf))) };
+    const problem = verify(file, { texts: propertyTexts(obj, sf), name }, next, name, missing, removed);
     if (problem) {
-      report.errors.push({ file, message: `${problem}; add ${missing.map(entry).join(' ')} by hand` });
+      report.errors.push({ file, message: `${problem}; ${missing.length ? `add ${missing.map(entry).join(' ')} by hand` : 'edit it by hand'}` });
+      report.stale.push(...stale);
       continue;
     }
     if (!options.dryRun) writeFileSync(file, next);
-    report.updated.push({ file, added: missing });
+    for (const s of stale) report.stale.push({ ...s, pruned: prune.includes(s) });
+    if (missing.length) report.updated.push({ file, added: missing });
+    if (importsName(text, 'notImplemented') && !importsName(next, 'notImplemented')) report.importRemoved.push(file);
   }
+
+  // Files of families the contract no longer has: every operation entry in them is stale.
+  const families = new Set(byFamily.keys());
+  if (existsSync(options.handlersDir))
+    for (const fileName of readdirSync(options.handlersDir).sort()) {
+      const family = fileName.replace(/\.ts$/, '');
+      if (!fileName.endsWith('.ts') || fileName === 'index.ts' || families.has(family)) continue;
+      const file = path.join(options.handlersDir, fileName);
+      const text = readFileSync(file, 'utf8');
+      const name = handlersExportName(family);
+      if (!text.includes(`${name} =`)) continue;
+      const sf = parse(file, text);
+      const obj = findObject(sf, name);
+      if (obj) report.stale.push(...staleIn(file, sf, obj, known, true));
+    }
 
   const index = path.join(options.handlersDir, 'index.ts');
   if (newFamilies.length && options.updateIndex !== false && existsSync(index)) {
@@ -220,15 +354,45 @@ export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
   return report;
 }
 
+/** Whether a file's text imports `name`. */
+function importsName(text: string, name: string): boolean {
+  return parse('x.ts', text).statements.some(
+    (s) => ts.isImportDeclaration(s) && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings) && s.importClause.namedBindings.elements.some((e) => e.name.text === name),
+  );
+}
+
 /** Scaffolds handlers for the contract in contractDir. Throws ContractError when it does not compile. */
-export function scaffoldFromContract(contractDir = 'contract', handlersDir = 'handlers', dryRun = false): ScaffoldReport {
+export function scaffoldFromContract(contractDir = 'contract', handlersDir = 'handlers', dryRun = false, prune = false): ScaffoldReport {
   const model = buildModel(loadContract(contractDir));
-  return scaffoldHandlers({ contractOps: model.operations.map((o) => o.def), handlersDir, dryRun });
+  return scaffoldHandlers({ contractOps: model.operations.map((o) => o.def), handlersDir, dryRun, prune });
+}
+
+function shown(file: string): string {
+  return displayPath(file);
+}
+
+/** What to do about a stale entry, in one line (`svc generate` warns with it, `svc lint` fails with it). */
+export function staleAdvice(s: StaleHandler, renamedTo: string[] = []): string {
+  const where = `${shown(s.file)}:${s.line}:${s.col}`;
+  if (s.familyGone)
+    return `${where} handles ${s.id}, but the contract has no family ${s.id.split('.')[0]} any more. Delete ${shown(s.file)} and its import and spread in ${shown(path.join(path.dirname(s.file), 'index.ts'))}.`;
+  const lines = s.lines[0] === s.lines[1] ? `line ${s.lines[0]}` : `lines ${s.lines[0]}-${s.lines[1]}`;
+  const moved = renamedTo.length ? ` If it was renamed to ${renamedTo.join(' or ')}, move its body into that entry first.` : '';
+  return `${where} handles ${s.id}, which the contract no longer has (removed or renamed).${moved} Delete the entry (${lines}), or run \`npx svc generate --prune\` to delete it.`;
 }
 
 export function printScaffoldReport(report: ScaffoldReport, io: CliIo = consoleIo): void {
   for (const c of report.created) io.out(`scaffold ${c.file}: created with ${c.added.length} not-implemented handler(s)`);
   for (const u of report.updated) io.out(`scaffold ${u.file}: added ${u.added.join(', ')} (answer 501 until written)`);
+  for (const f of report.importRemoved) io.out(`scaffold ${f}: removed the notImplemented import (no stub left)`);
+  for (const s of report.stale) {
+    if (s.pruned) {
+      io.out(`scaffold ${shown(s.file)}: deleted the stale entry ${s.id} (lines ${s.lines[0]}-${s.lines[1]}); imports and helpers only it used are left for you to remove`);
+      continue;
+    }
+    const renamedTo = report.updated.filter((u) => u.file === s.file).flatMap((u) => u.added);
+    io.err(`warning: ${staleAdvice(s, renamedTo)}`);
+  }
   for (const e of report.errors) io.err(`scaffold ${e.file}: ${e.message}`);
 }
 
@@ -271,15 +435,19 @@ export async function lintHandlers(argv: string[], io: CliIo = consoleIo): Promi
     return 1;
   }
   const { placeholders, missing } = result;
+  // Entries for operations the contract no longer has: tsc objects to them too, but only as an excess
+  // property of the family's handlers type; this names the operation and what to delete.
+  const stale = scaffoldFromContract(values.contract ?? 'contract', values.handlers ?? 'handlers', true).stale;
   for (const id of missing) io.err(`handler missing: ${id} has no entry in its family's handlers file. Run \`npx svc generate\` to scaffold it.`);
+  for (const s of stale) io.err(`handler stale: ${staleAdvice(s)}`);
   for (const id of placeholders) (requireAll ? io.err : io.out)(`not implemented: ${id} (answers 501 not_implemented)`);
-  const total = placeholders.length + missing.length;
+  const total = placeholders.length + missing.length + stale.length;
   if (!total) {
     io.out('svc lint: every operation has a handler.');
     return 0;
   }
-  const summary = `svc lint: ${placeholders.length} operation(s) not implemented${missing.length ? `, ${missing.length} without a handler entry` : ''}.`;
-  if (requireAll || missing.length) {
+  const summary = `svc lint: ${placeholders.length} operation(s) not implemented${missing.length ? `, ${missing.length} without a handler entry` : ''}${stale.length ? `, ${stale.length} stale handler entr${stale.length === 1 ? 'y' : 'ies'}` : ''}.`;
+  if (requireAll || missing.length || stale.length) {
     io.err(`${summary} ${requireAll ? '--require-all fails while any is: write their bodies in handlers/<family>.ts.' : ''}`.trim());
     return 1;
   }

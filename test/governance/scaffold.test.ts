@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { handlersExportName, lintHandlers, listUnimplemented, scaffoldHandlers } from '../../generator/tools/scaffold.ts';
+import { handlersExportName, lintHandlers, listUnimplemented, scaffoldHandlers, staleAdvice } from '../../generator/tools/scaffold.ts';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -73,6 +73,42 @@ describe('scaffoldHandlers', () => {
     expect(parses(index)).toBe(true);
     expect(index).toContain("import { widgetsHandlers } from './widgets.ts';");
     expect(index).toContain('  ...widgetsHandlers,\n};');
+  });
+
+  it('reports stale entries with their lines; --prune deletes them (comments and commas too) and the import no stub needs', () => {
+    const dir = copyHandlers();
+    const file = path.join(dir, 'x.ts');
+    writeFileSync(
+      file,
+      "// x\nimport { helper, notImplemented } from '../runtime/not-implemented.ts';\nexport const xHandlers = {\n  'x.a': async () => helper(),\n  // old, renamed to x.c\n  'x.b': notImplemented('x.b'),\n  'x.c': async () => 1\n};\n",
+    );
+    const ops = [{ id: 'x.a', family: 'x' }, { id: 'x.c', family: 'x' }];
+    const report = scaffoldHandlers({ handlersDir: dir, contractOps: ops, updateIndex: false });
+    expect(report.stale.filter((s) => s.file === file)).toEqual([{ file, id: 'x.b', line: 6, col: 3, lines: [5, 6], familyGone: false, pruned: false }]);
+    expect(readFileSync(file, 'utf8')).toContain("'x.b'");
+    const pruned = scaffoldHandlers({ handlersDir: dir, contractOps: ops, updateIndex: false, prune: true });
+    expect(pruned.stale.filter((s) => s.file === file).map((s) => s.pruned)).toEqual([true]);
+    expect(pruned.importRemoved).toEqual([file]);
+    expect(readFileSync(file, 'utf8')).toBe("// x\nimport { helper } from '../runtime/not-implemented.ts';\nexport const xHandlers = {\n  'x.a': async () => helper(),\n  'x.c': async () => 1\n};\n");
+  });
+
+  it('keeps the notImplemented import while a stub uses it, and drops the whole line once none does', () => {
+    const dir = copyHandlers();
+    const file = path.join(dir, 'w.ts');
+    const head = "// w\nimport { notImplemented } from '../runtime/not-implemented.ts';\n";
+    writeFileSync(file, `${head}export const wHandlers = {\n  'w.a': notImplemented('w.a'),\n};\n`);
+    expect(scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'w.a', family: 'w' }], updateIndex: false }).importRemoved).toEqual([]);
+    writeFileSync(file, `${head}export const wHandlers = {\n  'w.a': async () => 1,\n};\n`);
+    expect(scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'w.a', family: 'w' }], updateIndex: false }).importRemoved).toEqual([file]);
+    expect(readFileSync(file, 'utf8')).toBe("// w\nexport const wHandlers = {\n  'w.a': async () => 1,\n};\n");
+  });
+
+  it('a family the contract no longer has: each entry of its file is stale, and the advice is to delete the file', () => {
+    const dir = copyHandlers();
+    const report = scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'meta.get', family: 'meta' }], updateIndex: false, dryRun: true });
+    const gone = report.stale.filter((s) => s.familyGone && s.id === 'tasks.get');
+    expect(gone).toHaveLength(1);
+    expect(staleAdvice(gone[0])).toMatch(/handles tasks\.get, but the contract has no family tasks any more\. Delete \S+tasks\.ts and its import and spread in \S+index\.ts\.$/);
   });
 
   it('refuses a file it cannot edit safely and leaves it untouched', () => {
