@@ -7,6 +7,18 @@ import { displayPath, loadContract } from '../../generator/load.ts';
 import { formatDiagnostic, sortDiagnostics } from '../../generator/source.ts';
 
 export const CONTRACT_DIR = path.resolve('contract');
+
+/**
+ * The totals the spec binds for this contract (platform-api-contract.md, "What the service does" 3
+ * and the limits table). Tests that count operations, routes or tools pin them on purpose.
+ */
+export const SPEC_TOTALS = { operations: 82, reads: 43, commands: 39, families: 23, tools: 54, scopes: 32, eventTypes: 10 } as const;
+
+/** The failure message of every test that pins SPEC_TOTALS. */
+export const SPEC_TOTALS_REASON =
+  'this test pins the totals the spec binds for this contract (82 operations: 43 reads, 39 commands; 23 families; 54 MCP tools; ' +
+  '32 scopes; 10 event types). If the counts changed on purpose (the spec changed, or this is another contract), change totals ' +
+  'in contract/svc.yaml and SPEC_TOTALS in test/generator/helpers.ts together';
 export const GENERATED_DIR = path.resolve('generated');
 
 export function tempDir(prefix: string): { dir: string; cleanup(): void } {

@@ -1,6 +1,8 @@
 // One failing contract per check rule: the exact file:line:col, rule id and message.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContractCopy } from './helpers.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { ContractCopy, SPEC_TOTALS, SPEC_TOTALS_REASON } from './helpers.ts';
 
 const T = 'families/tasks.yaml';
 const GET = '- id: tasks.get';
@@ -17,6 +19,10 @@ function fresh(): ContractCopy {
 describe('the real contract', () => {
   it('passes every rule', () => {
     expect(fresh().check()).toEqual([]);
+  });
+
+  it('declares the totals the spec binds', () => {
+    expect((parse(readFileSync('contract/svc.yaml', 'utf8')) as { totals: unknown }).totals, SPEC_TOTALS_REASON).toEqual(SPEC_TOTALS);
   });
 });
 
@@ -167,9 +173,10 @@ describe('check rules', () => {
 
   it('totals', () => {
     const c = fresh();
-    const at = c.mutate('svc.yaml', 'totals:', 'operations: 82', 'operations: 83', 'operations');
-    expect(c.check()).toEqual([
-      `${at} error [totals] totals.operations declares 83 but the contract has 82. Add or remove operations until the count matches, or correct the declared total.`,
+    const n = SPEC_TOTALS.operations;
+    const at = c.mutate('svc.yaml', 'totals:', `operations: ${n}`, `operations: ${n + 1}`, 'operations');
+    expect(c.check(), SPEC_TOTALS_REASON).toEqual([
+      `${at} error [totals] totals.operations declares ${n + 1} but the contract has ${n}. Add or remove operations until the count matches, or correct the declared total.`,
     ]);
   });
 
@@ -216,11 +223,12 @@ describe('check rules', () => {
     const c = fresh();
     const scope = c.mutate(T, GET, 'scope: tasks:read', 'scope: tasks:reed', 'tasks:reed');
     const method = c.mutate(T, GET, 'method: GET', 'method: FETCH', 'FETCH');
-    const totals = c.mutate('svc.yaml', 'totals:', 'tools: 54', 'tools: 55', 'tools');
+    const tools = SPEC_TOTALS.tools;
+    const totals = c.mutate('svc.yaml', 'totals:', `tools: ${tools}`, `tools: ${tools + 1}`, 'tools');
     const errors = c.check();
     expect(errors).toHaveLength(3);
     expect(errors[0]).toMatch(new RegExp(`^${scope.replace(/[.]/g, '\\.')} error \\[unknown-scope\\]`));
     expect(errors[1]).toMatch(new RegExp(`^${method.replace(/[.]/g, '\\.')} error \\[invalid-method\\]`));
-    expect(errors[2]).toMatch(new RegExp(`^${totals.replace(/[.]/g, '\\.')} error \\[totals\\] totals\\.tools declares 55 but the contract has 54\\.`));
+    expect(errors[2], SPEC_TOTALS_REASON).toMatch(new RegExp(`^${totals.replace(/[.]/g, '\\.')} error \\[totals\\] totals\\.tools declares ${tools + 1} but the contract has ${tools}\\.`));
   });
 });
