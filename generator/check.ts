@@ -32,7 +32,23 @@ class Checker {
     this.out.push(diagnostic(source, at, rule, message, where));
   }
 
-  /** $ref names, enum openness, and x-svc-enum values anywhere inside a schema. */
+  /** ajv compiles patterns as ECMA-262 with the u flag, which refuses escapes a plain RegExp accepts. */
+  pattern(source: SourceFile, pattern: string, at: JsonPath, where: 'key' | 'value'): void {
+    try {
+      new RegExp(pattern, 'u');
+    } catch (err) {
+      const why = (err as Error).message.replace(/^Invalid regular expression: /, '');
+      this.report(
+        source,
+        at,
+        'invalid-schema',
+        `The pattern ${JSON.stringify(pattern)} is not a valid regular expression in unicode mode (${why}). Fix it: JSON Schema patterns are ECMA-262 regular expressions with the u flag, where only syntax characters may be escaped.`,
+        where,
+      );
+    }
+  }
+
+  /** $ref names, enum openness and patterns anywhere inside a schema. */
   schema(source: SourceFile, node: unknown, at: JsonPath): void {
     if (Array.isArray(node)) {
       node.forEach((item, i) => this.schema(source, item, [...at, i]));
@@ -45,16 +61,8 @@ class Checker {
       const hint = ref.includes('/') ? ` Write the bare name (e.g. $ref: ${ref.split('/').pop()}).` : `${didYouMeanText(ref, names)} Use the name of a schema defined in contract/schemas/*.yaml, or define it there.`;
       this.report(source, [...at, '$ref'], 'unknown-ref', `$ref ${JSON.stringify(ref)} names no schema in schemas/.${hint}`);
     }
-    // ajv compiles patterns as ECMA-262 with the u flag, which refuses escapes a plain RegExp accepts.
-    for (const [key, patterns] of [['pattern', typeof node.pattern === 'string' ? [node.pattern] : []], ['patternProperties', Object.keys(asObj(node.patternProperties))]] as const)
-      for (const pattern of patterns) {
-        try {
-          new RegExp(pattern, 'u');
-        } catch (err) {
-          const why = (err as Error).message.replace(/^Invalid regular expression: /, '');
-          this.report(source, key === 'pattern' ? [...at, 'pattern'] : [...at, 'patternProperties', pattern], 'invalid-schema', `The pattern ${JSON.stringify(pattern)} is not a valid regular expression in unicode mode (${why}). Fix it: JSON Schema patterns are ECMA-262 regular expressions with the u flag, where only syntax characters may be escaped.`, key === 'pattern' ? 'value' : 'key');
-        }
-      }
+    if (typeof node.pattern === 'string') this.pattern(source, node.pattern, [...at, 'pattern'], 'value');
+    for (const pattern of Object.keys(asObj(node.patternProperties))) this.pattern(source, pattern, [...at, 'patternProperties', pattern], 'key');
     if (Array.isArray(node.enum)) {
       if (!('x-svc-enum' in node)) {
         this.report(

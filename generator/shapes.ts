@@ -236,6 +236,11 @@ function one(ctx: Ctx, e: Err, p: JsonPath, v: unknown, siblings: Err[]): void {
   switch (e.keyword) {
     case 'type': {
       const types = (Array.isArray(e.schema) ? e.schema : String(e.schema).split(',')) as string[];
+      if (v === null && !p.length) {
+        const what = { svc: 'the service-wide facts (info, totals, scopes, ...)', schemas: 'its schemas (Name: { type: ... }), or delete the file', family: 'family: <name> and operations: [...], or delete the file' }[ctx.kind];
+        report(ctx, p, 'missing-field', `${Subject} is empty. Write ${what}.`);
+        return;
+      }
       if (v === null) {
         report(ctx, p, ruleFor(ctx, e, p, 'invalid-type'), `${Subject} is empty (null). Write ${expectedTypes(types)} or remove the item.`);
         return;
@@ -404,8 +409,11 @@ export function checkFile(source: SourceFile, kind: FileKind): { diagnostics: Di
 /** Checks the shape of every parsed file of the contract (files with YAML errors are skipped). */
 export function checkShapes(contract: LoadedContract): ShapeReport {
   const report: ShapeReport = { diagnostics: [], broken: new Map() };
+  // A file that does not parse has data null: its syntax error is reported instead. An empty file
+  // (data null without one) is checked, and is an error.
+  const unparsed = new Set(contract.diagnostics.filter((d) => d.rule === 'yaml-syntax').map((d) => d.file));
   const run = (source: SourceFile | null, kind: FileKind) => {
-    if (!source || source.data === null || source.data === undefined) return;
+    if (!source || unparsed.has(source.file)) return;
     const { diagnostics, broken } = checkFile(source, kind);
     report.diagnostics.push(...diagnostics);
     if (broken.length) report.broken.set(source.file, broken);
@@ -416,24 +424,21 @@ export function checkShapes(contract: LoadedContract): ShapeReport {
   return report;
 }
 
-/** Whether some path whose shape is wrong lies at, under or above `at` in file. */
-export function touchesBroken(broken: Map<string, JsonPath[]> | undefined, file: string, at: JsonPath): boolean {
+/**
+ * Whether a path whose shape is wrong lies at or above `at` in file (a rule about `at` would be a
+ * knock-on of it), or, with `below`, also under it.
+ */
+export function underBroken(broken: Map<string, JsonPath[]> | undefined, file: string, at: JsonPath, below = false): boolean {
   const list = broken?.get(file);
   if (!list) return false;
   const key = pathKey(at);
   return list.some((b) => {
     const bk = pathKey(b);
-    return key === bk || key.startsWith(`${bk}\u0000`) || bk.startsWith(`${key}\u0000`);
+    return key === bk || key.startsWith(`${bk}\u0000`) || (below && bk.startsWith(`${key}\u0000`));
   });
 }
 
-/** Whether `at` lies at or under a path whose shape is wrong (a rule about it would be a knock-on). */
-export function underBroken(broken: Map<string, JsonPath[]> | undefined, file: string, at: JsonPath): boolean {
-  const list = broken?.get(file);
-  if (!list) return false;
-  const key = pathKey(at);
-  return list.some((b) => {
-    const bk = pathKey(b);
-    return key === bk || key.startsWith(`${bk}\u0000`);
-  });
+/** Whether a path whose shape is wrong lies at, above or under `at` in file. */
+export function touchesBroken(broken: Map<string, JsonPath[]> | undefined, file: string, at: JsonPath): boolean {
+  return underBroken(broken, file, at, true);
 }

@@ -2,6 +2,7 @@
 // file:line:col, with its rule and a fix in the author's terms; knock-on errors are not shown; every
 // error of every file comes in one run; ajv's own wording never reaches the author.
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emitValidators } from '../../generator/emit/validators.ts';
@@ -161,6 +162,15 @@ describe('YAML syntax', () => {
     const errors = c.check();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^\S+families\/tasks\.yaml:\d+:\d+ error \[yaml-syntax\] .+\. Fix the YAML syntax at this position\. \(\d+ more YAML errors in this file follow from it and are not shown\.\)$/);
+  });
+});
+
+describe('files', () => {
+  it('an empty family file is an error, not a family that silently disappears', () => {
+    const c = fresh();
+    writeFileSync(c.file('families/notes.yaml'), '# to be written\n');
+    const file = c.locate('families/notes.yaml', '', '#').replace(/:1:1$/, '');
+    expect(c.check()).toEqual([`${file}:1:1 error [missing-field] This family file is empty. Write family: <name> and operations: [...], or delete the file.`]);
   });
 });
 
