@@ -76,8 +76,9 @@ const TYPE_WORDS: Record<string, string> = {
 };
 
 function expectedTypes(types: string[]): string {
-  const words = [...new Set(types)].map((t) => (t === 'object' && types.includes('boolean') ? 'a map (a schema)' : TYPE_WORDS[t] ?? t));
+  // Only a schema may be a map or a boolean (true admits anything, false nothing).
   if (types.includes('object') && types.includes('boolean')) return 'a map (a schema) or true/false';
+  const words = [...new Set(types)].map((t) => TYPE_WORDS[t] ?? t);
   return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : words[0];
 }
 
