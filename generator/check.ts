@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { checkDeprecations } from './deprecation.ts';
 import type { LoadedContract } from './load.ts';
-import { asArray, asObj, HTTP_METHODS, inputProperties, isObj, OPERATION_ID, pathParams, routeShape, strings, type Obj } from './raw.ts';
+import { asArray, asObj, HTTP_METHODS, inputProperties, isObj, OPERATION_ID, pascal, pathParams, routeShape, strings, type Obj } from './raw.ts';
 import { checkShapes, touchesBroken, underBroken } from './shapes.ts';
 import { diagnostic, positionOf, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
 import { didYouMeanText } from './suggest.ts';
@@ -301,6 +301,17 @@ function checkContractRules(contract: LoadedContract, broken: Map<string, JsonPa
           c.report(contract.svc, ['totals', key], 'totals', `totals.${key} declares ${JSON.stringify(declared[key] ?? null)} but the contract has ${actual[key]}. Add or remove ${key} until the count matches, or correct the declared total.`, 'key');
       }
   }
+  // The generator names each operation's schemas <Pascal>Input and <Pascal>Output, and adds the
+  // outcome envelopes: a contract schema of one of those names would be overwritten (model.ts says so
+  // too, but only once everything else passes; here it comes with the other errors of the run).
+  const generated = new Map<string, string>([['PlannedOutcome', 'the dry-run envelope'], ['ProposedOutcome', 'the proposal envelope']]);
+  for (const id of ids.keys()) {
+    generated.set(`${pascal(id)}Input`, `${id}'s input`);
+    generated.set(`${pascal(id)}Output`, `${id}'s output`);
+  }
+  for (const [name, home] of schemaHome)
+    if (generated.has(name))
+      c.report(home.source, home.at, 'generated-name-clash', `Schema ${name} has the name the generator gives to ${generated.get(name)}. Rename the contract schema.`, 'key');
   return c.out;
 }
 

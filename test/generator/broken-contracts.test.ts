@@ -175,6 +175,16 @@ describe('files', () => {
 });
 
 describe('every error of a run, together', () => {
+  it("a schema named like a generated one is reported with the run's other errors", () => {
+    const c = fresh();
+    const clash = c.mutate(C, 'PageSize:', 'PageSize:', 'PageSize:\n  type: integer\nTasksGetOutput:', 'TasksGetOutput');
+    const scope = c.mutate(T, GET, 'scope: tasks:read', 'scope: tasks:reed', 'tasks:reed');
+    expect(c.check()).toEqual([
+      `${scope} error [unknown-scope] Scope "tasks:reed" is not declared in svc.yaml. Did you mean tasks:read? Use one of the scopes in svc.yaml, or add it there (and adjust totals.scopes).`,
+      `${clash} error [generated-name-clash] Schema TasksGetOutput has the name the generator gives to tasks.get's output. Rename the contract schema.`,
+    ]);
+  });
+
   it('two unrelated errors in two files, as svc generate prints them: exit 1, nothing written, no ajv text', () => {
     const c = fresh();
     const key = c.mutate(T, GET, 'summary:', 'sumary:', 'sumary');
