@@ -8,13 +8,15 @@ import { diagnostic, type Diagnostic, type JsonPath, type SourceFile } from './s
 /** Keys whose value may be null because null means something (documented in contract/README.md). */
 const NULLABLE = new Set(['scope', 'sunset', 'tier', 'default', 'const', 'enum', 'example', 'examples']);
 
-const SVC_TOP = ['info', 'totals', 'mcpProtocolVersions', 'versions', 'scopes', 'principals', 'roles', 'problems', 'eventTypes', 'limits', 'changelog'];
+const SVC_TOP = ['info', 'totals', 'mcpProtocolVersions', 'mcpDynamic', 'versions', 'scopes', 'principals', 'roles', 'problems', 'eventTypes', 'limits', 'changelog'];
 const INFO = ['title', 'version', 'description', 'releaseDate', 'decision'];
 const TOTALS = ['operations', 'reads', 'commands', 'families', 'tools', 'scopes', 'eventTypes'];
 const VERSION = ['version', 'status', 'released', 'since', 'sunset', 'link', 'successor', 'successorLink', 'decision'];
 const NAMED = ['name', 'description', 'decision'];
 const ROLE = ['labels', 'scopes', 'decision'];
 const PROBLEM = ['status', 'title', 'retry', 'retryAfter', 'decision'];
+const MCP_DYNAMIC = ['tools', 'decision'];
+const DYNAMIC_TOOL = ['name', 'role', 'title', 'description', 'input', 'decision'];
 const CHANGELOG = ['version', 'date', 'added', 'deprecated', 'removed', 'corrected', 'decision'];
 
 const FAMILY_TOP = ['family', 'description', 'operations', 'decision'];
@@ -83,6 +85,11 @@ function checkSvcKeys(source: SourceFile, k: KeyChecker): void {
   k.each(svc.principals, ['principals'], NAMED, 'A principal');
   k.each(svc.eventTypes, ['eventTypes'], NAMED, 'An event type');
   k.each(svc.changelog, ['changelog'], CHANGELOG, 'A changelog entry');
+  const dynamic = k.keys(svc.mcpDynamic, ['mcpDynamic'], MCP_DYNAMIC, 'mcpDynamic');
+  asArray(dynamic.tools).forEach((tool, i) => {
+    k.keys(tool, ['mcpDynamic', 'tools', i], DYNAMIC_TOOL, 'A meta-tool');
+    if (isObj(tool)) k.schema(tool.input, ['mcpDynamic', 'tools', i, 'input']);
+  });
   if (isObj(svc.roles)) for (const [name, role] of Object.entries(svc.roles)) k.keys(role, ['roles', name], ROLE, `Role ${name}`);
   if (isObj(svc.problems)) for (const [code, p] of Object.entries(svc.problems)) k.keys(p, ['problems', code], PROBLEM, `Problem ${code}`);
   // limits: named numbers (any name), plus its decision note.
