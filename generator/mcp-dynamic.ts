@@ -72,6 +72,14 @@ function outputOf(role: McpDynamicRole, tools: readonly NonNullable<OperationDef
   return outcomeEnvelope({ kind: 'command', tier: 2 }, calledResult(tools), null);
 }
 
+/** Every `$ref` value inside a schema, with the path of the node that holds it. */
+function refsIn(node: unknown, at: JsonPath): [JsonPath, string][] {
+  if (Array.isArray(node)) return node.flatMap((item, i) => refsIn(item, [...at, i]));
+  if (!isObj(node)) return [];
+  const own: [JsonPath, string][] = typeof node.$ref === 'string' ? [[at, node.$ref]] : [];
+  return [...own, ...Object.entries(node).flatMap(([k, v]) => (k === '$ref' ? [] : refsIn(v, [...at, k])))];
+}
+
 export interface DynamicSection {
   tools: McpDynamicToolDef[];
   decision: string | null;
@@ -79,11 +87,11 @@ export interface DynamicSection {
 }
 
 /** svc.yaml mcpDynamic -> the meta-tools, or diagnostics. An absent section means no dynamic mode. */
-export function buildDynamicTools(svc: SourceFile, deref: Dereferencer, operations: readonly OperationDef[]): DynamicSection {
+export function buildDynamicTools(svc: SourceFile, deref: Dereferencer, operations: readonly OperationDef[], isSchema: (name: string) => boolean): DynamicSection {
   const section = asObj(asObj(svc.data).mcpDynamic);
   const decision = typeof section.decision === 'string' ? section.decision.trim() : null;
   const diagnostics: Diagnostic[] = [];
-  const report = (at: JsonPath, rule: string, message: string) => diagnostic(svc, ['mcpDynamic', ...at], rule, message, 'key');
+  const report = (at: JsonPath, rule: string, message: string, where: 'key' | 'value' = 'value') => diagnostic(svc, ['mcpDynamic', ...at], rule, message, where);
   if (!('mcpDynamic' in asObj(svc.data))) return { tools: [], decision, diagnostics };
 
   const operationTools = operations.flatMap((o) => (o.mcp ? [o.mcp] : []));
@@ -110,6 +118,8 @@ export function buildDynamicTools(svc: SourceFile, deref: Dereferencer, operatio
       if (typeof t[key] !== 'string' || !(t[key] as string).trim()) diagnostics.push(report(at(key), 'missing-field', `Meta-tool ${name} has no ${key}. Add ${key}: <text an agent reads in tools/list>.`));
 
     const input = asObj(t.input);
+    for (const [at_, ref] of refsIn(input, at('input')))
+      if (!isSchema(ref)) diagnostics.push(report([...at_, '$ref'], 'unknown-ref', `$ref ${JSON.stringify(ref)} names no schema in schemas/. Use the name of a schema defined in contract/schemas/*.yaml, or define it there.`));
     const schema: Record<string, unknown> = { type: 'object', ...input };
     if (!('additionalProperties' in schema)) schema.additionalProperties = false;
     const inputSchema = stripExtensions(deref.deref(toComponentForm(schema)));
@@ -140,13 +150,13 @@ export function buildDynamicTools(svc: SourceFile, deref: Dereferencer, operatio
     roles.set(role, tools.length - 1);
   });
   for (const role of ROLES)
-    if (!roles.has(role)) diagnostics.push(report(['tools'], 'missing-role', `mcpDynamic has no tool with role ${role}. The dynamic mode needs one tool for each of ${ROLES.join(', ')}.`));
+    if (!roles.has(role)) diagnostics.push(report(['tools'], 'missing-role', `mcpDynamic has no tool with role ${role}. The dynamic mode needs one tool for each of ${ROLES.join(', ')}.`, 'key'));
   if (tools.length > DYNAMIC_BUDGET.tools)
-    diagnostics.push(report(['tools'], 'dynamic-budget', `mcpDynamic lists ${tools.length} tools; the dynamic mode lists at most ${DYNAMIC_BUDGET.tools}.`));
+    diagnostics.push(report(['tools'], 'dynamic-budget', `mcpDynamic lists ${tools.length} tools; the dynamic mode lists at most ${DYNAMIC_BUDGET.tools}.`, 'key'));
   const bytes = dynamicListBytes(tools);
   if (bytes > DYNAMIC_BUDGET.bytes)
     diagnostics.push(
-      report(['tools'], 'dynamic-budget', `The dynamic tools/list would be ${bytes} bytes; it must stay within ${DYNAMIC_BUDGET.bytes}. Shorten the meta-tools' descriptions.`),
+      report(['tools'], 'dynamic-budget', `The dynamic tools/list would be ${bytes} bytes; it must stay within ${DYNAMIC_BUDGET.bytes}. Shorten the meta-tools' descriptions.`, 'key'),
     );
   return { tools, decision, diagnostics };
 }

@@ -285,7 +285,7 @@ export function buildModel(contract: LoadedContract): Model {
   }
   if (clashes.length) throw new ContractError(clashes);
   // The dynamic mode's meta-tools: their annotations derive from the operation tools they reach.
-  const dynamic = contract.svc ? buildDynamicTools(contract.svc, deref, operations.map((o) => o.def)) : { tools: [], decision: null, diagnostics: [] };
+  const dynamic = contract.svc ? buildDynamicTools(contract.svc, deref, operations.map((o) => o.def), (name) => contractSchemas.has(name)) : { tools: [], decision: null, diagnostics: [] };
   if (dynamic.diagnostics.length) throw new ContractError(dynamic.diagnostics);
   service.mcpDynamicTools = dynamic.tools;
   operations.sort((a, b) => (a.def.id < b.def.id ? -1 : a.def.id > b.def.id ? 1 : 0));

@@ -74,7 +74,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** The text the search ranks a tool by: the contract's own words for it. */
-function searchDocument(entry: ToolEntry, familyDescriptions: Readonly<Record<string, string>>): SearchDocument {
+export function searchDocument(entry: ToolEntry, familyDescriptions: Readonly<Record<string, string>>): SearchDocument {
   const { def, op } = entry;
   return {
     name: entry.name,
