@@ -10,7 +10,7 @@
 
 /** Words that carry no meaning for finding a tool. */
 const STOP_WORDS = new Set(
-  'a an and are as at be by can do for from get has have i in into is it its me my of on or our svc that the their them this to use want we what when which with you your'.split(' '),
+  'a all am an and any are as at be by can do for from get has have how i in into is it its me my of on or our please some svc that the their them this to use want we what when which who with you your'.split(' '),
 );
 
 /** BM25 parameters (the usual ones). */
