@@ -185,29 +185,16 @@ describe('dynamic mode with underscore aliases', () => {
 });
 
 describe('a service whose contract has no dynamic mode', () => {
-  it('refuses ?mode=dynamic with validation_failed on /mode', async () => {
-    const { mountMcp } = await import('../../runtime/mcp/index.ts');
-    const { Hono } = await import('hono');
-    const { loadConfig } = await import('../../runtime/config.ts');
-    const { fakeOperations } = await import('./harness.ts');
-    const app = new Hono();
-    app.use('*', async (c, next) => {
-      c.set('requestId' as never, 'req-1' as never);
-      await next();
-    });
-    mountMcp(app, {
-      executor: { execute: async () => ({ status: 200, body: {}, outcome: 'read', headers: {} }) },
-      config: loadConfig({}, { baseUrl: 'http://127.0.0.1:1' }),
-      tools: fakeTools,
-      operationsById: fakeOperations,
-      maxJsonDepth: service.limits.maxJsonDepth,
-      maxBodyBytes: service.limits.requestBodyMaxBytes,
-      protocolVersions: service.mcpProtocolVersions,
-      serverVersion: service.contractVersion,
-      authenticateRequest: async () => (await import('./harness.ts')).tokens.operator!,
-    });
-    const res = await app.request('/mcp?mode=dynamic', { method: 'POST', headers: rpcHeaders('operator'), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
-    expect(res.status).toBe(422);
-    expect(await res.json()).toMatchObject({ code: 'validation_failed', errors: [{ pointer: '/mode', message: expect.stringContaining('no dynamic mode') }] });
+  it('refuses ?mode=dynamic with validation_failed on /mode, and serves the static mode', async () => {
+    const h = await startHarness({}, { dynamic: false });
+    try {
+      const res = await rpc(`${h.url}?mode=dynamic`, 'operator', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect(res.status).toBe(422);
+      expect(res.json).toMatchObject({ code: 'validation_failed', errors: [{ pointer: '/mode', message: expect.stringContaining('no dynamic mode') }] });
+      const list = await rpc(h.url, 'operator', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect(list.json.result.tools).toHaveLength(fakeTools.length);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -182,7 +182,7 @@ async function fakeAuthenticate(authorization: string | undefined, limited: bool
 
 export async function startHarness(
   overrides: Partial<Config> = {},
-  options: { requestAuthenticator?: boolean; spent?: number[] } = {},
+  options: { requestAuthenticator?: boolean; spent?: number[]; dynamic?: boolean } = {},
 ): Promise<Harness> {
   const calls: Call[] = [];
   const logs: string[] = [];
@@ -219,7 +219,7 @@ export async function startHarness(
     serverVersion: service.contractVersion,
     log: (m) => logs.push(m),
     // The contract's meta-tools over the fake tool table: the dynamic mode as the real server mounts it.
-    dynamic: { tools: service.mcpDynamicTools, searchMaxResults: service.limits.mcpSearchMaxResults },
+    ...(options.dynamic === false ? {} : { dynamic: { tools: service.mcpDynamicTools, searchMaxResults: service.limits.mcpSearchMaxResults } }),
     ...(options.spent ? { spendRateLimit: (_c: unknown, _p: unknown, units: number) => void options.spent!.push(units) } : {}),
     authenticateRequest: async (c) => {
       const principal = await fakeAuthenticate(c.req.header('authorization'), options.requestAuthenticator ?? false);
