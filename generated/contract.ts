@@ -200,6 +200,7 @@ export interface Limits {
   readonly jwksFetchTimeoutSeconds: number;
   readonly jwksRetryIntervalSeconds: number;
   readonly maxJsonDepth: number;
+  readonly mcpSearchMaxResults: number;
   readonly notConfiguredRetryAfterSeconds: number;
   readonly pageSizeDefault: number;
   readonly pageSizeMax: number;
@@ -231,6 +232,7 @@ export const limits: Limits = {
   "jwksFetchTimeoutSeconds": 5,
   "jwksRetryIntervalSeconds": 30,
   "maxJsonDepth": 64,
+  "mcpSearchMaxResults": 10,
   "notConfiguredRetryAfterSeconds": 30,
   "pageSizeDefault": 50,
   "pageSizeMax": 200,

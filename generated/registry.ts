@@ -7,8 +7,8 @@ export type Service = ServiceDef<Limits, ProblemCode>;
 
 /** The problem catalogue is contract.ts's problemCatalogue, not a second copy. */
 export const service: Service = {
-  "apiVersion": "1.1",
-  "contractVersion": "1.1.0",
+  "apiVersion": "1.2",
+  "contractVersion": "1.2.0",
   "eventTypes": [
     "task.created",
     "task.updated",
@@ -35,6 +35,7 @@ export const service: Service = {
     "jwksFetchTimeoutSeconds": 5,
     "jwksRetryIntervalSeconds": 30,
     "maxJsonDepth": 64,
+    "mcpSearchMaxResults": 10,
     "notConfiguredRetryAfterSeconds": 30,
     "pageSizeDefault": 50,
     "pageSizeMax": 200,
@@ -51,6 +52,216 @@ export const service: Service = {
     "webhookAttemptTimeoutSeconds": 10,
     "webhookSecretOverlapHours": 24
   },
+  "mcpDynamicTools": [
+    {
+      "annotations": {
+        "openWorldHint": false,
+        "readOnlyHint": true
+      },
+      "description": "Find the tools you may call, ranked by the words of their summaries, descriptions and families: each with its name, summary, kind (read or command), tier and scope. Then svc.api.describe one and call it with svc.api.read (reads) or svc.api.invoke (commands).",
+      "inputSchema": {
+        "additionalProperties": false,
+        "properties": {
+          "query": {
+            "description": "What you want to do, in a few words: create a task.",
+            "maxLength": 200,
+            "minLength": 1,
+            "pattern": "\\S",
+            "type": "string"
+          }
+        },
+        "required": [
+          "query"
+        ],
+        "type": "object"
+      },
+      "name": "svc.api.search",
+      "outputSchema": {
+        "properties": {
+          "error": {
+            "type": "object"
+          },
+          "outcome": {
+            "enum": [
+              "ran",
+              "error"
+            ]
+          },
+          "result": {
+            "required": [
+              "tools"
+            ],
+            "type": "object"
+          }
+        },
+        "required": [
+          "outcome"
+        ],
+        "type": "object"
+      },
+      "role": "search",
+      "title": "Search the API's tools"
+    },
+    {
+      "annotations": {
+        "openWorldHint": false,
+        "readOnlyHint": true
+      },
+      "description": "A tool's definition exactly as the full tool list (/mcp without mode) gives it: name, description, inputSchema, outputSchema and annotations; with its tier, scope and idempotency rule (required, honoured or none).",
+      "inputSchema": {
+        "additionalProperties": false,
+        "properties": {
+          "tool": {
+            "description": "A tool name from svc.api.search, e.g. svc.tasks.create.",
+            "maxLength": 64,
+            "minLength": 1,
+            "type": "string"
+          }
+        },
+        "required": [
+          "tool"
+        ],
+        "type": "object"
+      },
+      "name": "svc.api.describe",
+      "outputSchema": {
+        "properties": {
+          "error": {
+            "type": "object"
+          },
+          "outcome": {
+            "enum": [
+              "ran",
+              "error"
+            ]
+          },
+          "result": {
+            "required": [
+              "tool",
+              "tier",
+              "scope",
+              "idempotency"
+            ],
+            "type": "object"
+          }
+        },
+        "required": [
+          "outcome"
+        ],
+        "type": "object"
+      },
+      "role": "describe",
+      "title": "Describe a tool"
+    },
+    {
+      "annotations": {
+        "openWorldHint": false,
+        "readOnlyHint": true
+      },
+      "description": "Runs a read (it changes nothing) and returns exactly what calling that tool returns. Refuses commands: run those with svc.api.invoke.",
+      "inputSchema": {
+        "additionalProperties": false,
+        "properties": {
+          "arguments": {
+            "description": "The tool's arguments, as its inputSchema says.",
+            "type": "object"
+          },
+          "tool": {
+            "description": "A read tool's name.",
+            "maxLength": 64,
+            "minLength": 1,
+            "type": "string"
+          }
+        },
+        "required": [
+          "tool"
+        ],
+        "type": "object"
+      },
+      "name": "svc.api.read",
+      "outputSchema": {
+        "properties": {
+          "error": {
+            "type": "object"
+          },
+          "outcome": {
+            "enum": [
+              "ran",
+              "error"
+            ]
+          },
+          "result": {
+            "type": "object"
+          }
+        },
+        "required": [
+          "outcome"
+        ],
+        "type": "object"
+      },
+      "role": "read",
+      "title": "Call a read tool"
+    },
+    {
+      "annotations": {
+        "destructiveHint": true,
+        "idempotentHint": false,
+        "openWorldHint": true,
+        "readOnlyHint": false
+      },
+      "description": "Runs any tool you may call, commands included, and returns exactly what calling it returns: the same scopes, approvals (Tier 2 and 3 are proposed) and the arguments dryRun, idempotencyKey and ifMatch. Plan a write with dryRun first; read with svc.api.read.",
+      "inputSchema": {
+        "additionalProperties": false,
+        "properties": {
+          "arguments": {
+            "description": "The tool's arguments, as its inputSchema says.",
+            "type": "object"
+          },
+          "tool": {
+            "description": "A tool name from svc.api.search.",
+            "maxLength": 64,
+            "minLength": 1,
+            "type": "string"
+          }
+        },
+        "required": [
+          "tool"
+        ],
+        "type": "object"
+      },
+      "name": "svc.api.invoke",
+      "outputSchema": {
+        "properties": {
+          "approval": {
+            "type": "object"
+          },
+          "error": {
+            "type": "object"
+          },
+          "outcome": {
+            "enum": [
+              "ran",
+              "planned",
+              "proposed",
+              "error"
+            ]
+          },
+          "plan": {
+            "type": "object"
+          },
+          "result": {
+            "type": "object"
+          }
+        },
+        "required": [
+          "outcome"
+        ],
+        "type": "object"
+      },
+      "role": "invoke",
+      "title": "Call any tool"
+    }
+  ],
   "mcpProtocolVersions": [
     "2025-11-25",
     "2025-06-18",
@@ -14610,6 +14821,33 @@ export const secretPointers: Readonly<Record<string, readonly string[]>> = {
   "webhooks.endpoint.rotate_secret": [
     "/secret"
   ]
+};
+
+/** Each family's one-line description (the OpenAPI document's tags), e.g. for the dynamic MCP mode's search. */
+export const familyDescriptions: Readonly<Record<string, string>> = {
+  "actions": "The caller's to-do list, derived from tasks, approvals, reviews and intake.",
+  "approvals": "Tier 2 and Tier 3 proposals, and the people's decisions on them.",
+  "campaigns": "Open-enrollment and other messages sent to a client's members.",
+  "clients": "The organisations the platform serves, how they stand and who may act for them.",
+  "crm": "Leads, accounts, contacts, opportunities and touchpoints of the sales work.",
+  "events": "The feed of what happened, read by cursor or followed as a Server-Sent Events stream.",
+  "execution": "Work handed to the platform's runners, proposed by people in the console.",
+  "extraction": "Values read out of uploaded documents, proposed for intake fields.",
+  "files": "Uploads and downloads through signed URLs; the bytes never pass through the API.",
+  "intake": "Structured onboarding data a client supplies, set field by field and finalized.",
+  "keys": "API keys that operators create for agents and scripts.",
+  "memberships": "Inviting people to act for a client, and revoking that access.",
+  "meta": "What the service is and what the caller may do; callers read it first.",
+  "notifications": "Messages addressed to the calling person.",
+  "oauth_grants": "The consents the calling person gave OAuth clients.",
+  "operations": "Long-running work (pipeline runs, extractions, sends, publications), polled until done.",
+  "pipeline": "Automated runs (imports, syncs, builds) made of steps, with their event log.",
+  "projects": "Engagements for one client, moving through stages from discovery to live.",
+  "reviews": "Deliverables checked by the team before they are released to the client.",
+  "search": "One query across every record the caller can see.",
+  "tasks": "Work items, client-bound or internal (team-board), with co-assignees and comments.",
+  "timeline": "What happened to tasks and their client's work, newest first.",
+  "webhooks": "Endpoints that receive signed event deliveries (Standard Webhooks), and their delivery history."
 };
 
 /** Property names marked x-svc-secret or x-svc-personal anywhere in the schemas: logs write them as "[redacted]". */

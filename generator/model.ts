@@ -13,6 +13,7 @@ import { checkContract } from './check.ts';
 import { pageSchema, plannedOutcome, PROBLEM_SCHEMA, proposedOutcome } from './envelopes.ts';
 import type { LoadedContract } from './load.ts';
 import { buildMcpTool } from './mcp.ts';
+import { buildDynamicTools } from './mcp-dynamic.ts';
 import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParams, strings, type Obj } from './raw.ts';
 import { COMPONENT_PREFIX, Dereferencer, jsonTypeOf, toComponentForm } from './schema.ts';
 import { ContractError, diagnostic, type Diagnostic } from './source.ts';
@@ -57,6 +58,8 @@ export interface Model {
   principals: { name: string; description: string; decision: string | null }[];
   limits: Record<string, number>;
   limitsDecision: string | null;
+  /** svc.yaml mcpDynamic's decision note (its tools are service.mcpDynamicTools). */
+  mcpDynamicDecision: string | null;
   changelog: { version: string; date: string; added: string[]; deprecated: string[]; removed: string[]; corrected: string[] }[];
 }
 
@@ -177,6 +180,7 @@ export function buildModel(contract: LoadedContract): Model {
     contractVersion: version,
     apiVersion: version.split('.').slice(0, 2).join('.'),
     mcpProtocolVersions: strings(svc.mcpProtocolVersions),
+    mcpDynamicTools: [],
     versions: asArray(svc.versions).map((v) => {
       const o = asObj(v);
       return { version: String(o.version), status: o.status === 'deprecated' ? 'deprecated' : 'current', sunset: typeof o.sunset === 'string' ? o.sunset : null };
@@ -280,6 +284,10 @@ export function buildModel(contract: LoadedContract): Model {
     }
   }
   if (clashes.length) throw new ContractError(clashes);
+  // The dynamic mode's meta-tools: their annotations derive from the operation tools they reach.
+  const dynamic = contract.svc ? buildDynamicTools(contract.svc, deref, operations.map((o) => o.def), (name) => contractSchemas.has(name)) : { tools: [], decision: null, diagnostics: [] };
+  if (dynamic.diagnostics.length) throw new ContractError(dynamic.diagnostics);
+  service.mcpDynamicTools = dynamic.tools;
   operations.sort((a, b) => (a.def.id < b.def.id ? -1 : a.def.id > b.def.id ? 1 : 0));
 
   const byFamily = new Map<string, ModelOperation[]>();
@@ -318,6 +326,7 @@ export function buildModel(contract: LoadedContract): Model {
     principals: asArray(svc.principals).map((p) => ({ name: String(asObj(p).name), description: text(asObj(p).description), decision: decisionOf(p) })),
     limits,
     limitsDecision: decisionOf(svc.limits),
+    mcpDynamicDecision: dynamic.decision,
     changelog: asArray(svc.changelog).map((c) => {
       const o = asObj(c);
       return { version: String(o.version), date: String(o.date), added: strings(o.added), deprecated: strings(o.deprecated), removed: strings(o.removed), corrected: strings(o.corrected) };

@@ -122,6 +122,12 @@ class Namer {
       if (named && field('name')) label = `${named} ${field('name')}`;
       if (group === 'versions' && field('version')) label = `Version ${field('version')}`;
       if (group === 'changelog' && field('version')) label = `Changelog entry ${field('version')}`;
+    } else if (group === 'mcpDynamic' && key === 'tools' && typeof rest[0] === 'number') {
+      // A meta-tool, by its name: "Meta-tool svc.api.search's role".
+      const tool = this.at(['mcpDynamic', 'tools', rest[0]]);
+      const name = isObj(tool) && typeof tool.name === 'string' && tool.name ? tool.name : `mcpDynamic.tools[${rest[0]}]`;
+      const after = rest.slice(1);
+      return after.length ? `Meta-tool ${name}'s ${dotted(after)}` : `Meta-tool ${name}`;
     } else if (key !== undefined && (group === 'problems' || group === 'roles')) label = `${group === 'problems' ? 'Problem' : 'Role'} ${key}`;
     if (!label) return dotted(p);
     return rest.length ? `${label}'s ${dotted(rest)}` : label;

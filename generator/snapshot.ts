@@ -35,8 +35,15 @@ export interface Snapshot {
   enums: Record<string, EnumFact>;
 }
 
-/** Where a node of the contract sits: inside an operation (path relative to it) or a named schema. */
-export type Origin = { kind: 'op'; key: string; path: JsonPath } | { kind: 'schema'; key: string; path: JsonPath } | { kind: 'svc'; key: ''; path: JsonPath };
+/**
+ * Where a node of the contract sits: inside an operation (path relative to it), a named schema,
+ * svc.yaml, or a meta-tool of the dynamic MCP mode (key: its name; path relative to it, `input` first).
+ */
+export type Origin =
+  | { kind: 'op'; key: string; path: JsonPath }
+  | { kind: 'schema'; key: string; path: JsonPath }
+  | { kind: 'svc'; key: ''; path: JsonPath }
+  | { kind: 'tool'; key: string; path: JsonPath };
 
 /** A contract version to compare: its snapshot and a way to turn an origin into `file:line:col`. */
 export interface Side {
@@ -112,10 +119,15 @@ function contractLocator(contract: LoadedContract, rename?: (file: string) => st
     const p = positionOf(file, at, 'key');
     return `${rename ? rename(file.file) : file.file}:${p.line}:${p.col}`;
   };
+  const metaTools = asArray(asObj(asObj(contract.svc?.data).mcpDynamic).tools).map((t) => asObj(t).name);
   return (origin) => {
     if (origin.kind === 'op') {
       const home = ops.get(origin.key);
       return home ? show(home.file, [...home.at, ...origin.path]) : null;
+    }
+    if (origin.kind === 'tool') {
+      const i = metaTools.indexOf(origin.key);
+      return i >= 0 && contract.svc ? show(contract.svc, ['mcpDynamic', 'tools', i, ...origin.path]) : null;
     }
     if (origin.kind === 'schema') {
       const file = schemas.get(origin.key);
@@ -154,6 +166,11 @@ export function snapshotSide(file: string): Side {
     locate(origin) {
       if (origin.kind === 'op') return snapshot.operations[origin.key] ? show(['operations', origin.key, 'contract', ...origin.path]) : null;
       if (origin.kind === 'schema') return snapshot.schemas[origin.key] ? show(['schemas', origin.key, ...origin.path]) : null;
+      if (origin.kind === 'tool') {
+        const i = (snapshot.service.mcpDynamicTools ?? []).findIndex((t) => t.name === origin.key);
+        const [first, ...rest] = origin.path;
+        return i >= 0 ? show(['service', 'mcpDynamicTools', i, ...(first === undefined ? [] : [first === 'input' ? 'inputSchema' : first, ...rest])]) : null;
+      }
       return show(['service']);
     },
   };

@@ -25,7 +25,7 @@ import { isUnexpected, problemBody } from './problem-documents.ts';
 import { mountRest, notFoundHandler } from './rest/index.ts';
 import { problemResponse } from './rest/problem-response.ts';
 import { rewriteRequestPath } from './route-path.ts';
-import { redactedFieldNames } from '../generated/registry.ts';
+import { familyDescriptions, redactedFieldNames } from '../generated/registry.ts';
 import { createSecretFields, type SecretPointers } from './secret-fields.ts';
 import type { PipelineDefinition } from './workers.ts';
 import type { IntakeTemplates } from './seed-activity.ts';
@@ -221,14 +221,16 @@ export function createApp(options: CreateAppOptions): SvcApp {
     now: options.now,
   });
 
+  const agentGuide = readGenerated('docs/agent-guide.md');
+  const llmsTxt = readGenerated('docs/llms.txt');
   mountDocuments(app, {
     config,
     service,
     database,
     authenticate: authenticateRest,
     openapi: publishedOpenapi,
-    agentGuide: readGenerated('docs/agent-guide.md'),
-    llmsTxt: readGenerated('docs/llms.txt'),
+    agentGuide,
+    llmsTxt,
     references: Object.fromEntries(
       readdirSync(new URL('docs/reference/', GENERATED_DIR))
         .filter((f) => f.endsWith('.md'))
@@ -264,6 +266,30 @@ export function createApp(options: CreateAppOptions): SvcApp {
     maxBodyBytes: service.limits.requestBodyMaxBytes,
     maxJsonDepth: service.limits.maxJsonDepth,
     spendRateLimit: (c, principal, units) => limitPrincipal(c, principal, units),
+    dynamic: { tools: service.mcpDynamicTools, searchMaxResults: service.limits.mcpSearchMaxResults, familyDescriptions },
+    // The documents an agent orients itself with, at their own addresses (runtime/documents.ts serves the same bytes).
+    resources: [
+      {
+        uri: `${config.baseUrl}/v1/agent-guide.md`,
+        name: 'agent-guide.md',
+        title: 'Agent guide',
+        description: 'Authentication, paging, the outcome envelope, dry-run, idempotency, If-Match, errors, scopes and every operation.',
+        mimeType: 'text/markdown',
+        text: agentGuide,
+      },
+      {
+        uri: `${config.baseUrl}/llms.txt`,
+        name: 'llms.txt',
+        title: 'llms.txt',
+        description: 'The map of the documentation for language models: guides, reference pages, the MCP modes.',
+        mimeType: 'text/plain',
+        text: llmsTxt,
+      },
+    ],
+    // A dynamic read/invoke of a tool the caller may not call: audited under that tool, as the
+    // executor audits a static call it refuses.
+    auditRefusal: (c, principal, call, problem) =>
+      auditor.record(auditEntry({ requestId: c.get('requestId'), transport: 'mcp', operationId: call.operationId, toolName: call.toolName, method: c.req.method, path: MCP_PATH }, principal, failedWith(problem), performance.now())),
   });
 
   mountRest(app, {

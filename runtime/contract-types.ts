@@ -30,6 +30,17 @@ export interface McpToolDef {
   };
 }
 
+/** What a meta-tool of the dynamic MCP mode does (runtime/mcp/dynamic.ts implements each). */
+export type McpDynamicRole = 'search' | 'describe' | 'read' | 'invoke';
+
+/**
+ * A meta-tool of `/mcp?mode=dynamic` (svc.yaml mcpDynamic): published as a tool like any other
+ * (the McpToolDef members), run by the runtime's implementation of its role.
+ */
+export interface McpDynamicToolDef extends McpToolDef {
+  role: McpDynamicRole;
+}
+
 /** One row of the REST route table (generated/routes.ts): the one route row type. */
 export interface RouteDef {
   /** Operation id. */
@@ -111,6 +122,8 @@ export interface ServiceDef<L = Record<string, number>, C extends string = strin
   /** major.minor, sent as X-Svc-Api-Version. */
   apiVersion: string;
   mcpProtocolVersions: string[];
+  /** The meta-tools `/mcp?mode=dynamic` lists instead of the operation tools (svc.yaml mcpDynamic); empty: no dynamic mode. */
+  mcpDynamicTools: McpDynamicToolDef[];
   versions: { version: string; status: 'current' | 'deprecated'; sunset: string | null }[];
   /** Canonical order. */
   scopes: string[];

@@ -3,10 +3,10 @@
 /* eslint-disable */
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const schemaHash = "685dae9d1da565a1";
+export const schemaHash = "f144d18f13c15229";
 
 export const svcFile = validate21;
-const schema32 = {"title":"contract/svc.yaml","description":"Service-wide facts.","type":"object","required":["info","totals"],"additionalProperties":false,"properties":{"info":{"$ref":"#/$defs/info","x-missing":"info: {title: ..., version: 1.0.0}"},"totals":{"$ref":"#/$defs/totals","x-missing":"totals: {operations, reads, commands, families, tools, scopes, eventTypes} (the counts the contract must have)"},"mcpProtocolVersions":{"description":"MCP protocol versions /mcp serves, newest first.","type":"array","items":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","x-expect":"an MCP protocol version (YYYY-MM-DD)"},"uniqueItems":true},"versions":{"type":"array","items":{"$ref":"#/$defs/version"}},"scopes":{"description":"Scopes, in canonical order.","type":"array","items":{"$ref":"#/$defs/named"}},"principals":{"description":"Caller kinds an operation's audience names.","type":"array","items":{"$ref":"#/$defs/named"}},"roles":{"description":"Role labels and the scopes each allows.","type":"object","additionalProperties":{"$ref":"#/$defs/role"}},"problems":{"description":"Problem codes: code -> {status, title, retry}.","type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$","x-expect":"a problem code in lower snake_case","x-fix":"Rename it, e.g. not_found."},"additionalProperties":{"$ref":"#/$defs/problem"}},"eventTypes":{"description":"Webhook event types.","type":"array","items":{"$ref":"#/$defs/named"}},"limits":{"description":"Named numbers (any name), plus one decision note.","type":"object","properties":{"decision":{"$ref":"#/$defs/decision"}},"additionalProperties":{"type":"number","x-fix":"A limit is a number."}},"changelog":{"description":"Release notes, newest first.","type":"array","items":{"$ref":"#/$defs/changelogEntry"}}}};
+const schema32 = {"title":"contract/svc.yaml","description":"Service-wide facts.","type":"object","required":["info","totals"],"additionalProperties":false,"properties":{"info":{"$ref":"#/$defs/info","x-missing":"info: {title: ..., version: 1.0.0}"},"totals":{"$ref":"#/$defs/totals","x-missing":"totals: {operations, reads, commands, families, tools, scopes, eventTypes} (the counts the contract must have)"},"mcpProtocolVersions":{"description":"MCP protocol versions /mcp serves, newest first.","type":"array","items":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","x-expect":"an MCP protocol version (YYYY-MM-DD)"},"uniqueItems":true},"mcpDynamic":{"$ref":"#/$defs/mcpDynamic"},"versions":{"type":"array","items":{"$ref":"#/$defs/version"}},"scopes":{"description":"Scopes, in canonical order.","type":"array","items":{"$ref":"#/$defs/named"}},"principals":{"description":"Caller kinds an operation's audience names.","type":"array","items":{"$ref":"#/$defs/named"}},"roles":{"description":"Role labels and the scopes each allows.","type":"object","additionalProperties":{"$ref":"#/$defs/role"}},"problems":{"description":"Problem codes: code -> {status, title, retry}.","type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$","x-expect":"a problem code in lower snake_case","x-fix":"Rename it, e.g. not_found."},"additionalProperties":{"$ref":"#/$defs/problem"}},"eventTypes":{"description":"Webhook event types.","type":"array","items":{"$ref":"#/$defs/named"}},"limits":{"description":"Named numbers (any name), plus one decision note.","type":"object","properties":{"decision":{"$ref":"#/$defs/decision"}},"additionalProperties":{"type":"number","x-fix":"A limit is a number."}},"changelog":{"description":"Release notes, newest first.","type":"array","items":{"$ref":"#/$defs/changelogEntry"}}}};
 const schema36 = {"description":"A choice the spec leaves open, recorded beside what it governs; published as x-svc-decision and in the docs.","type":"string"};
 const func1 = Object.prototype.hasOwnProperty;
 const schema33 = {"type":"object","required":["title","version"],"additionalProperties":false,"properties":{"title":{"type":"string","x-missing":"title: <the API's name>"},"version":{"$ref":"#/$defs/semver","x-missing":"version: <the contract version, e.g. 1.0.0>"},"description":{"type":"string"},"releaseDate":{"$ref":"#/$defs/date"},"decision":{"$ref":"#/$defs/decision"}}};
@@ -450,1237 +450,9 @@ return errors === 0;
 }
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema45 = {"description":"A path version in service (v1, v2); a deprecated one carries the deprecation fields.","type":"object","required":["version"],"additionalProperties":false,"properties":{"version":{"type":"string","pattern":"^v\\d+$","x-expect":"a path version such as v1","x-missing":"version: v1"},"status":{"enum":["current","deprecated"]},"released":{"type":"string"},"since":{"type":"string"},"sunset":{"type":["string","null"]},"link":{"type":"string"},"successor":{"type":"string"},"successorLink":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
-const pattern6 = new RegExp("^v\\d+$", "u");
-
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.version === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema45.required,parentSchema:schema45,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func1.call(schema45.properties, key0))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema45,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.version !== undefined){
-let data0 = data.version;
-if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
-const err2 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/pattern",keyword:"pattern",params:{pattern: "^v\\d+$"},message:"must match pattern \""+"^v\\d+$"+"\"",schema:"^v\\d+$",parentSchema:schema45.properties.version,data:data0};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.version.type,parentSchema:schema45.properties.version,data:data0};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data1 = data.status;
-if(!((data1 === "current") || (data1 === "deprecated"))){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema45.properties.status.enum},message:"must be equal to one of the allowed values",schema:schema45.properties.status.enum,parentSchema:schema45.properties.status,data:data1};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.released !== undefined){
-let data2 = data.released;
-if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/released",schemaPath:"#/properties/released/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.released.type,parentSchema:schema45.properties.released,data:data2};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.since !== undefined){
-let data3 = data.since;
-if(typeof data3 !== "string"){
-const err6 = {instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.since.type,parentSchema:schema45.properties.since,data:data3};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.sunset !== undefined){
-let data4 = data.sunset;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err7 = {instancePath:instancePath+"/sunset",schemaPath:"#/properties/sunset/type",keyword:"type",params:{type: schema45.properties.sunset.type},message:"must be string,null",schema:schema45.properties.sunset.type,parentSchema:schema45.properties.sunset,data:data4};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.link !== undefined){
-let data5 = data.link;
-if(typeof data5 !== "string"){
-const err8 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.link.type,parentSchema:schema45.properties.link,data:data5};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.successor !== undefined){
-let data6 = data.successor;
-if(typeof data6 !== "string"){
-const err9 = {instancePath:instancePath+"/successor",schemaPath:"#/properties/successor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.successor.type,parentSchema:schema45.properties.successor,data:data6};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.successorLink !== undefined){
-let data7 = data.successorLink;
-if(typeof data7 !== "string"){
-const err10 = {instancePath:instancePath+"/successorLink",schemaPath:"#/properties/successorLink/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.successorLink.type,parentSchema:schema45.properties.successorLink,data:data7};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.decision !== undefined){
-let data8 = data.decision;
-if(typeof data8 !== "string"){
-const err11 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data8};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.type,parentSchema:schema45,data};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate26.errors = vErrors;
-return errors === 0;
-}
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const schema47 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","x-missing":"name: <its name>"},"description":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
-
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate28.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema47.required,parentSchema:schema47,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((key0 === "name") || (key0 === "description")) || (key0 === "decision"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema47,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.properties.name.type,parentSchema:schema47.properties.name,data:data0};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-let data1 = data.description;
-if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema47.properties.description.type,parentSchema:schema47.properties.description,data:data1};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.decision !== undefined){
-let data2 = data.decision;
-if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data2};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema47.type,parentSchema:schema47,data};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-validate28.errors = vErrors;
-return errors === 0;
-}
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const schema49 = {"type":"object","additionalProperties":false,"properties":{"labels":{"$ref":"#/$defs/uniqueStrings"},"scopes":{"description":"all, or a list of scopes.","type":["string","array"],"items":{"type":"string"},"if":{"type":"string"},"then":{"const":"all","x-fix":"Write scopes: all, or a list of scopes."}},"decision":{"$ref":"#/$defs/decision"}}};
-const schema50 = {"type":"array","items":{"type":"string"},"uniqueItems":true};
-
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate31.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-if(!(((key0 === "labels") || (key0 === "scopes")) || (key0 === "decision"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema49,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.labels !== undefined){
-let data0 = data.labels;
-if(Array.isArray(data0)){
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(typeof data1 !== "string"){
-const err1 = {instancePath:instancePath+"/labels/" + i0,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.items.type,parentSchema:schema50.items,data:data1};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-let i1 = data0.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data0[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err2 = {instancePath:instancePath+"/labels",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema50,data:data0};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-break;
-}
-indices0[item0] = i1;
-}
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/labels",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema50.type,parentSchema:schema50,data:data0};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.scopes !== undefined){
-let data2 = data.scopes;
-if((typeof data2 !== "string") && (!(Array.isArray(data2)))){
-const err4 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: schema49.properties.scopes.type},message:"must be string,array",schema:schema49.properties.scopes.type,parentSchema:schema49.properties.scopes,data:data2};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-const _errs9 = errors;
-let valid5 = true;
-const _errs10 = errors;
-if(typeof data2 !== "string"){
-const err5 = {};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-errors = _errs9;
-if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid0){
-const _errs12 = errors;
-if("all" !== data2){
-const err6 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/then/const",keyword:"const",params:{allowedValue: "all"},message:"must be equal to constant",schema:"all",parentSchema:schema49.properties.scopes.then,data:data2};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-var _valid0 = _errs12 === errors;
-valid5 = _valid0;
-}
-if(!valid5){
-const err7 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema49.properties.scopes.if,parentSchema:schema49.properties.scopes,data:data2};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(Array.isArray(data2)){
-const len1 = data2.length;
-for(let i2=0; i2<len1; i2++){
-let data3 = data2[i2];
-if(typeof data3 !== "string"){
-const err8 = {instancePath:instancePath+"/scopes/" + i2,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema49.properties.scopes.items.type,parentSchema:schema49.properties.scopes.items,data:data3};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-}
-if(data.decision !== undefined){
-let data4 = data.decision;
-if(typeof data4 !== "string"){
-const err9 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data4};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.type,parentSchema:schema49,data};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-validate31.errors = vErrors;
-return errors === 0;
-}
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const schema52 = {"x-rule":"invalid-problem","type":"object","required":["status","title","retry"],"additionalProperties":false,"properties":{"status":{"x-rule":"invalid-problem","type":"integer","minimum":400,"maximum":599,"x-missing":"status: <an HTTP error status, 400-599>","x-fix":"Give it an HTTP error status (400-599)."},"title":{"x-rule":"invalid-problem","type":"string","x-missing":"title: <one line saying what went wrong>"},"retry":{"x-rule":"invalid-problem","enum":["after_fix","after_delay","now"],"x-missing":"retry: after_fix (the same request fails until something changes), after_delay or now"},"retryAfter":{"x-rule":"invalid-problem","type":"number","minimum":0},"decision":{"$ref":"#/$defs/decision"}}};
-
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate33.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.status === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema52.required,parentSchema:schema52,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.title === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema52.required,parentSchema:schema52,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.retry === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "retry"},message:"must have required property '"+"retry"+"'",schema:schema52.required,parentSchema:schema52,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((key0 === "status") || (key0 === "title")) || (key0 === "retry")) || (key0 === "retryAfter")) || (key0 === "decision"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema52,data};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data0 = data.status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema52.properties.status.type,parentSchema:schema52.properties.status,data:data0};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(typeof data0 == "number"){
-if(data0 > 599 || isNaN(data0)){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema52.properties.status,data:data0};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data0 < 400 || isNaN(data0)){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema52.properties.status,data:data0};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-if(data.title !== undefined){
-let data1 = data.title;
-if(typeof data1 !== "string"){
-const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema52.properties.title.type,parentSchema:schema52.properties.title,data:data1};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.retry !== undefined){
-let data2 = data.retry;
-if(!(((data2 === "after_fix") || (data2 === "after_delay")) || (data2 === "now"))){
-const err8 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/enum",keyword:"enum",params:{allowedValues: schema52.properties.retry.enum},message:"must be equal to one of the allowed values",schema:schema52.properties.retry.enum,parentSchema:schema52.properties.retry,data:data2};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.retryAfter !== undefined){
-let data3 = data.retryAfter;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/retryAfter",schemaPath:"#/properties/retryAfter/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema52.properties.retryAfter,data:data3};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/retryAfter",schemaPath:"#/properties/retryAfter/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema52.properties.retryAfter.type,parentSchema:schema52.properties.retryAfter,data:data3};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.decision !== undefined){
-let data4 = data.decision;
-if(typeof data4 !== "string"){
-const err11 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data4};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.type,parentSchema:schema52,data};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate33.errors = vErrors;
-return errors === 0;
-}
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const schema55 = {"type":"object","required":["version","date"],"additionalProperties":false,"properties":{"version":{"$ref":"#/$defs/semver","x-missing":"version: <the release, e.g. 1.2.0>"},"date":{"$ref":"#/$defs/date","x-missing":"date: \"<YYYY-MM-DD>\""},"added":{"$ref":"#/$defs/strings"},"deprecated":{"$ref":"#/$defs/strings"},"removed":{"$ref":"#/$defs/strings"},"corrected":{"$ref":"#/$defs/strings"},"decision":{"$ref":"#/$defs/decision"}}};
-const schema58 = {"type":"array","items":{"type":"string"}};
-
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate36.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.version === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema55.required,parentSchema:schema55,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.date === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "date"},message:"must have required property '"+"date"+"'",schema:schema55.required,parentSchema:schema55,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((((key0 === "version") || (key0 === "date")) || (key0 === "added")) || (key0 === "deprecated")) || (key0 === "removed")) || (key0 === "corrected")) || (key0 === "decision"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema55,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.version !== undefined){
-let data0 = data.version;
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err3 = {instancePath:instancePath+"/version",schemaPath:"#/$defs/semver/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d+\\.\\d+$"},message:"must match pattern \""+"^\\d+\\.\\d+\\.\\d+$"+"\"",schema:"^\\d+\\.\\d+\\.\\d+$",parentSchema:schema34,data:data0};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/version",schemaPath:"#/$defs/semver/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.type,parentSchema:schema34,data:data0};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.date !== undefined){
-let data1 = data.date;
-if(typeof data1 === "string"){
-if(!(formats0.validate(data1))){
-const err5 = {instancePath:instancePath+"/date",schemaPath:"#/$defs/date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\"",schema:"date",parentSchema:schema35,data:data1};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/date",schemaPath:"#/$defs/date/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.type,parentSchema:schema35,data:data1};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.added !== undefined){
-let data2 = data.added;
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 !== "string"){
-const err7 = {instancePath:instancePath+"/added/" + i0,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.items.type,parentSchema:schema58.items,data:data3};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/added",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema58.type,parentSchema:schema58,data:data2};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.deprecated !== undefined){
-let data4 = data.deprecated;
-if(Array.isArray(data4)){
-const len1 = data4.length;
-for(let i1=0; i1<len1; i1++){
-let data5 = data4[i1];
-if(typeof data5 !== "string"){
-const err9 = {instancePath:instancePath+"/deprecated/" + i1,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.items.type,parentSchema:schema58.items,data:data5};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/deprecated",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema58.type,parentSchema:schema58,data:data4};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.removed !== undefined){
-let data6 = data.removed;
-if(Array.isArray(data6)){
-const len2 = data6.length;
-for(let i2=0; i2<len2; i2++){
-let data7 = data6[i2];
-if(typeof data7 !== "string"){
-const err11 = {instancePath:instancePath+"/removed/" + i2,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.items.type,parentSchema:schema58.items,data:data7};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/removed",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema58.type,parentSchema:schema58,data:data6};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.corrected !== undefined){
-let data8 = data.corrected;
-if(Array.isArray(data8)){
-const len3 = data8.length;
-for(let i3=0; i3<len3; i3++){
-let data9 = data8[i3];
-if(typeof data9 !== "string"){
-const err13 = {instancePath:instancePath+"/corrected/" + i3,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.items.type,parentSchema:schema58.items,data:data9};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/corrected",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema58.type,parentSchema:schema58,data:data8};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.decision !== undefined){
-let data10 = data.decision;
-if(typeof data10 !== "string"){
-const err15 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data10};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema55.type,parentSchema:schema55,data};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-validate36.errors = vErrors;
-return errors === 0;
-}
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const pattern5 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
-const pattern7 = new RegExp("^[a-z][a-z0-9_]*$", "u");
-
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.info === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "info"},message:"must have required property '"+"info"+"'",schema:schema32.required,parentSchema:schema32,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.totals === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "totals"},message:"must have required property '"+"totals"+"'",schema:schema32.required,parentSchema:schema32,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func1.call(schema32.properties, key0))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema32,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.info !== undefined){
-if(!(validate22(data.info, {instancePath:instancePath+"/info",parentData:data,parentDataProperty:"info",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
-}
-}
-if(data.totals !== undefined){
-if(!(validate24(data.totals, {instancePath:instancePath+"/totals",parentData:data,parentDataProperty:"totals",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-}
-if(data.mcpProtocolVersions !== undefined){
-let data2 = data.mcpProtocolVersions;
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-const err3 = {instancePath:instancePath+"/mcpProtocolVersions/" + i0,schemaPath:"#/properties/mcpProtocolVersions/items/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\"",schema:"^\\d{4}-\\d{2}-\\d{2}$",parentSchema:schema32.properties.mcpProtocolVersions.items,data:data3};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/mcpProtocolVersions/" + i0,schemaPath:"#/properties/mcpProtocolVersions/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.mcpProtocolVersions.items.type,parentSchema:schema32.properties.mcpProtocolVersions.items,data:data3};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-let i1 = data2.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data2[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err5 = {instancePath:instancePath+"/mcpProtocolVersions",schemaPath:"#/properties/mcpProtocolVersions/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema32.properties.mcpProtocolVersions,data:data2};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-break;
-}
-indices0[item0] = i1;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/mcpProtocolVersions",schemaPath:"#/properties/mcpProtocolVersions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.mcpProtocolVersions.type,parentSchema:schema32.properties.mcpProtocolVersions,data:data2};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.versions !== undefined){
-let data4 = data.versions;
-if(Array.isArray(data4)){
-const len1 = data4.length;
-for(let i2=0; i2<len1; i2++){
-if(!(validate26(data4[i2], {instancePath:instancePath+"/versions/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/versions",schemaPath:"#/properties/versions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.versions.type,parentSchema:schema32.properties.versions,data:data4};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.scopes !== undefined){
-let data6 = data.scopes;
-if(Array.isArray(data6)){
-const len2 = data6.length;
-for(let i3=0; i3<len2; i3++){
-if(!(validate28(data6[i3], {instancePath:instancePath+"/scopes/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.scopes.type,parentSchema:schema32.properties.scopes,data:data6};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.principals !== undefined){
-let data8 = data.principals;
-if(Array.isArray(data8)){
-const len3 = data8.length;
-for(let i4=0; i4<len3; i4++){
-if(!(validate28(data8[i4], {instancePath:instancePath+"/principals/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/principals",schemaPath:"#/properties/principals/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.principals.type,parentSchema:schema32.properties.principals,data:data8};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.roles !== undefined){
-let data10 = data.roles;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-for(const key1 in data10){
-if(!(validate31(data10[key1], {instancePath:instancePath+"/roles/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data10,parentDataProperty:key1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.roles.type,parentSchema:schema32.properties.roles,data:data10};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.problems !== undefined){
-let data12 = data.problems;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-for(const key2 in data12){
-const _errs23 = errors;
-if(typeof key2 === "string"){
-if(!pattern7.test(key2)){
-const err11 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema32.properties.problems.propertyNames,data:key2,propertyName:key2};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-var valid11 = _errs23 === errors;
-if(!valid11){
-const err12 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema32.properties.problems.propertyNames,parentSchema:schema32.properties.problems,data:data12};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-for(const key3 in data12){
-if(!(validate33(data12[key3], {instancePath:instancePath+"/problems/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data12,parentDataProperty:key3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.problems.type,parentSchema:schema32.properties.problems,data:data12};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.eventTypes !== undefined){
-let data14 = data.eventTypes;
-if(Array.isArray(data14)){
-const len4 = data14.length;
-for(let i5=0; i5<len4; i5++){
-if(!(validate28(data14[i5], {instancePath:instancePath+"/eventTypes/" + i5,parentData:data14,parentDataProperty:i5,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.eventTypes.type,parentSchema:schema32.properties.eventTypes,data:data14};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.limits !== undefined){
-let data16 = data.limits;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-for(const key4 in data16){
-if(!(key4 === "decision")){
-let data17 = data16[key4];
-if(!(typeof data17 == "number")){
-const err15 = {instancePath:instancePath+"/limits/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema32.properties.limits.additionalProperties.type,parentSchema:schema32.properties.limits.additionalProperties,data:data17};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-if(data16.decision !== undefined){
-let data18 = data16.decision;
-if(typeof data18 !== "string"){
-const err16 = {instancePath:instancePath+"/limits/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data18};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.limits.type,parentSchema:schema32.properties.limits,data:data16};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.changelog !== undefined){
-let data19 = data.changelog;
-if(Array.isArray(data19)){
-const len5 = data19.length;
-for(let i6=0; i6<len5; i6++){
-if(!(validate36(data19[i6], {instancePath:instancePath+"/changelog/" + i6,parentData:data19,parentDataProperty:i6,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/changelog",schemaPath:"#/properties/changelog/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.changelog.type,parentSchema:schema32.properties.changelog,data:data19};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-validate21.errors = vErrors;
-return errors === 0;
-}
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const schemasFile = validate38;
-const schema63 = {"title":"contract/schemas/*.yaml","description":"Named JSON Schemas: Name -> schema. Names are PascalCase and unique across the files.","type":"object","propertyNames":{"x-rule":"invalid-schema-name","pattern":"^[A-Z][A-Za-z0-9]*$","x-expect":"a PascalCase schema name","x-fix":"Rename it (e.g. TaskDraft)."},"additionalProperties":{"$ref":"schema"}};
-const pattern9 = new RegExp("^[A-Z][A-Za-z0-9]*$", "u");
-const schema64 = {"$id":"schema","$dynamicAnchor":"meta","title":"A JSON Schema of the contract","description":"JSON Schema 2020-12 (its meta-schema applies at every level), narrowed to the keywords below. $ref names a schema of schemas/ by its bare name; every enum says x-svc-enum: open or closed (checked in generator/check.ts); decision notes may stand anywhere.","allOf":[{"$ref":"https://json-schema.org/draft/2020-12/schema"}],"type":["object","boolean"],"propertyNames":{"enum":["$ref","type","description","title","enum","const","default","examples","example","format","deprecated","readOnly","writeOnly","properties","required","additionalProperties","patternProperties","propertyNames","minProperties","maxProperties","items","prefixItems","minItems","maxItems","uniqueItems","contains","minLength","maxLength","pattern","minimum","maximum","exclusiveMinimum","exclusiveMaximum","multipleOf","allOf","anyOf","oneOf","not","if","then","else","dependentRequired","contentMediaType","contentEncoding","decision","x-svc-enum","x-svc-secret","x-svc-personal"]},"properties":{"format":{"description":"The formats the generated validators check (ajv-formats).","enum":["date","time","date-time","iso-time","iso-date-time","duration","uri","uri-reference","uri-template","url","email","hostname","ipv4","ipv6","regex","uuid","json-pointer","json-pointer-uri-fragment","relative-json-pointer","byte","int32","int64","float","double","password","binary"]},"enum":{"minItems":1,"x-fix":"List at least one value, or remove enum."},"decision":{"$ref":"contract.schema.json#/$defs/decision"},"x-svc-enum":{"x-rule":"enum-without-openness","description":"open: may gain values in a minor release; closed: never changes within the major.","enum":["open","closed"]},"x-svc-secret":{"description":"A bearer secret: shown once, never logged.","type":"boolean"},"x-svc-personal":{"description":"Personal data: redacted from event data.","type":"boolean"}}};
+const schema45 = {"description":"The meta-tools of POST /mcp?mode=dynamic (docs/mcp-dynamic.md); generator/mcp-dynamic.ts checks roles and arguments.","type":"object","required":["tools"],"additionalProperties":false,"properties":{"tools":{"type":"array","items":{"$ref":"#/$defs/mcpDynamicTool"}},"decision":{"$ref":"#/$defs/decision"}}};
+const schema46 = {"type":"object","required":["name","role","description","input"],"additionalProperties":false,"properties":{"name":{"type":"string","x-missing":"name: svc.api.<verb>"},"role":{"enum":["search","describe","read","invoke"],"x-missing":"role: search | describe | read | invoke"},"title":{"type":"string"},"description":{"type":"string","x-missing":"description: <what the meta-tool does, for the model>"},"input":{"$ref":"schema","x-missing":"input: {required: [...], properties: {...}}"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema47 = {"$id":"schema","$dynamicAnchor":"meta","title":"A JSON Schema of the contract","description":"JSON Schema 2020-12 (its meta-schema applies at every level), narrowed to the keywords below. $ref names a schema of schemas/ by its bare name; every enum says x-svc-enum: open or closed (checked in generator/check.ts); decision notes may stand anywhere.","allOf":[{"$ref":"https://json-schema.org/draft/2020-12/schema"}],"type":["object","boolean"],"propertyNames":{"enum":["$ref","type","description","title","enum","const","default","examples","example","format","deprecated","readOnly","writeOnly","properties","required","additionalProperties","patternProperties","propertyNames","minProperties","maxProperties","items","prefixItems","minItems","maxItems","uniqueItems","contains","minLength","maxLength","pattern","minimum","maximum","exclusiveMinimum","exclusiveMaximum","multipleOf","allOf","anyOf","oneOf","not","if","then","else","dependentRequired","contentMediaType","contentEncoding","decision","x-svc-enum","x-svc-secret","x-svc-personal"]},"properties":{"format":{"description":"The formats the generated validators check (ajv-formats).","enum":["date","time","date-time","iso-time","iso-date-time","duration","uri","uri-reference","uri-template","url","email","hostname","ipv4","ipv6","regex","uuid","json-pointer","json-pointer-uri-fragment","relative-json-pointer","byte","int32","int64","float","double","password","binary"]},"enum":{"minItems":1,"x-fix":"List at least one value, or remove enum."},"decision":{"$ref":"contract.schema.json#/$defs/decision"},"x-svc-enum":{"x-rule":"enum-without-openness","description":"open: may gain values in a minor release; closed: never changes within the major.","enum":["open","closed"]},"x-svc-secret":{"description":"A bearer secret: shown once, never logged.","type":"boolean"},"x-svc-personal":{"description":"Personal data: redacted from event data.","type":"boolean"}}};
 const schema0 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://json-schema.org/draft/2020-12/schema","$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/core":true,"https://json-schema.org/draft/2020-12/vocab/applicator":true,"https://json-schema.org/draft/2020-12/vocab/unevaluated":true,"https://json-schema.org/draft/2020-12/vocab/validation":true,"https://json-schema.org/draft/2020-12/vocab/meta-data":true,"https://json-schema.org/draft/2020-12/vocab/format-annotation":true,"https://json-schema.org/draft/2020-12/vocab/content":true},"$dynamicAnchor":"meta","title":"Core and Validation specifications meta-schema","allOf":[{"$ref":"meta/core"},{"$ref":"meta/applicator"},{"$ref":"meta/unevaluated"},{"$ref":"meta/validation"},{"$ref":"meta/meta-data"},{"$ref":"meta/format-annotation"},{"$ref":"meta/content"}],"type":["object","boolean"],"$comment":"This meta-schema also defines keywords that have appeared in previous drafts in order to prevent incompatible extensions as they remain in common use.","properties":{"definitions":{"$comment":"\"definitions\" has been replaced by \"$defs\".","type":"object","additionalProperties":{"$dynamicRef":"#meta"},"deprecated":true,"default":{}},"dependencies":{"$comment":"\"dependencies\" has been split and replaced by \"dependentSchemas\" and \"dependentRequired\" in order to serve their differing semantics.","type":"object","additionalProperties":{"anyOf":[{"$dynamicRef":"#meta"},{"$ref":"meta/validation#/$defs/stringArray"}]},"deprecated":true,"default":{}},"$recursiveAnchor":{"$comment":"\"$recursiveAnchor\" has been replaced by \"$dynamicAnchor\".","$ref":"meta/core#/$defs/anchorString","deprecated":true},"$recursiveRef":{"$comment":"\"$recursiveRef\" has been replaced by \"$dynamicRef\".","$ref":"meta/core#/$defs/uriReferenceString","deprecated":true}}};
 const schema23 = {"type":"array","items":{"type":"string"},"uniqueItems":true,"default":[]};
 const schema5 = {"type":"string","pattern":"^[A-Za-z_][-A-Za-z0-9._]*$"};
@@ -3752,11 +2524,11 @@ return errors === 0;
 validate0.evaluated = {"props":{"definitions":true,"dependencies":true,"$recursiveAnchor":true,"$recursiveRef":true,"contentEncoding":true,"contentMediaType":true,"contentSchema":true,"format":true,"title":true,"description":true,"default":true,"deprecated":true,"readOnly":true,"writeOnly":true,"examples":true,"type":true,"const":true,"enum":true,"multipleOf":true,"maximum":true,"exclusiveMaximum":true,"minimum":true,"exclusiveMinimum":true,"maxLength":true,"minLength":true,"pattern":true,"maxItems":true,"minItems":true,"uniqueItems":true,"maxContains":true,"minContains":true,"maxProperties":true,"minProperties":true,"required":true,"dependentRequired":true,"unevaluatedItems":true,"unevaluatedProperties":true,"prefixItems":true,"items":true,"contains":true,"additionalProperties":true,"properties":true,"patternProperties":true,"dependentSchemas":true,"propertyNames":true,"if":true,"then":true,"else":true,"allOf":true,"anyOf":true,"oneOf":true,"not":true,"$id":true,"$schema":true,"$ref":true,"$anchor":true,"$dynamicRef":true,"$dynamicAnchor":true,"$vocabulary":true,"$comment":true,"$defs":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="schema" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3764,7 +2536,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if((!(data && typeof data == "object" && !Array.isArray(data))) && (typeof data !== "boolean")){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema64.type},message:"must be object,boolean",schema:schema64.type,parentSchema:schema64,data};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema47.type},message:"must be object,boolean",schema:schema47.type,parentSchema:schema47,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3774,7 +2546,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!dynamicAnchors.meta){
-dynamicAnchors.meta = validate39;
+dynamicAnchors.meta = validate28;
 }
 if(!(validate0(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate0.errors : vErrors.concat(validate0.errors);
@@ -3784,7 +2556,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const _errs2 = errors;
 if(!((((((((((((((((((((((((((((((((((((((((((((((((key0 === "$ref") || (key0 === "type")) || (key0 === "description")) || (key0 === "title")) || (key0 === "enum")) || (key0 === "const")) || (key0 === "default")) || (key0 === "examples")) || (key0 === "example")) || (key0 === "format")) || (key0 === "deprecated")) || (key0 === "readOnly")) || (key0 === "writeOnly")) || (key0 === "properties")) || (key0 === "required")) || (key0 === "additionalProperties")) || (key0 === "patternProperties")) || (key0 === "propertyNames")) || (key0 === "minProperties")) || (key0 === "maxProperties")) || (key0 === "items")) || (key0 === "prefixItems")) || (key0 === "minItems")) || (key0 === "maxItems")) || (key0 === "uniqueItems")) || (key0 === "contains")) || (key0 === "minLength")) || (key0 === "maxLength")) || (key0 === "pattern")) || (key0 === "minimum")) || (key0 === "maximum")) || (key0 === "exclusiveMinimum")) || (key0 === "exclusiveMaximum")) || (key0 === "multipleOf")) || (key0 === "allOf")) || (key0 === "anyOf")) || (key0 === "oneOf")) || (key0 === "not")) || (key0 === "if")) || (key0 === "then")) || (key0 === "else")) || (key0 === "dependentRequired")) || (key0 === "contentMediaType")) || (key0 === "contentEncoding")) || (key0 === "decision")) || (key0 === "x-svc-enum")) || (key0 === "x-svc-secret")) || (key0 === "x-svc-personal"))){
-const err1 = {instancePath,schemaPath:"#/propertyNames/enum",keyword:"enum",params:{allowedValues: schema64.propertyNames.enum},message:"must be equal to one of the allowed values",schema:schema64.propertyNames.enum,parentSchema:schema64.propertyNames,data:key0,propertyName:key0};
+const err1 = {instancePath,schemaPath:"#/propertyNames/enum",keyword:"enum",params:{allowedValues: schema47.propertyNames.enum},message:"must be equal to one of the allowed values",schema:schema47.propertyNames.enum,parentSchema:schema47.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3795,7 +2567,7 @@ errors++;
 }
 var valid1 = _errs2 === errors;
 if(!valid1){
-const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema64.propertyNames,parentSchema:schema64,data};
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema47.propertyNames,parentSchema:schema47,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3808,7 +2580,7 @@ errors++;
 if(data.format !== undefined){
 let data0 = data.format;
 if(!((((((((((((((((((((((((((data0 === "date") || (data0 === "time")) || (data0 === "date-time")) || (data0 === "iso-time")) || (data0 === "iso-date-time")) || (data0 === "duration")) || (data0 === "uri")) || (data0 === "uri-reference")) || (data0 === "uri-template")) || (data0 === "url")) || (data0 === "email")) || (data0 === "hostname")) || (data0 === "ipv4")) || (data0 === "ipv6")) || (data0 === "regex")) || (data0 === "uuid")) || (data0 === "json-pointer")) || (data0 === "json-pointer-uri-fragment")) || (data0 === "relative-json-pointer")) || (data0 === "byte")) || (data0 === "int32")) || (data0 === "int64")) || (data0 === "float")) || (data0 === "double")) || (data0 === "password")) || (data0 === "binary"))){
-const err3 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema64.properties.format.enum},message:"must be equal to one of the allowed values",schema:schema64.properties.format.enum,parentSchema:schema64.properties.format,data:data0};
+const err3 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema47.properties.format.enum},message:"must be equal to one of the allowed values",schema:schema47.properties.format.enum,parentSchema:schema47.properties.format,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3822,7 +2594,7 @@ if(data.enum !== undefined){
 let data1 = data.enum;
 if(Array.isArray(data1)){
 if(data1.length < 1){
-const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema64.properties.enum,data:data1};
+const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema47.properties.enum,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3849,7 +2621,7 @@ errors++;
 if(data["x-svc-enum"] !== undefined){
 let data3 = data["x-svc-enum"];
 if(!((data3 === "open") || (data3 === "closed"))){
-const err6 = {instancePath:instancePath+"/x-svc-enum",schemaPath:"#/properties/x-svc-enum/enum",keyword:"enum",params:{allowedValues: schema64.properties["x-svc-enum"].enum},message:"must be equal to one of the allowed values",schema:schema64.properties["x-svc-enum"].enum,parentSchema:schema64.properties["x-svc-enum"],data:data3};
+const err6 = {instancePath:instancePath+"/x-svc-enum",schemaPath:"#/properties/x-svc-enum/enum",keyword:"enum",params:{allowedValues: schema47.properties["x-svc-enum"].enum},message:"must be equal to one of the allowed values",schema:schema47.properties["x-svc-enum"].enum,parentSchema:schema47.properties["x-svc-enum"],data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3862,7 +2634,7 @@ errors++;
 if(data["x-svc-secret"] !== undefined){
 let data4 = data["x-svc-secret"];
 if(typeof data4 !== "boolean"){
-const err7 = {instancePath:instancePath+"/x-svc-secret",schemaPath:"#/properties/x-svc-secret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema64.properties["x-svc-secret"].type,parentSchema:schema64.properties["x-svc-secret"],data:data4};
+const err7 = {instancePath:instancePath+"/x-svc-secret",schemaPath:"#/properties/x-svc-secret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties["x-svc-secret"].type,parentSchema:schema47.properties["x-svc-secret"],data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3875,7 +2647,7 @@ errors++;
 if(data["x-svc-personal"] !== undefined){
 let data5 = data["x-svc-personal"];
 if(typeof data5 !== "boolean"){
-const err8 = {instancePath:instancePath+"/x-svc-personal",schemaPath:"#/properties/x-svc-personal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema64.properties["x-svc-personal"].type,parentSchema:schema64.properties["x-svc-personal"],data:data5};
+const err8 = {instancePath:instancePath+"/x-svc-personal",schemaPath:"#/properties/x-svc-personal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema47.properties["x-svc-personal"].type,parentSchema:schema47.properties["x-svc-personal"],data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3886,11 +2658,520 @@ errors++;
 }
 }
 }
-validate39.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":{"format":true,"enum":true,"decision":true,"x-svc-enum":true,"x-svc-secret":true,"x-svc-personal":true,"definitions":true,"dependencies":true,"$recursiveAnchor":true,"$recursiveRef":true,"contentEncoding":true,"contentMediaType":true,"contentSchema":true,"title":true,"description":true,"default":true,"deprecated":true,"readOnly":true,"writeOnly":true,"examples":true,"type":true,"const":true,"multipleOf":true,"maximum":true,"exclusiveMaximum":true,"minimum":true,"exclusiveMinimum":true,"maxLength":true,"minLength":true,"pattern":true,"maxItems":true,"minItems":true,"uniqueItems":true,"maxContains":true,"minContains":true,"maxProperties":true,"minProperties":true,"required":true,"dependentRequired":true,"unevaluatedItems":true,"unevaluatedProperties":true,"prefixItems":true,"items":true,"contains":true,"additionalProperties":true,"properties":true,"patternProperties":true,"dependentSchemas":true,"propertyNames":true,"if":true,"then":true,"else":true,"allOf":true,"anyOf":true,"oneOf":true,"not":true,"$id":true,"$schema":true,"$ref":true,"$anchor":true,"$dynamicRef":true,"$dynamicAnchor":true,"$vocabulary":true,"$comment":true,"$defs":true},"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":{"format":true,"enum":true,"decision":true,"x-svc-enum":true,"x-svc-secret":true,"x-svc-personal":true,"definitions":true,"dependencies":true,"$recursiveAnchor":true,"$recursiveRef":true,"contentEncoding":true,"contentMediaType":true,"contentSchema":true,"title":true,"description":true,"default":true,"deprecated":true,"readOnly":true,"writeOnly":true,"examples":true,"type":true,"const":true,"multipleOf":true,"maximum":true,"exclusiveMaximum":true,"minimum":true,"exclusiveMinimum":true,"maxLength":true,"minLength":true,"pattern":true,"maxItems":true,"minItems":true,"uniqueItems":true,"maxContains":true,"minContains":true,"maxProperties":true,"minProperties":true,"required":true,"dependentRequired":true,"unevaluatedItems":true,"unevaluatedProperties":true,"prefixItems":true,"items":true,"contains":true,"additionalProperties":true,"properties":true,"patternProperties":true,"dependentSchemas":true,"propertyNames":true,"if":true,"then":true,"else":true,"allOf":true,"anyOf":true,"oneOf":true,"not":true,"$id":true,"$schema":true,"$ref":true,"$anchor":true,"$dynamicRef":true,"$dynamicAnchor":true,"$vocabulary":true,"$comment":true,"$defs":true},"dynamicProps":false,"dynamicItems":false};
 
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema46.required,parentSchema:schema46,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.role === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema46.required,parentSchema:schema46,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.description === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema46.required,parentSchema:schema46,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.input === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input"},message:"must have required property '"+"input"+"'",schema:schema46.required,parentSchema:schema46,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "name") || (key0 === "role")) || (key0 === "title")) || (key0 === "description")) || (key0 === "input")) || (key0 === "decision"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema46,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 !== "string"){
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.name.type,parentSchema:schema46.properties.name,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.role !== undefined){
+let data1 = data.role;
+if(!((((data1 === "search") || (data1 === "describe")) || (data1 === "read")) || (data1 === "invoke"))){
+const err6 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema46.properties.role.enum},message:"must be equal to one of the allowed values",schema:schema46.properties.role.enum,parentSchema:schema46.properties.role,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+let data2 = data.title;
+if(typeof data2 !== "string"){
+const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.title.type,parentSchema:schema46.properties.title,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data3 = data.description;
+if(typeof data3 !== "string"){
+const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema46.properties.description.type,parentSchema:schema46.properties.description,data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.input !== undefined){
+if(!(validate28(data.input, {instancePath:instancePath+"/input",parentData:data,parentDataProperty:"input",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
+}
+}
+if(data.decision !== undefined){
+let data5 = data.decision;
+if(typeof data5 !== "string"){
+const err9 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data5};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tools === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tools"},message:"must have required property '"+"tools"+"'",schema:schema45.required,parentSchema:schema45,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "tools") || (key0 === "decision"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema45,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.tools !== undefined){
+let data0 = data.tools;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate27(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema45.properties.tools.type,parentSchema:schema45.properties.tools,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.decision !== undefined){
+let data2 = data.decision;
+if(typeof data2 !== "string"){
+const err3 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data2};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.type,parentSchema:schema45,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema51 = {"description":"A path version in service (v1, v2); a deprecated one carries the deprecation fields.","type":"object","required":["version"],"additionalProperties":false,"properties":{"version":{"type":"string","pattern":"^v\\d+$","x-expect":"a path version such as v1","x-missing":"version: v1"},"status":{"enum":["current","deprecated"]},"released":{"type":"string"},"since":{"type":"string"},"sunset":{"type":["string","null"]},"link":{"type":"string"},"successor":{"type":"string"},"successorLink":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
+const pattern6 = new RegExp("^v\\d+$", "u");
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.version === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema51.required,parentSchema:schema51,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema51.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema51,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.version !== undefined){
+let data0 = data.version;
+if(typeof data0 === "string"){
+if(!pattern6.test(data0)){
+const err2 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/pattern",keyword:"pattern",params:{pattern: "^v\\d+$"},message:"must match pattern \""+"^v\\d+$"+"\"",schema:"^v\\d+$",parentSchema:schema51.properties.version,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.version.type,parentSchema:schema51.properties.version,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data1 = data.status;
+if(!((data1 === "current") || (data1 === "deprecated"))){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema51.properties.status.enum},message:"must be equal to one of the allowed values",schema:schema51.properties.status.enum,parentSchema:schema51.properties.status,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.released !== undefined){
+let data2 = data.released;
+if(typeof data2 !== "string"){
+const err5 = {instancePath:instancePath+"/released",schemaPath:"#/properties/released/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.released.type,parentSchema:schema51.properties.released,data:data2};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.since !== undefined){
+let data3 = data.since;
+if(typeof data3 !== "string"){
+const err6 = {instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.since.type,parentSchema:schema51.properties.since,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.sunset !== undefined){
+let data4 = data.sunset;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err7 = {instancePath:instancePath+"/sunset",schemaPath:"#/properties/sunset/type",keyword:"type",params:{type: schema51.properties.sunset.type},message:"must be string,null",schema:schema51.properties.sunset.type,parentSchema:schema51.properties.sunset,data:data4};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.link !== undefined){
+let data5 = data.link;
+if(typeof data5 !== "string"){
+const err8 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.link.type,parentSchema:schema51.properties.link,data:data5};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.successor !== undefined){
+let data6 = data.successor;
+if(typeof data6 !== "string"){
+const err9 = {instancePath:instancePath+"/successor",schemaPath:"#/properties/successor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.successor.type,parentSchema:schema51.properties.successor,data:data6};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.successorLink !== undefined){
+let data7 = data.successorLink;
+if(typeof data7 !== "string"){
+const err10 = {instancePath:instancePath+"/successorLink",schemaPath:"#/properties/successorLink/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema51.properties.successorLink.type,parentSchema:schema51.properties.successorLink,data:data7};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.decision !== undefined){
+let data8 = data.decision;
+if(typeof data8 !== "string"){
+const err11 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data8};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema53 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","x-missing":"name: <its name>"},"description":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate35.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema53.required,parentSchema:schema53,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "name") || (key0 === "description")) || (key0 === "decision"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema53,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 !== "string"){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.name.type,parentSchema:schema53.properties.name,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data1 = data.description;
+if(typeof data1 !== "string"){
+const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.description.type,parentSchema:schema53.properties.description,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.decision !== undefined){
+let data2 = data.decision;
+if(typeof data2 !== "string"){
+const err4 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data2};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.type,parentSchema:schema53,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate35.errors = vErrors;
+return errors === 0;
+}
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema55 = {"type":"object","additionalProperties":false,"properties":{"labels":{"$ref":"#/$defs/uniqueStrings"},"scopes":{"description":"all, or a list of scopes.","type":["string","array"],"items":{"type":"string"},"if":{"type":"string"},"then":{"const":"all","x-fix":"Write scopes: all, or a list of scopes."}},"decision":{"$ref":"#/$defs/decision"}}};
+const schema56 = {"type":"array","items":{"type":"string"},"uniqueItems":true};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3904,10 +3185,973 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
+if(!(((key0 === "labels") || (key0 === "scopes")) || (key0 === "decision"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema55,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.labels !== undefined){
+let data0 = data.labels;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(typeof data1 !== "string"){
+const err1 = {instancePath:instancePath+"/labels/" + i0,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema56.items.type,parentSchema:schema56.items,data:data1};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+let i1 = data0.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data0[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err2 = {instancePath:instancePath+"/labels",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema56,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/labels",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema56.type,parentSchema:schema56,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.scopes !== undefined){
+let data2 = data.scopes;
+if((typeof data2 !== "string") && (!(Array.isArray(data2)))){
+const err4 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: schema55.properties.scopes.type},message:"must be string,array",schema:schema55.properties.scopes.type,parentSchema:schema55.properties.scopes,data:data2};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+const _errs9 = errors;
+let valid5 = true;
+const _errs10 = errors;
+if(typeof data2 !== "string"){
+const err5 = {};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs12 = errors;
+if("all" !== data2){
+const err6 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/then/const",keyword:"const",params:{allowedValue: "all"},message:"must be equal to constant",schema:"all",parentSchema:schema55.properties.scopes.then,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid0 = _errs12 === errors;
+valid5 = _valid0;
+}
+if(!valid5){
+const err7 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema55.properties.scopes.if,parentSchema:schema55.properties.scopes,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(Array.isArray(data2)){
+const len1 = data2.length;
+for(let i2=0; i2<len1; i2++){
+let data3 = data2[i2];
+if(typeof data3 !== "string"){
+const err8 = {instancePath:instancePath+"/scopes/" + i2,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema55.properties.scopes.items.type,parentSchema:schema55.properties.scopes.items,data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+if(data.decision !== undefined){
+let data4 = data.decision;
+if(typeof data4 !== "string"){
+const err9 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema55.type,parentSchema:schema55,data};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema58 = {"x-rule":"invalid-problem","type":"object","required":["status","title","retry"],"additionalProperties":false,"properties":{"status":{"x-rule":"invalid-problem","type":"integer","minimum":400,"maximum":599,"x-missing":"status: <an HTTP error status, 400-599>","x-fix":"Give it an HTTP error status (400-599)."},"title":{"x-rule":"invalid-problem","type":"string","x-missing":"title: <one line saying what went wrong>"},"retry":{"x-rule":"invalid-problem","enum":["after_fix","after_delay","now"],"x-missing":"retry: after_fix (the same request fails until something changes), after_delay or now"},"retryAfter":{"x-rule":"invalid-problem","type":"number","minimum":0},"decision":{"$ref":"#/$defs/decision"}}};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema58.required,parentSchema:schema58,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.title === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema58.required,parentSchema:schema58,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.retry === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "retry"},message:"must have required property '"+"retry"+"'",schema:schema58.required,parentSchema:schema58,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "status") || (key0 === "title")) || (key0 === "retry")) || (key0 === "retryAfter")) || (key0 === "decision"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema58,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data0 = data.status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema58.properties.status.type,parentSchema:schema58.properties.status,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(typeof data0 == "number"){
+if(data0 > 599 || isNaN(data0)){
+const err5 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema58.properties.status,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data0 < 400 || isNaN(data0)){
+const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema58.properties.status,data:data0};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+if(data.title !== undefined){
+let data1 = data.title;
+if(typeof data1 !== "string"){
+const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.properties.title.type,parentSchema:schema58.properties.title,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.retry !== undefined){
+let data2 = data.retry;
+if(!(((data2 === "after_fix") || (data2 === "after_delay")) || (data2 === "now"))){
+const err8 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/enum",keyword:"enum",params:{allowedValues: schema58.properties.retry.enum},message:"must be equal to one of the allowed values",schema:schema58.properties.retry.enum,parentSchema:schema58.properties.retry,data:data2};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.retryAfter !== undefined){
+let data3 = data.retryAfter;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err9 = {instancePath:instancePath+"/retryAfter",schemaPath:"#/properties/retryAfter/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema58.properties.retryAfter,data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/retryAfter",schemaPath:"#/properties/retryAfter/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema58.properties.retryAfter.type,parentSchema:schema58.properties.retryAfter,data:data3};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.decision !== undefined){
+let data4 = data.decision;
+if(typeof data4 !== "string"){
+const err11 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data4};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema58.type,parentSchema:schema58,data};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema61 = {"type":"object","required":["version","date"],"additionalProperties":false,"properties":{"version":{"$ref":"#/$defs/semver","x-missing":"version: <the release, e.g. 1.2.0>"},"date":{"$ref":"#/$defs/date","x-missing":"date: \"<YYYY-MM-DD>\""},"added":{"$ref":"#/$defs/strings"},"deprecated":{"$ref":"#/$defs/strings"},"removed":{"$ref":"#/$defs/strings"},"corrected":{"$ref":"#/$defs/strings"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema64 = {"type":"array","items":{"type":"string"}};
+
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate43.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.version === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema61.required,parentSchema:schema61,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.date === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "date"},message:"must have required property '"+"date"+"'",schema:schema61.required,parentSchema:schema61,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((((key0 === "version") || (key0 === "date")) || (key0 === "added")) || (key0 === "deprecated")) || (key0 === "removed")) || (key0 === "corrected")) || (key0 === "decision"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema61,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.version !== undefined){
+let data0 = data.version;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/version",schemaPath:"#/$defs/semver/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d+\\.\\d+$"},message:"must match pattern \""+"^\\d+\\.\\d+\\.\\d+$"+"\"",schema:"^\\d+\\.\\d+\\.\\d+$",parentSchema:schema34,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/version",schemaPath:"#/$defs/semver/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.type,parentSchema:schema34,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.date !== undefined){
+let data1 = data.date;
+if(typeof data1 === "string"){
+if(!(formats0.validate(data1))){
+const err5 = {instancePath:instancePath+"/date",schemaPath:"#/$defs/date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\"",schema:"date",parentSchema:schema35,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/date",schemaPath:"#/$defs/date/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.type,parentSchema:schema35,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.added !== undefined){
+let data2 = data.added;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 !== "string"){
+const err7 = {instancePath:instancePath+"/added/" + i0,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema64.items.type,parentSchema:schema64.items,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/added",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema64.type,parentSchema:schema64,data:data2};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.deprecated !== undefined){
+let data4 = data.deprecated;
+if(Array.isArray(data4)){
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+if(typeof data5 !== "string"){
+const err9 = {instancePath:instancePath+"/deprecated/" + i1,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema64.items.type,parentSchema:schema64.items,data:data5};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/deprecated",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema64.type,parentSchema:schema64,data:data4};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.removed !== undefined){
+let data6 = data.removed;
+if(Array.isArray(data6)){
+const len2 = data6.length;
+for(let i2=0; i2<len2; i2++){
+let data7 = data6[i2];
+if(typeof data7 !== "string"){
+const err11 = {instancePath:instancePath+"/removed/" + i2,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema64.items.type,parentSchema:schema64.items,data:data7};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/removed",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema64.type,parentSchema:schema64,data:data6};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.corrected !== undefined){
+let data8 = data.corrected;
+if(Array.isArray(data8)){
+const len3 = data8.length;
+for(let i3=0; i3<len3; i3++){
+let data9 = data8[i3];
+if(typeof data9 !== "string"){
+const err13 = {instancePath:instancePath+"/corrected/" + i3,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema64.items.type,parentSchema:schema64.items,data:data9};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/corrected",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema64.type,parentSchema:schema64,data:data8};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.decision !== undefined){
+let data10 = data.decision;
+if(typeof data10 !== "string"){
+const err15 = {instancePath:instancePath+"/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data10};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema61.type,parentSchema:schema61,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate43.errors = vErrors;
+return errors === 0;
+}
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const pattern5 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+const pattern7 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate21.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.info === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "info"},message:"must have required property '"+"info"+"'",schema:schema32.required,parentSchema:schema32,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.totals === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "totals"},message:"must have required property '"+"totals"+"'",schema:schema32.required,parentSchema:schema32,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema32.properties, key0))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema32,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.info !== undefined){
+if(!(validate22(data.info, {instancePath:instancePath+"/info",parentData:data,parentDataProperty:"info",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
+if(data.totals !== undefined){
+if(!(validate24(data.totals, {instancePath:instancePath+"/totals",parentData:data,parentDataProperty:"totals",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+}
+if(data.mcpProtocolVersions !== undefined){
+let data2 = data.mcpProtocolVersions;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+const err3 = {instancePath:instancePath+"/mcpProtocolVersions/" + i0,schemaPath:"#/properties/mcpProtocolVersions/items/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\"",schema:"^\\d{4}-\\d{2}-\\d{2}$",parentSchema:schema32.properties.mcpProtocolVersions.items,data:data3};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/mcpProtocolVersions/" + i0,schemaPath:"#/properties/mcpProtocolVersions/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.mcpProtocolVersions.items.type,parentSchema:schema32.properties.mcpProtocolVersions.items,data:data3};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+let i1 = data2.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data2[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err5 = {instancePath:instancePath+"/mcpProtocolVersions",schemaPath:"#/properties/mcpProtocolVersions/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema32.properties.mcpProtocolVersions,data:data2};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/mcpProtocolVersions",schemaPath:"#/properties/mcpProtocolVersions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.mcpProtocolVersions.type,parentSchema:schema32.properties.mcpProtocolVersions,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.mcpDynamic !== undefined){
+if(!(validate26(data.mcpDynamic, {instancePath:instancePath+"/mcpDynamic",parentData:data,parentDataProperty:"mcpDynamic",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+errors = vErrors.length;
+}
+}
+if(data.versions !== undefined){
+let data5 = data.versions;
+if(Array.isArray(data5)){
+const len1 = data5.length;
+for(let i2=0; i2<len1; i2++){
+if(!(validate33(data5[i2], {instancePath:instancePath+"/versions/" + i2,parentData:data5,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/versions",schemaPath:"#/properties/versions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.versions.type,parentSchema:schema32.properties.versions,data:data5};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.scopes !== undefined){
+let data7 = data.scopes;
+if(Array.isArray(data7)){
+const len2 = data7.length;
+for(let i3=0; i3<len2; i3++){
+if(!(validate35(data7[i3], {instancePath:instancePath+"/scopes/" + i3,parentData:data7,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.scopes.type,parentSchema:schema32.properties.scopes,data:data7};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.principals !== undefined){
+let data9 = data.principals;
+if(Array.isArray(data9)){
+const len3 = data9.length;
+for(let i4=0; i4<len3; i4++){
+if(!(validate35(data9[i4], {instancePath:instancePath+"/principals/" + i4,parentData:data9,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/principals",schemaPath:"#/properties/principals/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.principals.type,parentSchema:schema32.properties.principals,data:data9};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.roles !== undefined){
+let data11 = data.roles;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+for(const key1 in data11){
+if(!(validate38(data11[key1], {instancePath:instancePath+"/roles/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.roles.type,parentSchema:schema32.properties.roles,data:data11};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.problems !== undefined){
+let data13 = data.problems;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+for(const key2 in data13){
+const _errs24 = errors;
+if(typeof key2 === "string"){
+if(!pattern7.test(key2)){
+const err11 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema32.properties.problems.propertyNames,data:key2,propertyName:key2};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+var valid11 = _errs24 === errors;
+if(!valid11){
+const err12 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema32.properties.problems.propertyNames,parentSchema:schema32.properties.problems,data:data13};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+for(const key3 in data13){
+if(!(validate40(data13[key3], {instancePath:instancePath+"/problems/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data13,parentDataProperty:key3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.problems.type,parentSchema:schema32.properties.problems,data:data13};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.eventTypes !== undefined){
+let data15 = data.eventTypes;
+if(Array.isArray(data15)){
+const len4 = data15.length;
+for(let i5=0; i5<len4; i5++){
+if(!(validate35(data15[i5], {instancePath:instancePath+"/eventTypes/" + i5,parentData:data15,parentDataProperty:i5,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.eventTypes.type,parentSchema:schema32.properties.eventTypes,data:data15};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.limits !== undefined){
+let data17 = data.limits;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+for(const key4 in data17){
+if(!(key4 === "decision")){
+let data18 = data17[key4];
+if(!(typeof data18 == "number")){
+const err15 = {instancePath:instancePath+"/limits/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema32.properties.limits.additionalProperties.type,parentSchema:schema32.properties.limits.additionalProperties,data:data18};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data17.decision !== undefined){
+let data19 = data17.decision;
+if(typeof data19 !== "string"){
+const err16 = {instancePath:instancePath+"/limits/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data19};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.limits.type,parentSchema:schema32.properties.limits,data:data17};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.changelog !== undefined){
+let data20 = data.changelog;
+if(Array.isArray(data20)){
+const len5 = data20.length;
+for(let i6=0; i6<len5; i6++){
+if(!(validate43(data20[i6], {instancePath:instancePath+"/changelog/" + i6,parentData:data20,parentDataProperty:i6,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/changelog",schemaPath:"#/properties/changelog/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.changelog.type,parentSchema:schema32.properties.changelog,data:data20};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const schemasFile = validate45;
+const schema69 = {"title":"contract/schemas/*.yaml","description":"Named JSON Schemas: Name -> schema. Names are PascalCase and unique across the files.","type":"object","propertyNames":{"x-rule":"invalid-schema-name","pattern":"^[A-Z][A-Za-z0-9]*$","x-expect":"a PascalCase schema name","x-fix":"Rename it (e.g. TaskDraft)."},"additionalProperties":{"$ref":"schema"}};
+const pattern9 = new RegExp("^[A-Z][A-Za-z0-9]*$", "u");
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
 const _errs1 = errors;
 if(typeof key0 === "string"){
 if(!pattern9.test(key0)){
-const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Z][A-Za-z0-9]*$"+"\"",schema:"^[A-Z][A-Za-z0-9]*$",parentSchema:schema63.propertyNames,data:key0,propertyName:key0};
+const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Z][A-Za-z0-9]*$"+"\"",schema:"^[A-Z][A-Za-z0-9]*$",parentSchema:schema69.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3919,7 +4163,7 @@ errors++;
 }
 var valid0 = _errs1 === errors;
 if(!valid0){
-const err1 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema63.propertyNames,parentSchema:schema63,data};
+const err1 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema69.propertyNames,parentSchema:schema69,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3930,14 +4174,14 @@ errors++;
 }
 }
 for(const key1 in data){
-if(!(validate39(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate28(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema63.type,parentSchema:schema63,data};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema69.type,parentSchema:schema69,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3946,23 +4190,23 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const familyFile = validate42;
-const schema66 = {"title":"contract/families/<family>.yaml","description":"One family and its operations.","type":"object","required":["family","operations"],"additionalProperties":false,"properties":{"family":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","x-expect":"a family name in lower snake_case","x-missing":"family: <the file's name without .yaml> at the top"},"description":{"type":"string"},"operations":{"type":"array","items":{"$ref":"#/$defs/operation"},"x-missing":"operations: [...] (the family's operations)"},"decision":{"$ref":"#/$defs/decision"}}};
-const schema67 = {"description":"One operation: REST route, MCP tool (or the reason it is not one), input, output and rules. contract/README.md shows every key with its meaning.","type":"object","required":["id","summary","kind","scope","audience","http","input","mcp"],"additionalProperties":false,"properties":{"id":{"x-rule":"unknown-operation-id-shape","type":"string","pattern":"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$","x-expect":"<family>.<name>[.<name>] in lower snake_case","x-fix":"Rename it, e.g. tasks.create or webhooks.endpoint.rotate_secret.","x-missing":"id: <family>.<name>"},"summary":{"type":"string","pattern":"\\S","x-expect":"a one-line summary","x-missing":"summary: <one line saying what it does>"},"description":{"type":"string"},"kind":{"x-rule":"invalid-kind","enum":["read","command"],"x-missing":"kind: read or kind: command"},"tier":{"x-rule":"invalid-tier","enum":[1,2,3,null],"x-fix":"Use tier 1 (runs at once), 2 or 3 (becomes a proposal); reads have none."},"scope":{"type":["string","null"],"x-missing":"scope: <a scope from svc.yaml>, or scope: null for any credential"},"audience":{"type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string"},"x-missing":"audience: [operator, client_admin, service_account] (the principals that may call it)"},"http":{"$ref":"#/$defs/http","x-missing":"http: { method: GET, path: /v1/... }"},"input":{"$ref":"schema","x-missing":"input: {properties: {...}} (input: {properties: {}} when it takes none)"},"output":{"$ref":"schema"},"result":{"$ref":"schema"},"page":{"$ref":"schema"},"stream":{"enum":["sse"]},"idempotency":{"enum":["required","honoured","none"]},"ifMatch":{"enum":["required","none"]},"errors":{"$ref":"#/$defs/uniqueStrings"},"emits":{"$ref":"#/$defs/uniqueStrings"},"mcp":{"$ref":"#/$defs/mcp","x-missing":"mcp: {tool: true, ...} or mcp: {tool: false, reason: \"<why agents do not get it>\"}"},"deprecated":{"$ref":"#/$defs/deprecation"},"decision":{"$ref":"#/$defs/decision"},"subject":{"x-rule":"invalid-subject","type":"object","additionalProperties":false,"properties":{"resource":{"type":"string"},"from":{"type":"string"},"none":{"type":"string"}}},"final":{"type":"boolean"}}};
+export const familyFile = validate47;
+const schema70 = {"title":"contract/families/<family>.yaml","description":"One family and its operations.","type":"object","required":["family","operations"],"additionalProperties":false,"properties":{"family":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","x-expect":"a family name in lower snake_case","x-missing":"family: <the file's name without .yaml> at the top"},"description":{"type":"string"},"operations":{"type":"array","items":{"$ref":"#/$defs/operation"},"x-missing":"operations: [...] (the family's operations)"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema71 = {"description":"One operation: REST route, MCP tool (or the reason it is not one), input, output and rules. contract/README.md shows every key with its meaning.","type":"object","required":["id","summary","kind","scope","audience","http","input","mcp"],"additionalProperties":false,"properties":{"id":{"x-rule":"unknown-operation-id-shape","type":"string","pattern":"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$","x-expect":"<family>.<name>[.<name>] in lower snake_case","x-fix":"Rename it, e.g. tasks.create or webhooks.endpoint.rotate_secret.","x-missing":"id: <family>.<name>"},"summary":{"type":"string","pattern":"\\S","x-expect":"a one-line summary","x-missing":"summary: <one line saying what it does>"},"description":{"type":"string"},"kind":{"x-rule":"invalid-kind","enum":["read","command"],"x-missing":"kind: read or kind: command"},"tier":{"x-rule":"invalid-tier","enum":[1,2,3,null],"x-fix":"Use tier 1 (runs at once), 2 or 3 (becomes a proposal); reads have none."},"scope":{"type":["string","null"],"x-missing":"scope: <a scope from svc.yaml>, or scope: null for any credential"},"audience":{"type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string"},"x-missing":"audience: [operator, client_admin, service_account] (the principals that may call it)"},"http":{"$ref":"#/$defs/http","x-missing":"http: { method: GET, path: /v1/... }"},"input":{"$ref":"schema","x-missing":"input: {properties: {...}} (input: {properties: {}} when it takes none)"},"output":{"$ref":"schema"},"result":{"$ref":"schema"},"page":{"$ref":"schema"},"stream":{"enum":["sse"]},"idempotency":{"enum":["required","honoured","none"]},"ifMatch":{"enum":["required","none"]},"errors":{"$ref":"#/$defs/uniqueStrings"},"emits":{"$ref":"#/$defs/uniqueStrings"},"mcp":{"$ref":"#/$defs/mcp","x-missing":"mcp: {tool: true, ...} or mcp: {tool: false, reason: \"<why agents do not get it>\"}"},"deprecated":{"$ref":"#/$defs/deprecation"},"decision":{"$ref":"#/$defs/decision"},"subject":{"x-rule":"invalid-subject","type":"object","additionalProperties":false,"properties":{"resource":{"type":"string"},"from":{"type":"string"},"none":{"type":"string"}}},"final":{"type":"boolean"}}};
 const pattern11 = new RegExp("^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$", "u");
 const pattern12 = new RegExp("\\S", "u");
-const schema68 = {"type":"object","required":["method","path"],"additionalProperties":false,"properties":{"method":{"x-rule":"invalid-method","enum":["GET","POST","PATCH","PUT","DELETE"],"x-missing":"method: GET (or POST, PATCH, PUT, DELETE)"},"path":{"x-rule":"invalid-path","type":"string","pattern":"^/","x-expect":"an absolute path","x-fix":"Write an absolute path such as /v1/tasks/{task_id}.","x-missing":"path: /v1/..."},"status":{"x-rule":"invalid-status","type":"integer","minimum":200,"maximum":299,"x-fix":"Use a 2xx status (200, or 201 for creating POSTs)."},"query":{"$ref":"#/$defs/uniqueStrings"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema72 = {"type":"object","required":["method","path"],"additionalProperties":false,"properties":{"method":{"x-rule":"invalid-method","enum":["GET","POST","PATCH","PUT","DELETE"],"x-missing":"method: GET (or POST, PATCH, PUT, DELETE)"},"path":{"x-rule":"invalid-path","type":"string","pattern":"^/","x-expect":"an absolute path","x-fix":"Write an absolute path such as /v1/tasks/{task_id}.","x-missing":"path: /v1/..."},"status":{"x-rule":"invalid-status","type":"integer","minimum":200,"maximum":299,"x-fix":"Use a 2xx status (200, or 201 for creating POSTs)."},"query":{"$ref":"#/$defs/uniqueStrings"},"decision":{"$ref":"#/$defs/decision"}}};
 const pattern13 = new RegExp("^/", "u");
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3971,7 +4215,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'",schema:schema68.required,parentSchema:schema68,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'",schema:schema72.required,parentSchema:schema72,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3981,7 +4225,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.path === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema68.required,parentSchema:schema68,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema72.required,parentSchema:schema72,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3992,7 +4236,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "method") || (key0 === "path")) || (key0 === "status")) || (key0 === "query")) || (key0 === "decision"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema68,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema72,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4005,7 +4249,7 @@ errors++;
 if(data.method !== undefined){
 let data0 = data.method;
 if(!(((((data0 === "GET") || (data0 === "POST")) || (data0 === "PATCH")) || (data0 === "PUT")) || (data0 === "DELETE"))){
-const err3 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema68.properties.method.enum},message:"must be equal to one of the allowed values",schema:schema68.properties.method.enum,parentSchema:schema68.properties.method,data:data0};
+const err3 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema72.properties.method.enum},message:"must be equal to one of the allowed values",schema:schema72.properties.method.enum,parentSchema:schema72.properties.method,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4019,7 +4263,7 @@ if(data.path !== undefined){
 let data1 = data.path;
 if(typeof data1 === "string"){
 if(!pattern13.test(data1)){
-const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema68.properties.path,data:data1};
+const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema72.properties.path,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4030,7 +4274,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema68.properties.path.type,parentSchema:schema68.properties.path,data:data1};
+const err5 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.path.type,parentSchema:schema72.properties.path,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4043,7 +4287,7 @@ errors++;
 if(data.status !== undefined){
 let data2 = data.status;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema68.properties.status.type,parentSchema:schema68.properties.status,data:data2};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema72.properties.status.type,parentSchema:schema72.properties.status,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4054,7 +4298,7 @@ errors++;
 }
 if(typeof data2 == "number"){
 if(data2 > 299 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 299},message:"must be <= 299",schema:299,parentSchema:schema68.properties.status,data:data2};
+const err7 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 299},message:"must be <= 299",schema:299,parentSchema:schema72.properties.status,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4064,7 +4308,7 @@ vErrors.push(err7);
 errors++;
 }
 if(data2 < 200 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 200},message:"must be >= 200",schema:200,parentSchema:schema68.properties.status,data:data2};
+const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 200},message:"must be >= 200",schema:200,parentSchema:schema72.properties.status,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4082,7 +4326,7 @@ const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(typeof data4 !== "string"){
-const err9 = {instancePath:instancePath+"/query/" + i0,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.items.type,parentSchema:schema50.items,data:data4};
+const err9 = {instancePath:instancePath+"/query/" + i0,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema56.items.type,parentSchema:schema56.items,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4103,7 +4347,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err10 = {instancePath:instancePath+"/query",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema50,data:data3};
+const err10 = {instancePath:instancePath+"/query",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema56,data:data3};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4118,7 +4362,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/query",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema50.type,parentSchema:schema50,data:data3};
+const err11 = {instancePath:instancePath+"/query",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema56.type,parentSchema:schema56,data:data3};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4143,7 +4387,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema68.type,parentSchema:schema68,data};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4152,17 +4396,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema73 = {"type":"object","required":["tool"],"additionalProperties":false,"properties":{"tool":{"type":"boolean","x-missing":"tool: true (an MCP tool) or tool: false (with a reason)"},"reason":{"type":"string"},"destructive":{"type":"boolean"},"idempotent":{"type":"boolean"},"openWorld":{"type":"boolean"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema77 = {"type":"object","required":["tool"],"additionalProperties":false,"properties":{"tool":{"type":"boolean","x-missing":"tool: true (an MCP tool) or tool: false (with a reason)"},"reason":{"type":"string"},"destructive":{"type":"boolean"},"idempotent":{"type":"boolean"},"openWorld":{"type":"boolean"},"decision":{"$ref":"#/$defs/decision"}}};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4171,7 +4415,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tool === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tool"},message:"must have required property '"+"tool"+"'",schema:schema73.required,parentSchema:schema73,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tool"},message:"must have required property '"+"tool"+"'",schema:schema77.required,parentSchema:schema77,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4182,7 +4426,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "tool") || (key0 === "reason")) || (key0 === "destructive")) || (key0 === "idempotent")) || (key0 === "openWorld")) || (key0 === "decision"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema73,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema77,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4195,7 +4439,7 @@ errors++;
 if(data.tool !== undefined){
 let data0 = data.tool;
 if(typeof data0 !== "boolean"){
-const err2 = {instancePath:instancePath+"/tool",schemaPath:"#/properties/tool/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema73.properties.tool.type,parentSchema:schema73.properties.tool,data:data0};
+const err2 = {instancePath:instancePath+"/tool",schemaPath:"#/properties/tool/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema77.properties.tool.type,parentSchema:schema77.properties.tool,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4208,7 +4452,7 @@ errors++;
 if(data.reason !== undefined){
 let data1 = data.reason;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.reason.type,parentSchema:schema73.properties.reason,data:data1};
+const err3 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema77.properties.reason.type,parentSchema:schema77.properties.reason,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4221,7 +4465,7 @@ errors++;
 if(data.destructive !== undefined){
 let data2 = data.destructive;
 if(typeof data2 !== "boolean"){
-const err4 = {instancePath:instancePath+"/destructive",schemaPath:"#/properties/destructive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema73.properties.destructive.type,parentSchema:schema73.properties.destructive,data:data2};
+const err4 = {instancePath:instancePath+"/destructive",schemaPath:"#/properties/destructive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema77.properties.destructive.type,parentSchema:schema77.properties.destructive,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4234,7 +4478,7 @@ errors++;
 if(data.idempotent !== undefined){
 let data3 = data.idempotent;
 if(typeof data3 !== "boolean"){
-const err5 = {instancePath:instancePath+"/idempotent",schemaPath:"#/properties/idempotent/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema73.properties.idempotent.type,parentSchema:schema73.properties.idempotent,data:data3};
+const err5 = {instancePath:instancePath+"/idempotent",schemaPath:"#/properties/idempotent/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema77.properties.idempotent.type,parentSchema:schema77.properties.idempotent,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4247,7 +4491,7 @@ errors++;
 if(data.openWorld !== undefined){
 let data4 = data.openWorld;
 if(typeof data4 !== "boolean"){
-const err6 = {instancePath:instancePath+"/openWorld",schemaPath:"#/properties/openWorld/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema73.properties.openWorld.type,parentSchema:schema73.properties.openWorld,data:data4};
+const err6 = {instancePath:instancePath+"/openWorld",schemaPath:"#/properties/openWorld/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema77.properties.openWorld.type,parentSchema:schema77.properties.openWorld,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4272,7 +4516,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema73.type,parentSchema:schema73,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema77.type,parentSchema:schema77,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4281,17 +4525,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema75 = {"description":"{since, sunset, link, successor, successorLink}; null or false when not deprecated.","type":["object","null","boolean"],"additionalProperties":false,"properties":{"since":{"type":"string"},"sunset":{"type":["string","null"]},"link":{"type":"string"},"successor":{"type":"string"},"successorLink":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema79 = {"description":"{since, sunset, link, successor, successorLink}; null or false when not deprecated.","type":["object","null","boolean"],"additionalProperties":false,"properties":{"since":{"type":"string"},"sunset":{"type":["string","null"]},"link":{"type":"string"},"successor":{"type":"string"},"successorLink":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4299,7 +4543,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)) && (typeof data !== "boolean")){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema75.type},message:"must be object,null,boolean",schema:schema75.type,parentSchema:schema75,data};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema79.type},message:"must be object,null,boolean",schema:schema79.type,parentSchema:schema79,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4311,7 +4555,7 @@ errors++;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((key0 === "since") || (key0 === "sunset")) || (key0 === "link")) || (key0 === "successor")) || (key0 === "successorLink")) || (key0 === "decision"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema75,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema79,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4324,7 +4568,7 @@ errors++;
 if(data.since !== undefined){
 let data0 = data.since;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.since.type,parentSchema:schema75.properties.since,data:data0};
+const err2 = {instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema79.properties.since.type,parentSchema:schema79.properties.since,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4337,7 +4581,7 @@ errors++;
 if(data.sunset !== undefined){
 let data1 = data.sunset;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err3 = {instancePath:instancePath+"/sunset",schemaPath:"#/properties/sunset/type",keyword:"type",params:{type: schema75.properties.sunset.type},message:"must be string,null",schema:schema75.properties.sunset.type,parentSchema:schema75.properties.sunset,data:data1};
+const err3 = {instancePath:instancePath+"/sunset",schemaPath:"#/properties/sunset/type",keyword:"type",params:{type: schema79.properties.sunset.type},message:"must be string,null",schema:schema79.properties.sunset.type,parentSchema:schema79.properties.sunset,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4350,7 +4594,7 @@ errors++;
 if(data.link !== undefined){
 let data2 = data.link;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.link.type,parentSchema:schema75.properties.link,data:data2};
+const err4 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema79.properties.link.type,parentSchema:schema79.properties.link,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4363,7 +4607,7 @@ errors++;
 if(data.successor !== undefined){
 let data3 = data.successor;
 if(typeof data3 !== "string"){
-const err5 = {instancePath:instancePath+"/successor",schemaPath:"#/properties/successor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.successor.type,parentSchema:schema75.properties.successor,data:data3};
+const err5 = {instancePath:instancePath+"/successor",schemaPath:"#/properties/successor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema79.properties.successor.type,parentSchema:schema79.properties.successor,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4376,7 +4620,7 @@ errors++;
 if(data.successorLink !== undefined){
 let data4 = data.successorLink;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/successorLink",schemaPath:"#/properties/successorLink/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.successorLink.type,parentSchema:schema75.properties.successorLink,data:data4};
+const err6 = {instancePath:instancePath+"/successorLink",schemaPath:"#/properties/successorLink/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema79.properties.successorLink.type,parentSchema:schema79.properties.successorLink,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4400,16 +4644,16 @@ errors++;
 }
 }
 }
-validate52.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4418,7 +4662,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema67.required,parentSchema:schema67,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema71.required,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4428,7 +4672,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.summary === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "summary"},message:"must have required property '"+"summary"+"'",schema:schema67.required,parentSchema:schema67,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "summary"},message:"must have required property '"+"summary"+"'",schema:schema71.required,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4438,7 +4682,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.kind === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema67.required,parentSchema:schema67,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema71.required,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4448,7 +4692,7 @@ vErrors.push(err2);
 errors++;
 }
 if(data.scope === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'",schema:schema67.required,parentSchema:schema67,data};
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'",schema:schema71.required,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4458,7 +4702,7 @@ vErrors.push(err3);
 errors++;
 }
 if(data.audience === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'",schema:schema67.required,parentSchema:schema67,data};
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'",schema:schema71.required,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4468,7 +4712,7 @@ vErrors.push(err4);
 errors++;
 }
 if(data.http === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "http"},message:"must have required property '"+"http"+"'",schema:schema67.required,parentSchema:schema67,data};
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "http"},message:"must have required property '"+"http"+"'",schema:schema71.required,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4478,7 +4722,7 @@ vErrors.push(err5);
 errors++;
 }
 if(data.input === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input"},message:"must have required property '"+"input"+"'",schema:schema67.required,parentSchema:schema67,data};
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input"},message:"must have required property '"+"input"+"'",schema:schema71.required,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4488,7 +4732,7 @@ vErrors.push(err6);
 errors++;
 }
 if(data.mcp === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mcp"},message:"must have required property '"+"mcp"+"'",schema:schema67.required,parentSchema:schema67,data};
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mcp"},message:"must have required property '"+"mcp"+"'",schema:schema71.required,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4498,8 +4742,8 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema67.properties, key0))){
-const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema67,data};
+if(!(func1.call(schema71.properties, key0))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4513,7 +4757,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(!pattern11.test(data0)){
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"+"\"",schema:"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$",parentSchema:schema67.properties.id,data:data0};
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"+"\"",schema:"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$",parentSchema:schema71.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4524,7 +4768,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.properties.id.type,parentSchema:schema67.properties.id,data:data0};
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.id.type,parentSchema:schema71.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4538,7 +4782,7 @@ if(data.summary !== undefined){
 let data1 = data.summary;
 if(typeof data1 === "string"){
 if(!pattern12.test(data1)){
-const err11 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\"",schema:"\\S",parentSchema:schema67.properties.summary,data:data1};
+const err11 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\"",schema:"\\S",parentSchema:schema71.properties.summary,data:data1};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4549,7 +4793,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.properties.summary.type,parentSchema:schema67.properties.summary,data:data1};
+const err12 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.summary.type,parentSchema:schema71.properties.summary,data:data1};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4562,7 +4806,7 @@ errors++;
 if(data.description !== undefined){
 let data2 = data.description;
 if(typeof data2 !== "string"){
-const err13 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.properties.description.type,parentSchema:schema67.properties.description,data:data2};
+const err13 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.description.type,parentSchema:schema71.properties.description,data:data2};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4575,7 +4819,7 @@ errors++;
 if(data.kind !== undefined){
 let data3 = data.kind;
 if(!((data3 === "read") || (data3 === "command"))){
-const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema67.properties.kind.enum},message:"must be equal to one of the allowed values",schema:schema67.properties.kind.enum,parentSchema:schema67.properties.kind,data:data3};
+const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema71.properties.kind.enum},message:"must be equal to one of the allowed values",schema:schema71.properties.kind.enum,parentSchema:schema71.properties.kind,data:data3};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4588,7 +4832,7 @@ errors++;
 if(data.tier !== undefined){
 let data4 = data.tier;
 if(!((((data4 === 1) || (data4 === 2)) || (data4 === 3)) || (data4 === null))){
-const err15 = {instancePath:instancePath+"/tier",schemaPath:"#/properties/tier/enum",keyword:"enum",params:{allowedValues: schema67.properties.tier.enum},message:"must be equal to one of the allowed values",schema:schema67.properties.tier.enum,parentSchema:schema67.properties.tier,data:data4};
+const err15 = {instancePath:instancePath+"/tier",schemaPath:"#/properties/tier/enum",keyword:"enum",params:{allowedValues: schema71.properties.tier.enum},message:"must be equal to one of the allowed values",schema:schema71.properties.tier.enum,parentSchema:schema71.properties.tier,data:data4};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4601,7 +4845,7 @@ errors++;
 if(data.scope !== undefined){
 let data5 = data.scope;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: schema67.properties.scope.type},message:"must be string,null",schema:schema67.properties.scope.type,parentSchema:schema67.properties.scope,data:data5};
+const err16 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: schema71.properties.scope.type},message:"must be string,null",schema:schema71.properties.scope.type,parentSchema:schema71.properties.scope,data:data5};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4615,7 +4859,7 @@ if(data.audience !== undefined){
 let data6 = data.audience;
 if(Array.isArray(data6)){
 if(data6.length < 1){
-const err17 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema67.properties.audience,data:data6};
+const err17 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema71.properties.audience,data:data6};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4628,7 +4872,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 let data7 = data6[i0];
 if(typeof data7 !== "string"){
-const err18 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/properties/audience/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.properties.audience.items.type,parentSchema:schema67.properties.audience.items,data:data7};
+const err18 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/properties/audience/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.audience.items.type,parentSchema:schema71.properties.audience.items,data:data7};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4649,7 +4893,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err19 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema67.properties.audience,data:data6};
+const err19 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema71.properties.audience,data:data6};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4664,7 +4908,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema67.properties.audience.type,parentSchema:schema67.properties.audience,data:data6};
+const err20 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema71.properties.audience.type,parentSchema:schema71.properties.audience,data:data6};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4675,39 +4919,39 @@ errors++;
 }
 }
 if(data.http !== undefined){
-if(!(validate44(data.http, {instancePath:instancePath+"/http",parentData:data,parentDataProperty:"http",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+if(!(validate49(data.http, {instancePath:instancePath+"/http",parentData:data,parentDataProperty:"http",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
 errors = vErrors.length;
 }
 }
 if(data.input !== undefined){
-if(!(validate39(data.input, {instancePath:instancePath+"/input",parentData:data,parentDataProperty:"input",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate28(data.input, {instancePath:instancePath+"/input",parentData:data,parentDataProperty:"input",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
 if(data.output !== undefined){
-if(!(validate39(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate28(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
 if(data.result !== undefined){
-if(!(validate39(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate28(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
 if(data.page !== undefined){
-if(!(validate39(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate28(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
 if(data.stream !== undefined){
 let data13 = data.stream;
 if(!(data13 === "sse")){
-const err21 = {instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/enum",keyword:"enum",params:{allowedValues: schema67.properties.stream.enum},message:"must be equal to one of the allowed values",schema:schema67.properties.stream.enum,parentSchema:schema67.properties.stream,data:data13};
+const err21 = {instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/enum",keyword:"enum",params:{allowedValues: schema71.properties.stream.enum},message:"must be equal to one of the allowed values",schema:schema71.properties.stream.enum,parentSchema:schema71.properties.stream,data:data13};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4720,7 +4964,7 @@ errors++;
 if(data.idempotency !== undefined){
 let data14 = data.idempotency;
 if(!(((data14 === "required") || (data14 === "honoured")) || (data14 === "none"))){
-const err22 = {instancePath:instancePath+"/idempotency",schemaPath:"#/properties/idempotency/enum",keyword:"enum",params:{allowedValues: schema67.properties.idempotency.enum},message:"must be equal to one of the allowed values",schema:schema67.properties.idempotency.enum,parentSchema:schema67.properties.idempotency,data:data14};
+const err22 = {instancePath:instancePath+"/idempotency",schemaPath:"#/properties/idempotency/enum",keyword:"enum",params:{allowedValues: schema71.properties.idempotency.enum},message:"must be equal to one of the allowed values",schema:schema71.properties.idempotency.enum,parentSchema:schema71.properties.idempotency,data:data14};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4733,7 +4977,7 @@ errors++;
 if(data.ifMatch !== undefined){
 let data15 = data.ifMatch;
 if(!((data15 === "required") || (data15 === "none"))){
-const err23 = {instancePath:instancePath+"/ifMatch",schemaPath:"#/properties/ifMatch/enum",keyword:"enum",params:{allowedValues: schema67.properties.ifMatch.enum},message:"must be equal to one of the allowed values",schema:schema67.properties.ifMatch.enum,parentSchema:schema67.properties.ifMatch,data:data15};
+const err23 = {instancePath:instancePath+"/ifMatch",schemaPath:"#/properties/ifMatch/enum",keyword:"enum",params:{allowedValues: schema71.properties.ifMatch.enum},message:"must be equal to one of the allowed values",schema:schema71.properties.ifMatch.enum,parentSchema:schema71.properties.ifMatch,data:data15};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4750,7 +4994,7 @@ const len1 = data16.length;
 for(let i2=0; i2<len1; i2++){
 let data17 = data16[i2];
 if(typeof data17 !== "string"){
-const err24 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.items.type,parentSchema:schema50.items,data:data17};
+const err24 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema56.items.type,parentSchema:schema56.items,data:data17};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4771,7 +5015,7 @@ continue;
 }
 if(typeof indices1[item1] == "number"){
 j1 = indices1[item1];
-const err25 = {instancePath:instancePath+"/errors",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema50,data:data16};
+const err25 = {instancePath:instancePath+"/errors",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema56,data:data16};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4786,7 +5030,7 @@ indices1[item1] = i3;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/errors",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema50.type,parentSchema:schema50,data:data16};
+const err26 = {instancePath:instancePath+"/errors",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema56.type,parentSchema:schema56,data:data16};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4803,7 +5047,7 @@ const len2 = data18.length;
 for(let i4=0; i4<len2; i4++){
 let data19 = data18[i4];
 if(typeof data19 !== "string"){
-const err27 = {instancePath:instancePath+"/emits/" + i4,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema50.items.type,parentSchema:schema50.items,data:data19};
+const err27 = {instancePath:instancePath+"/emits/" + i4,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema56.items.type,parentSchema:schema56.items,data:data19};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4824,7 +5068,7 @@ continue;
 }
 if(typeof indices2[item2] == "number"){
 j2 = indices2[item2];
-const err28 = {instancePath:instancePath+"/emits",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema50,data:data18};
+const err28 = {instancePath:instancePath+"/emits",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema56,data:data18};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4839,7 +5083,7 @@ indices2[item2] = i5;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/emits",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema50.type,parentSchema:schema50,data:data18};
+const err29 = {instancePath:instancePath+"/emits",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema56.type,parentSchema:schema56,data:data18};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4850,14 +5094,14 @@ errors++;
 }
 }
 if(data.mcp !== undefined){
-if(!(validate50(data.mcp, {instancePath:instancePath+"/mcp",parentData:data,parentDataProperty:"mcp",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate55(data.mcp, {instancePath:instancePath+"/mcp",parentData:data,parentDataProperty:"mcp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
 }
 }
 if(data.deprecated !== undefined){
-if(!(validate52(data.deprecated, {instancePath:instancePath+"/deprecated",parentData:data,parentDataProperty:"deprecated",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+if(!(validate57(data.deprecated, {instancePath:instancePath+"/deprecated",parentData:data,parentDataProperty:"deprecated",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -4879,7 +5123,7 @@ let data23 = data.subject;
 if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 for(const key1 in data23){
 if(!(((key1 === "resource") || (key1 === "from")) || (key1 === "none"))){
-const err31 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema67.properties.subject,data:data23};
+const err31 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema71.properties.subject,data:data23};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4892,7 +5136,7 @@ errors++;
 if(data23.resource !== undefined){
 let data24 = data23.resource;
 if(typeof data24 !== "string"){
-const err32 = {instancePath:instancePath+"/subject/resource",schemaPath:"#/properties/subject/properties/resource/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.properties.subject.properties.resource.type,parentSchema:schema67.properties.subject.properties.resource,data:data24};
+const err32 = {instancePath:instancePath+"/subject/resource",schemaPath:"#/properties/subject/properties/resource/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.subject.properties.resource.type,parentSchema:schema71.properties.subject.properties.resource,data:data24};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4905,7 +5149,7 @@ errors++;
 if(data23.from !== undefined){
 let data25 = data23.from;
 if(typeof data25 !== "string"){
-const err33 = {instancePath:instancePath+"/subject/from",schemaPath:"#/properties/subject/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.properties.subject.properties.from.type,parentSchema:schema67.properties.subject.properties.from,data:data25};
+const err33 = {instancePath:instancePath+"/subject/from",schemaPath:"#/properties/subject/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.subject.properties.from.type,parentSchema:schema71.properties.subject.properties.from,data:data25};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4918,7 +5162,7 @@ errors++;
 if(data23.none !== undefined){
 let data26 = data23.none;
 if(typeof data26 !== "string"){
-const err34 = {instancePath:instancePath+"/subject/none",schemaPath:"#/properties/subject/properties/none/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.properties.subject.properties.none.type,parentSchema:schema67.properties.subject.properties.none,data:data26};
+const err34 = {instancePath:instancePath+"/subject/none",schemaPath:"#/properties/subject/properties/none/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.subject.properties.none.type,parentSchema:schema71.properties.subject.properties.none,data:data26};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4930,7 +5174,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema67.properties.subject.type,parentSchema:schema67.properties.subject,data:data23};
+const err35 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.subject.type,parentSchema:schema71.properties.subject,data:data23};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4943,7 +5187,7 @@ errors++;
 if(data.final !== undefined){
 let data27 = data.final;
 if(typeof data27 !== "boolean"){
-const err36 = {instancePath:instancePath+"/final",schemaPath:"#/properties/final/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema67.properties.final.type,parentSchema:schema67.properties.final,data:data27};
+const err36 = {instancePath:instancePath+"/final",schemaPath:"#/properties/final/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.final.type,parentSchema:schema71.properties.final,data:data27};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4955,7 +5199,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema67.type,parentSchema:schema67,data};
+const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.type,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4964,16 +5208,16 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4982,7 +5226,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.family === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "family"},message:"must have required property '"+"family"+"'",schema:schema66.required,parentSchema:schema66,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "family"},message:"must have required property '"+"family"+"'",schema:schema70.required,parentSchema:schema70,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4992,7 +5236,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.operations === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'",schema:schema66.required,parentSchema:schema66,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'",schema:schema70.required,parentSchema:schema70,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5003,7 +5247,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((key0 === "family") || (key0 === "description")) || (key0 === "operations")) || (key0 === "decision"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema66,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema70,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5017,7 +5261,7 @@ if(data.family !== undefined){
 let data0 = data.family;
 if(typeof data0 === "string"){
 if(!pattern7.test(data0)){
-const err3 = {instancePath:instancePath+"/family",schemaPath:"#/properties/family/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema66.properties.family,data:data0};
+const err3 = {instancePath:instancePath+"/family",schemaPath:"#/properties/family/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema70.properties.family,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5028,7 +5272,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/family",schemaPath:"#/properties/family/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema66.properties.family.type,parentSchema:schema66.properties.family,data:data0};
+const err4 = {instancePath:instancePath+"/family",schemaPath:"#/properties/family/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema70.properties.family.type,parentSchema:schema70.properties.family,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5041,7 +5285,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema66.properties.description.type,parentSchema:schema66.properties.description,data:data1};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema70.properties.description.type,parentSchema:schema70.properties.description,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5056,14 +5300,14 @@ let data2 = data.operations;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate43(data2[i0], {instancePath:instancePath+"/operations/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate48(data2[i0], {instancePath:instancePath+"/operations/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/operations",schemaPath:"#/properties/operations/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema66.properties.operations.type,parentSchema:schema66.properties.operations,data:data2};
+const err6 = {instancePath:instancePath+"/operations",schemaPath:"#/properties/operations/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema70.properties.operations.type,parentSchema:schema70.properties.operations,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5088,7 +5332,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema66.type,parentSchema:schema66,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema70.type,parentSchema:schema70,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5097,8 +5341,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

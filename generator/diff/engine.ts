@@ -106,7 +106,8 @@ const show = (v: unknown) => JSON.stringify(v);
 
 /** A readable name for a schema node, derived from where it is written (so shared schemas read the same from every operation). */
 export function labelOf(o: Origin): string {
-  let s = o.kind === 'op' ? `${o.key} ` : o.key;
+  const named = o.kind === 'op' || o.kind === 'tool';
+  let s = named ? `${o.key} ` : o.key;
   const p = o.path;
   for (let i = 0; i < p.length; i++) {
     const k = p[i];
@@ -115,7 +116,7 @@ export function labelOf(o: Origin): string {
     else if (k === 'additionalProperties') s += '{*}';
     else if (k === 'allOf') i++;
     else if (k === 'oneOf' || k === 'anyOf') s += `|${k}[${p[++i]}]`;
-    else if (o.kind === 'op' && i === 0) s += k === 'page' ? 'items' : String(k);
+    else if (named && i === 0) s += k === 'page' ? 'items' : String(k);
     else break;
   }
   return s.trim();
@@ -421,6 +422,28 @@ class Differ {
     }
     for (const code of Object.keys(hs.service.problems))
       if (!(code in bs.service.problems)) this.add('problem-code-added', code, `Problem code ${code} was added to svc.yaml.`, 'head', svc('problems', code));
+    this.dynamicTools(bs, hs);
+  }
+
+  /** The dynamic MCP mode's meta-tools: names, roles, annotations and input schemas are published surface. */
+  private dynamicTools(bs: Snapshot, hs: Snapshot): void {
+    // Snapshots recorded before the dynamic mode existed have no mcpDynamicTools.
+    const bt = bs.service.mcpDynamicTools ?? [];
+    const ht = hs.service.mcpDynamicTools ?? [];
+    const tool = (name: string, ...p: JsonPath): Origin => ({ kind: 'tool', key: name, path: p });
+    for (const b of bt) {
+      const h = ht.find((t) => t.name === b.name);
+      if (!h) {
+        this.add('mcp-meta-tool-removed', b.name, `Meta-tool ${b.name} of the dynamic MCP mode was removed (or renamed); agents calling it break.`, 'base', tool(b.name, 'name'));
+        continue;
+      }
+      if (b.role !== h.role) this.add('mcp-meta-tool-role-changed', h.name, `Meta-tool ${h.name}: role ${b.role} -> ${h.role}; agents calling it get another behaviour.`, 'head', tool(h.name, 'role'));
+      for (const k of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
+        if (b.annotations[k] !== h.annotations[k]) this.add('mcp-annotations-changed', h.name, `Meta-tool ${h.name}: ${k} ${b.annotations[k]} -> ${h.annotations[k]}.`, 'head', tool(h.name, 'role'));
+      this.schema({ raw: b.inputSchema, origin: tool(b.name, 'input') }, { raw: h.inputSchema, origin: tool(h.name, 'input') }, 'input', true);
+    }
+    for (const h of ht)
+      if (!bt.some((b) => b.name === h.name)) this.add('mcp-meta-tool-added', h.name, `Meta-tool ${h.name} (${h.role}) was added to the dynamic MCP mode.`, 'head', tool(h.name, 'name'));
   }
 
   private operation(bid: string, hid: string): void {

@@ -20,6 +20,7 @@ export const RULES: Record<string, { kind: Finding['kind']; what: string }> = {
   'event-type-added': { kind: 'additive', what: 'a new webhook event type' },
   'scope-added': { kind: 'additive', what: 'a new scope' },
   'mcp-tool-added': { kind: 'additive', what: 'an existing operation newly exposed as an MCP tool' },
+  'mcp-meta-tool-added': { kind: 'additive', what: 'a new meta-tool of the dynamic MCP mode (svc.yaml mcpDynamic)' },
   'audience-widened': { kind: 'additive', what: 'a principal kind newly allowed to call an operation' },
   'event-emission-added': { kind: 'additive', what: 'an operation newly emits an event type' },
   'operation-deprecated': { kind: 'additive', what: 'an operation newly deprecated (or its deprecation changed)' },
@@ -66,4 +67,6 @@ export const RULES: Record<string, { kind: Finding['kind']; what: string }> = {
   'mcp-tool-renamed': { kind: 'breaking', what: "an MCP tool's name changed" },
   'mcp-input-narrowed': { kind: 'breaking', what: "an MCP tool's input lost an argument" },
   'mcp-annotations-changed': { kind: 'breaking', what: "an MCP tool's annotations changed" },
+  'mcp-meta-tool-removed': { kind: 'breaking', what: 'a meta-tool of the dynamic MCP mode removed (or renamed)' },
+  'mcp-meta-tool-role-changed': { kind: 'breaking', what: "a meta-tool's role (what it does) changed" },
 };

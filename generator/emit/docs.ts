@@ -7,6 +7,7 @@ import type { JsonSchema } from '../../runtime/contract-types.ts';
 import type { Model, ModelOperation } from '../model.ts';
 import { COMPONENT_PREFIX } from '../schema.ts';
 import { generatedJson, MD_HEADER } from './format.ts';
+import { dynamicToolsView } from './mcp-dynamic.ts';
 
 const TEMPLATE_DIR = new URL('../templates/', import.meta.url);
 const hb = Handlebars.create();
@@ -93,6 +94,7 @@ function baseView(model: Model) {
     scopeCount: model.scopes.length,
     eventTypeCount: model.eventTypes.length,
     limits: model.limits,
+    ...dynamicToolsView(model),
   };
 }
 

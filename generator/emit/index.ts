@@ -11,10 +11,12 @@ import { emitRoutes } from './routes.ts';
 import { emitTypes } from './types.ts';
 import { emitValidators } from './validators.ts';
 import { emitChangelog } from './changelog.ts';
+import { publishDynamicTools } from './mcp-dynamic.ts';
 
 export async function emitAll(model: Model): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const openapi = buildOpenApi(model);
+  publishDynamicTools(openapi, model);
   files.set('openapi.json', generatedJson(openapi));
   files.set('types.ts', await emitTypes(openapi));
   files.set('registry.ts', emitRegistry(model));

@@ -27,6 +27,9 @@ export const schemas: Readonly<Record<string, JsonSchema>> = ${literal(model.sch
  */
 export const secretPointers: Readonly<Record<string, readonly string[]>> = ${literal(secretPointersOf(model))};
 
+/** Each family's one-line description (the OpenAPI document's tags), e.g. for the dynamic MCP mode's search. */
+export const familyDescriptions: Readonly<Record<string, string>> = ${literal(Object.fromEntries(model.families.map((f) => [f.name, f.description])))};
+
 /** Property names marked x-svc-secret or x-svc-personal anywhere in the schemas: logs write them as "[redacted]". */
 export const redactedFieldNames: readonly string[] = ${literal(markedFieldNames(model.schemas))};
 `;

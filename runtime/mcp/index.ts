@@ -8,6 +8,11 @@
 // messages that are not valid requests (-32600), tools/call params that cannot be run and unknown
 // tools (-32602; mcp/jsonrpc.ts). Before anything else, a browser's Origin must be the service's
 // own or one of SVC_ALLOWED_ORIGINS (403 forbidden); requests without Origin pass.
+//
+// Two modes on the one endpoint, chosen by the query string: POST /mcp lists every tool the caller
+// may call (static, the default); POST /mcp?mode=dynamic lists the contract's meta-tools instead
+// (mcp/dynamic.ts), whose read and invoke run a tool through `runTool`, the static tools/call's own
+// path. Both serve the agent guide and llms.txt as resources (mcp/resources.ts).
 import type { Context, Hono } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -18,7 +23,7 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { McpToolDef, OperationDef } from '../contract-types.ts';
+import type { McpDynamicToolDef, McpToolDef, OperationDef } from '../contract-types.ts';
 import type { Config } from '../config.ts';
 import type { Principal } from '../handler-types.ts';
 import type { Call, CallResult, Controls, Executor } from '../pipeline/types.ts';
@@ -30,6 +35,8 @@ import { parseStrictJson } from '../pipeline/json.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, JsonRpcError, invalidRequest, resolveCall, takeToolCalls, type TakenCall } from './jsonrpc.ts';
 import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLEM_MEDIA_TYPE, type ProblemDocument } from '../problem-documents.ts';
 import { errorSummary, logLine, stderrLog } from '../log.ts';
+import { createDynamicMode, type DynamicCall } from './dynamic.ts';
+import { resourceTable, serveResources, type McpResource } from './resources.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -67,13 +74,29 @@ export interface McpDeps {
    * which the authenticate step counted); throws rate_limited when they are not left.
    */
   spendRateLimit?: (c: Context<any>, principal: Principal, units: number) => void | Promise<void>;
+  /**
+   * The dynamic mode (POST /mcp?mode=dynamic): the contract's meta-tools (service.mcpDynamicTools)
+   * and limits.mcpSearchMaxResults. Absent or without tools: the service has no dynamic mode.
+   */
+  dynamic?: { tools: readonly McpDynamicToolDef[]; searchMaxResults: number; familyDescriptions?: Readonly<Record<string, string>> };
+  /** Resources both modes serve (the agent guide, llms.txt); default none. */
+  resources?: readonly McpResource[];
+  /**
+   * Records the audit row of a call that dynamic read/invoke refused because the caller may not
+   * call that (existing) tool: the executor never saw it, so the transport records it.
+   */
+  auditRefusal?: (c: Context<any>, principal: Principal, call: { operationId: string; toolName: string }, problem: ProblemError) => void;
 }
+
+/** The discovery mode of a request: `?mode=` absent or `static`, or `dynamic`. */
+export type McpMode = 'static' | 'dynamic';
+const MODES: readonly McpMode[] = ['static', 'dynamic'];
 
 /** Levels a tool's arguments sit below the top of a JSON-RPC body: [batch,] message, params. */
 const ENVELOPE_DEPTH = 3;
 
 /** One callable tool name (the canonical `svc.x.y` or its underscore alias). */
-interface ToolEntry {
+export interface ToolEntry {
   name: string;
   def: McpToolDef;
   op: OperationDef;
@@ -175,7 +198,7 @@ export function outcomeEnvelope(result: CallResult): Record<string, unknown> {
   return { outcome: result.outcome, result: result.body };
 }
 
-function successResult(result: CallResult): CallToolResult {
+export function successResult(result: CallResult): CallToolResult {
   const envelope = outcomeEnvelope(result);
   const meta: Record<string, unknown> = { 'svc/status': result.status };
   const replayed = Object.entries(result.headers).find(([k]) => k.toLowerCase() === 'idempotency-replayed');
@@ -247,16 +270,12 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     return new Response(JSON.stringify(body), { status: body.status, headers });
   }
 
-  async function callTool(
-    c: Context<any>,
-    principal: Principal,
-    taken: TakenCall,
-  ): Promise<CallToolResult> {
-    if (taken.refusal) throw new JsonRpcError(INVALID_PARAMS, taken.refusal);
-    const { name, arguments: args } = taken;
+  /**
+   * Runs a tool through the pipeline and renders its result: what tools/call of that tool answers,
+   * in static mode and through the dynamic mode's read and invoke alike.
+   */
+  async function runTool(c: Context<any>, principal: Principal, entry: ToolEntry, args: unknown): Promise<CallToolResult> {
     const requestId = getRequestId(c);
-    const entry = byName.get(name);
-    if (!entry) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}.`);
     try {
       // Audience and scope are not pre-checked here: the executor checks them (and audits the
       // refusal) exactly as for REST, so a hidden tool answers the same problem as its route.
@@ -264,7 +283,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       const call: Call = {
         op: entry.op,
         transport: 'mcp',
-        toolName: name,
+        toolName: entry.name,
         input,
         controls,
         principal,
@@ -277,6 +296,50 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       return errorResult(problemBody(mcpProblemOf(err, log, requestId), MCP_PATH, requestId, config.baseUrl));
     }
   }
+
+  async function callTool(c: Context<any>, principal: Principal, taken: TakenCall): Promise<CallToolResult> {
+    if (taken.refusal) throw new JsonRpcError(INVALID_PARAMS, taken.refusal);
+    const entry = byName.get(taken.name);
+    if (!entry) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${JSON.stringify(taken.name)}.`);
+    return runTool(c, principal, entry, taken.arguments);
+  }
+
+  // The dynamic mode: its meta-tools run over this tool table, each caller's tools/list and runTool.
+  const dynamicTools = deps.dynamic?.tools ?? [];
+  const dynamic =
+    dynamicTools.length > 0
+      ? createDynamicMode({
+          tools: dynamicTools,
+          entries,
+          published,
+          aliases: config.mcpUnderscoreAliases,
+          searchMax: deps.dynamic!.searchMaxResults,
+          familyDescriptions: deps.dynamic!.familyDescriptions ?? {},
+          // What is switched off is said in every refusal, known tool or not.
+          switchedOff: () => [...new Set(entries.map((e) => switchedOff(e.op, config)).filter((why): why is string => why !== null))],
+          guideUrl: `${config.baseUrl}/v1/agent-guide.md`,
+          serverVersion: deps.serverVersion,
+        })
+      : null;
+
+  async function callMetaTool(c: Context<any>, principal: Principal, taken: TakenCall): Promise<CallToolResult> {
+    if (taken.refusal) throw new JsonRpcError(INVALID_PARAMS, taken.refusal);
+    const requestId = getRequestId(c);
+    const callable = callableFor(principal);
+    const ctx: DynamicCall = {
+      callable: (name) => callable.has(name),
+      run: (entry, args) => runTool(c, principal, entry, args),
+      refused: (entry) => deps.auditRefusal?.(c, principal, { operationId: entry.op.id, toolName: entry.name }, new ProblemError('not_found', 'not a tool this caller may call')),
+      answer: (body) => successResult({ status: 200, body, outcome: 'read', headers: {} }),
+    };
+    try {
+      return await dynamic!.call(taken.name, taken.arguments, ctx);
+    } catch (err) {
+      return errorResult(problemBody(mcpProblemOf(err, log, requestId), MCP_PATH, requestId, config.baseUrl));
+    }
+  }
+
+  const resources = resourceTable(deps.resources ?? []);
 
   // The Server builds a fresh Ajv instance unless given one (most of its construction cost); it is
   // only used for elicitation, which svc never does, so one shared instance serves every request.
@@ -297,6 +360,14 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     }
     return tools;
   }
+  /** The names the principal may call: its static tools/list, as a set (cached alongside). */
+  const callableCache = new WeakMap<Tool[], Set<string>>();
+  function callableFor(principal: Principal): Set<string> {
+    const tools = toolsFor(principal);
+    let names = callableCache.get(tools);
+    if (!names) callableCache.set(tools, (names = new Set(tools.map((t) => t.name))));
+    return names;
+  }
 
   /** What the request a pooled Server is serving brought: its context, principal and tools/call params. */
   interface Serving {
@@ -309,11 +380,17 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     serving: Serving | null;
   }
 
-  function newServer(): PooledServer {
+  /** What differs between the modes: the instructions, tools/list and how tools/call runs. */
+  const modes: Record<McpMode, { instructions: string; list: (principal: Principal) => Tool[]; call: typeof callTool }> = {
+    static: { instructions, list: toolsFor, call: callTool },
+    dynamic: { instructions: dynamic?.instructions ?? instructions, list: () => dynamic?.list ?? [], call: callMetaTool },
+  };
+
+  function newServer(mode: McpMode): PooledServer {
     const pooled: PooledServer = {
       server: new Server(
         { name: 'svc', title: 'svc Platform API', version: deps.serverVersion },
-        { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
+        { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: modes[mode].instructions, jsonSchemaValidator },
       ),
       serving: null,
     };
@@ -321,34 +398,50 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       if (!pooled.serving) throw new JsonRpcError(INVALID_PARAMS, 'This server is not serving a request.');
       return pooled.serving;
     };
-    pooled.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(serving().principal) }));
+    pooled.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: modes[mode].list(serving().principal) }));
     pooled.server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const { c, principal, calls } = serving();
       const taken = resolveCall(calls, request.params.name);
       if (!taken) throw new JsonRpcError(INVALID_PARAMS, 'tools/call params were not read by this server.');
-      return callTool(c, principal, taken);
+      return modes[mode].call(c, principal, taken);
     });
+    serveResources(pooled.server, resources);
     return pooled;
   }
 
   // The stateless transport needs a fresh transport per request, and a Server serves one transport at
   // a time; a Server is reused once its request is over and it is closed (a fresh one per request
-  // cost about 90 us more a call: its construction and a colder JIT). Bounded; created on demand.
-  const idle: PooledServer[] = [];
-  const IDLE_SERVERS = 64; // not a contract limit: how many closed Servers are kept for reuse
-  function takeServer(serving: Serving): PooledServer {
-    const pooled = idle.pop() ?? newServer();
+  // cost about 90 us more a call: its construction and a colder JIT). Bounded; created on demand,
+  // one pool per mode (a Server's instructions are its mode's).
+  const idle: Record<McpMode, PooledServer[]> = { static: [], dynamic: [] };
+  const IDLE_SERVERS = 64; // not a contract limit: how many closed Servers are kept for reuse, per mode
+  function takeServer(mode: McpMode, serving: Serving): PooledServer {
+    const pooled = idle[mode].pop() ?? newServer(mode);
     pooled.serving = serving;
     return pooled;
   }
-  async function releaseServer(pooled: PooledServer): Promise<void> {
+  async function releaseServer(mode: McpMode, pooled: PooledServer): Promise<void> {
     try {
       await pooled.server.close(); // closes the transport too
     } catch {
       return; // not reused
     }
     pooled.serving = null;
-    if (idle.length < IDLE_SERVERS) idle.push(pooled);
+    if (idle[mode].length < IDLE_SERVERS) idle[mode].push(pooled);
+  }
+
+  /** The request's mode from `?mode=`, or a validation_failed problem naming the parameter. */
+  function modeOf(c: Context<any>): McpMode {
+    const asked = c.req.queries('mode') ?? [];
+    if (asked.length === 0) return 'static';
+    const mode = asked[0] as McpMode;
+    if (asked.length > 1) throw invalidQuery('must be given once');
+    if (!MODES.includes(mode)) throw invalidQuery(`must be one of ${MODES.map((m) => JSON.stringify(m)).join(', ')}`);
+    if (mode === 'dynamic' && !dynamic) throw invalidQuery('this service has no dynamic mode (its contract lists no meta-tools)');
+    return mode;
+  }
+  function invalidQuery(message: string): ProblemError {
+    return validationFailed([{ pointer: '/mode', message }], `The query parameter mode ${message}.`);
   }
 
   /** Origins a browser may call /mcp from: the service's own and SVC_ALLOWED_ORIGINS. */
@@ -379,11 +472,19 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       }
       return problemResponse(c, problem, extra);
     }
+    let mode: McpMode;
+    try {
+      mode = modeOf(c);
+    } catch (err) {
+      return problemResponse(c, mcpProblemOf(err, log, getRequestId(c)));
+    }
     // Read the body ourselves, bounded (413 like REST); the transport then gets it parsed.
     let parsed: unknown;
     try {
       // Not UTF-8, not JSON, a name twice: -32700 (malformed_json); too large 413, too deep 422.
-      parsed = parseStrictJson(await readLimitedBody(c, maxBodyBytes), deps.maxJsonDepth + ENVELOPE_DEPTH);
+      // A dynamic call carries the tool's arguments one level deeper (in its `arguments`), which the
+      // pipeline then checks against limits.maxJsonDepth as it does a static call's.
+      parsed = parseStrictJson(await readLimitedBody(c, maxBodyBytes), deps.maxJsonDepth + ENVELOPE_DEPTH + (mode === 'dynamic' ? 1 : 0));
     } catch (err) {
       const problem = mcpProblemOf(err, log, getRequestId(c));
       if (problem.code !== 'malformed_json') return problemResponse(c, problem);
@@ -392,7 +493,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     const invalid = invalidRequest(parsed);
     if (invalid) return jsonRpcError(400, INVALID_REQUEST, invalid);
     const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Record<string, unknown>[];
-    const calls = takeToolCalls(messages, (name) => byName.has(name));
+    const calls = takeToolCalls(messages, mode === 'dynamic' ? (name) => dynamic!.has(name) : (name) => byName.has(name));
     // Every tools/call spends one unit of the credential's limit; the request itself spent one.
     if (calls.length > 1 && deps.spendRateLimit) {
       try {
@@ -414,7 +515,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       }
     }
 
-    const pooled = takeServer({ c, principal, calls });
+    const pooled = takeServer(mode, { c, principal, calls });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -427,7 +528,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
       // Released on the next turn of the event loop: the SDK forgets a finished handler only after
       // its response is sent, and closing before that aborts the handler's signal (a DOMException
       // and an abort event per call, in the profile of issue 16).
-      setImmediate(() => void releaseServer(pooled));
+      setImmediate(() => void releaseServer(mode, pooled));
     }
   });
 

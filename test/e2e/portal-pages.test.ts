@@ -200,9 +200,9 @@ describe('link check', () => {
       if (seen.has(target)) continue;
       seen.add(target);
       let res: Response;
-      if (target === '/mcp') {
-        // The MCP endpoint is POST-only: initialize must succeed with the credential.
-        res = await fetch(`${s.url}/mcp`, {
+      if (target === '/mcp' || target.startsWith('/mcp?')) {
+        // The MCP endpoint (either mode, /mcp?mode=dynamic too) is POST-only: initialize must succeed with the credential.
+        res = await fetch(`${s.url}${target}`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'link-check', version: '1' } } }),

@@ -151,7 +151,7 @@ export interface Harness {
   /** What mountMcp logged. */
   logs: string[];
   setScript(s: Script): void;
-  client(token?: string, opts?: { fetch?: typeof fetch }): Promise<Client>;
+  client(token?: string, opts?: { fetch?: typeof fetch; mode?: 'static' | 'dynamic' }): Promise<Client>;
   close(): Promise<void>;
 }
 
@@ -182,7 +182,7 @@ async function fakeAuthenticate(authorization: string | undefined, limited: bool
 
 export async function startHarness(
   overrides: Partial<Config> = {},
-  options: { requestAuthenticator?: boolean } = {},
+  options: { requestAuthenticator?: boolean; spent?: number[]; dynamic?: boolean } = {},
 ): Promise<Harness> {
   const calls: Call[] = [];
   const logs: string[] = [];
@@ -218,6 +218,9 @@ export async function startHarness(
     protocolVersions: service.mcpProtocolVersions,
     serverVersion: service.contractVersion,
     log: (m) => logs.push(m),
+    // The contract's meta-tools over the fake tool table: the dynamic mode as the real server mounts it.
+    ...(options.dynamic === false ? {} : { dynamic: { tools: service.mcpDynamicTools, searchMaxResults: service.limits.mcpSearchMaxResults } }),
+    ...(options.spent ? { spendRateLimit: (_c: unknown, _p: unknown, units: number) => void options.spent!.push(units) } : {}),
     authenticateRequest: async (c) => {
       const principal = await fakeAuthenticate(c.req.header('authorization'), options.requestAuthenticator ?? false);
       c.set('principal', principal);
@@ -236,7 +239,7 @@ export async function startHarness(
     },
     async client(token = 'operator', opts = {}) {
       const client = new Client({ name: 'test', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(url), {
+      const transport = new StreamableHTTPClientTransport(new URL(opts.mode ? `${url}?mode=${opts.mode}` : url), {
         requestInit: { headers: { Authorization: `Bearer ${token}` } },
         ...(opts.fetch ? { fetch: opts.fetch } : {}),
       });

@@ -12,10 +12,13 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-/** Connects and lists tools once (the client caches outputSchemas from tools/list to validate results). */
-export async function connectMcp(baseUrl: string, credential: string, options: { list?: boolean } = {}): Promise<McpSession> {
+/**
+ * Connects and lists tools once (the client caches outputSchemas from tools/list to validate results).
+ * `mode: 'dynamic'` connects to /mcp?mode=dynamic.
+ */
+export async function connectMcp(baseUrl: string, credential: string, options: { list?: boolean; mode?: 'static' | 'dynamic' } = {}): Promise<McpSession> {
   const client = new Client({ name: 'svc-tests', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp${options.mode ? `?mode=${options.mode}` : ''}`), {
     requestInit: { headers: { Authorization: `Bearer ${credential}` } },
   });
   await client.connect(transport);
