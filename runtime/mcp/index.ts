@@ -30,6 +30,7 @@ import { parseStrictJson } from '../pipeline/json.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, JsonRpcError, invalidRequest, resolveCall, takeToolCalls, type TakenCall } from './jsonrpc.ts';
 import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLEM_MEDIA_TYPE, type ProblemDocument } from '../problem-documents.ts';
 import { errorSummary, logLine, stderrLog } from '../log.ts';
+import { metrics } from '../observability/index.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -257,6 +258,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     const requestId = getRequestId(c);
     const entry = byName.get(name);
     if (!entry) throw new JsonRpcError(INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}.`);
+    const started = performance.now();
     try {
       // Audience and scope are not pre-checked here: the executor checks them (and audits the
       // refusal) exactly as for REST, so a hidden tool answers the same problem as its route.
@@ -272,8 +274,11 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
         method: c.req.method,
         path: MCP_PATH,
       };
-      return successResult(await executor.execute(call));
+      const result = await executor.execute(call);
+      metrics.callEnded('mcp', entry.op.id, started, result);
+      return successResult(result);
     } catch (err) {
+      metrics.callEnded('mcp', entry.op.id, started, null, err);
       return errorResult(problemBody(mcpProblemOf(err, log, requestId), MCP_PATH, requestId, config.baseUrl));
     }
   }
