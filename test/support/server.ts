@@ -17,6 +17,8 @@ export interface TestServerOptions extends Partial<Config> {
   webhookWorker?: boolean;
   /** An already open database (closed with the server); default a fresh one (freshDatabase). */
   database?: Database;
+  /** An OpenTelemetry SpanExporter (InMemorySpanExporter): tracing on, spans kept in the test. */
+  traceExporter?: StartServerOptions['traceExporter'];
 }
 
 export interface TestServer {
@@ -25,6 +27,8 @@ export interface TestServer {
   database: Database;
   config: Config;
   svc: SvcApp;
+  /** The metrics listener (config.observability.metricsPort), or null. */
+  metricsUrl: string | null;
   /** What the server logged. */
   logs: string[];
   flushAudit(): Promise<void>;
@@ -32,7 +36,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {
-  const { app, timeouts, webhookWorker, database: given, ...configOverrides } = overrides;
+  const { app, timeouts, webhookWorker, database: given, traceExporter, ...configOverrides } = overrides;
   const database = given ?? (await freshDatabase());
   const logs: string[] = [];
   try {
@@ -44,6 +48,7 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       registry: app?.registry ?? svcRegistry(),
       timeouts,
       webhookWorker,
+      traceExporter,
       app: { ...app, log: (m) => logs.push(m) },
     });
     // Seeded after the server knows its base URL (the seed may record it, e.g. OAuth audiences).
@@ -54,6 +59,7 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       database,
       config: server.config,
       svc: server.svc,
+      metricsUrl: server.metricsUrl,
       logs,
       flushAudit: () => server.svc.flushAudit(),
       async close() {
