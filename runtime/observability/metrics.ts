@@ -47,7 +47,7 @@ export interface ProcessMetrics {
 let made: ProcessMetrics | null = null;
 
 /** The process's registry and hooks (made once; start.ts switches the hooks on and off). */
-export function processMetrics(info: { contractVersion: string; apiVersion: string }): ProcessMetrics {
+export function processMetrics(info: { contractVersion: string; apiVersion: string; eventTypes: readonly string[] }): ProcessMetrics {
   if (made) return made;
   const registry = new Registry();
   // Event-loop lag, heap, GC, CPU, file descriptors: prom-client's default set, unprefixed.
@@ -209,7 +209,12 @@ export function processMetrics(info: { contractVersion: string; apiVersion: stri
     replays.inc({ transport }, 0);
     inProgress.inc({ transport }, 0);
   }
-  for (const result of ['success', 'failure']) attempts.inc({ result }, 0);
+  for (const result of ['success', 'failure']) {
+    attempts.inc({ result }, 0);
+    attemptSeconds.zero({ result });
+  }
+  for (const result of ['commit', 'rollback']) txRun.zero({ result });
+  for (const type of info.eventTypes) emitted.inc({ type }, 0);
 
   made = {
     registry,

@@ -12,7 +12,7 @@ import type { TracingHandle } from './tracing.ts';
 export interface ObservabilityOptions {
   config: ObservabilityConfig;
   database: Database;
-  versions: { contractVersion: string; apiVersion: string };
+  versions: { contractVersion: string; apiVersion: string; eventTypes: readonly string[] };
   /** Report the outbox gauges (the webhook fan-out runs only when webhooks are on). */
   webhooksEnabled: boolean;
   /** Tests: where spans go instead of OTLP (an InMemorySpanExporter); turns tracing on. */

@@ -2,11 +2,14 @@
 // `svc serve` processes on one PostgreSQL database, each with its own metrics listener
 // (SVC_METRICS_PORT), one scrape job listing the three; requests are sent to each process, and
 // Prometheus's HTTP API must return exactly the count sent, per process (the instance label) and in
-// total. promtool, Prometheus's own linter, finds nothing to say about any svc_* metric.
+// total. Every query of the Grafana dashboard (docs/observability/grafana-dashboard.json) runs on it,
+// over metrics every process exports. promtool, Prometheus's own linter, finds nothing to say about
+// any svc_* metric.
 // Needs PostgreSQL (DATABASE_URL: processes cannot share PGlite) and the Debian `prometheus`
 // package (.ci/run installs it); skipped with a message otherwise.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { freshPostgresDatabase } from '../support/db.ts';
 import { freePort, runSvc, serveSvc, stopped } from '../support/process.ts';
 import { prometheusMissing, promtoolProblems, startPrometheus, type RunningPrometheus } from '../support/prometheus.ts';
@@ -92,6 +95,24 @@ describe.skipIf(missing !== null)('Prometheus scrapes every process of a fleet',
     const pending = await prometheus.query('svc_approvals_pending{job="svc",tier="2"}');
     expect(pending).toHaveLength(PROCESSES);
     expect(new Set(pending.map((r) => r.value)).size).toBe(1);
+  });
+
+  it('every query of the Grafana dashboard runs on Prometheus, over metrics every process exports', async () => {
+    const dashboard = JSON.parse(readFileSync(new URL('../../docs/observability/grafana-dashboard.json', import.meta.url), 'utf8')) as {
+      panels: { title: string; targets?: { expr: string }[] }[];
+    };
+    const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ title: p.title, expr: t.expr })));
+    expect(exprs.length).toBeGreaterThan(20);
+    const names = new Set<string>();
+    for (const { title, expr } of exprs) {
+      const promql = expr.replaceAll('$__rate_interval', '1m').replaceAll('$instance', '.*').replaceAll('$operation', '.*').replaceAll('$job', 'svc');
+      await expect(prometheus.query(promql), `${title}: ${promql}`).resolves.toBeInstanceOf(Array);
+      for (const m of promql.matchAll(/\b((?:svc|nodejs|process)_[a-z0-9_]+|up)(?=[{[ )])/g)) names.add(m[1]!);
+    }
+    for (const name of names) {
+      const [count] = await prometheus.query(`count by (instance) ({__name__="${name}",job="svc"})`).then((r) => [r.length]);
+      expect(count, `${name} is exported by every process`).toBe(PROCESSES);
+    }
   });
 
   it("promtool finds nothing to say about svc's own metrics", async (ctx) => {
