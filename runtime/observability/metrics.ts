@@ -130,50 +130,29 @@ export function processMetrics(info: { contractVersion: string; apiVersion: stri
       })
       .finally(() => setImmediate(() => (reading = null))));
   const scrapeFailures = new Counter({ name: 'svc_metrics_database_read_failures_total', help: 'Scrapes whose database-wide gauges could not be read (they are left out of that scrape).', registers });
-  new Gauge({
-    name: 'svc_approvals_pending',
-    help: 'Database-wide: proposals waiting for a decision (not expired), by tier. Every process reports the same value.',
-    labelNames: ['tier'],
-    registers,
-    async collect() {
-      this.reset();
-      const g = await scrapeRead();
-      if (!g) return;
-      for (const [tier, n] of Object.entries(g.approvalsPending)) this.set({ tier }, n);
-    },
-  });
-  new Gauge({
-    name: 'svc_webhook_deliveries',
-    help: 'Database-wide: webhook deliveries by state: pending (not yet tried), failed (last attempt failed, a retry is scheduled), dead (no attempt left). Every process reports the same value.',
-    labelNames: ['state'],
-    registers,
-    async collect() {
-      this.reset();
-      const g = await scrapeRead();
-      if (!g) return;
-      for (const [state, n] of Object.entries(g.deliveries)) this.set({ state }, n);
-    },
-  });
-  new Gauge({
-    name: 'svc_events_outbox_lag_seconds',
-    help: 'Database-wide: age of the oldest event not yet fanned out to webhook deliveries (0 when none waits). Left out when webhooks are off.',
-    registers,
-    async collect() {
-      this.reset();
-      const g = await scrapeRead();
-      if (g && webhooksEnabled) this.set(g.outboxLagSeconds);
-    },
-  });
-  new Gauge({
-    name: 'svc_events_outbox_backlog',
-    help: 'Database-wide: events not yet fanned out to webhook deliveries (counted up to 10000). Left out when webhooks are off.',
-    registers,
-    async collect() {
-      this.reset();
-      const g = await scrapeRead();
-      if (g && webhooksEnabled) this.set(g.outboxBacklog);
-    },
-  });
+  /** A database-wide gauge: its series set from one scrape's read (none when it failed or `when` says so). */
+  const databaseGauge = (name: string, help: string, labelNames: string[], series: (g: DatabaseGauges) => [Record<string, string>, number][], when = () => true) =>
+    new Gauge({
+      name,
+      help: `Database-wide: ${help} Every process reports the same value.`,
+      labelNames,
+      registers,
+      async collect() {
+        this.reset();
+        const g = await scrapeRead();
+        if (g && when()) for (const [labels, value] of series(g)) this.set(labels, value);
+      },
+    });
+  databaseGauge('svc_approvals_pending', 'proposals waiting for a decision (not expired), by tier.', ['tier'], (g) => Object.entries(g.approvalsPending).map(([tier, n]) => [{ tier }, n]));
+  databaseGauge(
+    'svc_webhook_deliveries',
+    'webhook deliveries by state: pending (not yet tried), failed (last attempt failed, a retry is scheduled), dead (no attempt left).',
+    ['state'],
+    (g) => Object.entries(g.deliveries).map(([state, n]) => [{ state }, n]),
+  );
+  const whenWebhooks = () => webhooksEnabled;
+  databaseGauge('svc_events_outbox_lag_seconds', 'age of the oldest event not yet fanned out to webhook deliveries (0 when none waits); left out when webhooks are off.', [], (g) => [[{}, g.outboxLagSeconds]], whenWebhooks);
+  databaseGauge('svc_events_outbox_backlog', 'events not yet fanned out to webhook deliveries (counted up to 10000); left out when webhooks are off.', [], (g) => [[{}, g.outboxBacklog]], whenWebhooks);
 
   const hooks: MetricsHooks = {
     callEnded(transport: Transport, operationId: string | null, startedMs: number, result: CallResult | null, err?: unknown) {

@@ -66,6 +66,22 @@ function recordThrown(span: Span, err: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
+/** Ends the span when the promise settles (after `onValue` saw its value), recording what it threw. */
+function endWhenSettled<T>(span: Span, promise: Promise<T>, onValue?: (value: T) => void): Promise<T> {
+  return promise.then(
+    (value) => {
+      onValue?.(value);
+      span.end();
+      return value;
+    },
+    (err: unknown) => {
+      recordThrown(span, err);
+      span.end();
+      throw err;
+    },
+  );
+}
+
 export async function startTracing(options: TracingOptions): Promise<TracingHandle> {
   if (!contextManager) {
     contextManager = new AsyncLocalStorageContextManager().enable();
@@ -90,19 +106,7 @@ export async function startTracing(options: TracingOptions): Promise<TracingHand
       span.end();
       throw err;
     }
-    if (value instanceof Promise) {
-      return value.then(
-        (v) => {
-          span.end();
-          return v;
-        },
-        (err: unknown) => {
-          recordThrown(span, err);
-          span.end();
-          throw err;
-        },
-      ) as T;
-    }
+    if (value instanceof Promise) return endWhenSettled(span, value) as T;
     span.end();
     return value;
   }
@@ -117,18 +121,7 @@ export async function startTracing(options: TracingOptions): Promise<TracingHand
         setAttributes: (a) => span.setAttributes(a),
         fail: (message) => span.setStatus({ code: SpanStatusCode.ERROR, message }),
       };
-      return context.with(trace.setSpan(base, span), () => fn(traceparentOf(span))).then(
-        (value) => {
-          end(spanEnd, value);
-          span.end();
-          return value;
-        },
-        (err: unknown) => {
-          recordThrown(span, err);
-          span.end();
-          throw err;
-        },
-      );
+      return endWhenSettled(span, context.with(trace.setSpan(base, span), () => fn(traceparentOf(span))), (value) => end(spanEnd, value));
     },
 
     activeTraceparent() {

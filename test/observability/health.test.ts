@@ -10,15 +10,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAuthenticator } from '../../runtime/auth/authenticate.ts';
-import { loadConfig } from '../../runtime/config.ts';
 import { createReadiness } from '../../runtime/observability/health.ts';
 import { latestJournalEntry } from '../../runtime/db/migrations-pending.ts';
 import { MIGRATIONS_FOLDER } from '../../runtime/db/client.ts';
 import { service } from '../../generated/registry.ts';
 import { freshDatabase } from '../support/db.ts';
-import { freePort } from '../support/process.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { firstAnswer, freePort } from '../support/process.ts';
+import { startGatedTestServer, startTestServer, type TestServer } from '../support/server.ts';
 
 const HAPROXY = '/usr/sbin/haproxy';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -26,29 +24,12 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c()?.catch(() => undefined);
 });
 
-async function firstAnswer(url: string): Promise<Response> {
-  for (let i = 0; i < 500; i++) {
-    try {
-      return await fetch(url);
-    } catch {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-  throw new Error(`${url} never answered`);
-}
-
 describe('liveness and readiness', () => {
   let s: TestServer;
 
   it('while starting: live answers 200, ready 503; once started both 200, with every check named', async () => {
-    const port = await freePort();
-    const database = await freshDatabase();
-    const config = loadConfig({}, { port });
-    const authenticator = createAuthenticator({ db: database.db, database, config, scopes: service.scopes, roleScopes: service.roleScopes });
-    cleanups.push(() => authenticator.close());
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const starting = startTestServer({ port, database, app: { authenticator: { ...authenticator, ready: () => gate.then(() => authenticator.ready()) } } });
+    const { port, open, started: starting, closeAuthenticator } = await startGatedTestServer();
+    cleanups.push(closeAuthenticator);
     const early = await firstAnswer(`http://127.0.0.1:${port}/v1/health`);
     expect(early.status).toBe(503);
     const live = await fetch(`http://127.0.0.1:${port}/v1/health/live`);

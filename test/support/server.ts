@@ -7,6 +7,9 @@ import type { CreateAppOptions, Registry, SvcApp } from '../../runtime/app.ts';
 import { loadSeed, startServer, type SeedCredentials, type StartServerOptions } from '../../runtime/server.ts';
 import { svcRegistry } from '../../bin/wiring.ts';
 import { freshDatabase } from './db.ts';
+import { createAuthenticator } from '../../runtime/auth/authenticate.ts';
+import { service } from '../../generated/registry.ts';
+import { freePort } from './process.ts';
 
 export interface TestServerOptions extends Partial<Config> {
   /** App options; `registry` defaults to the wired one (bin/wiring.ts). */
@@ -85,4 +88,21 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
     await database.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * A test server caught while starting: its port is open but its authenticator is not ready until
+ * open() is called (the window in which every request but liveness answers 503).
+ */
+export async function startGatedTestServer(): Promise<{ port: number; open(): void; started: Promise<TestServer>; closeAuthenticator(): Promise<void> }> {
+  const port = await freePort();
+  const database = await freshDatabase();
+  const config = loadConfig({}, { port });
+  const authenticator = createAuthenticator({ db: database.db, database, config, scopes: service.scopes, roleScopes: service.roleScopes });
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const gated = { ...authenticator, ready: () => gate.then(() => authenticator.ready()) };
+  const started = startTestServer({ port, database, app: { authenticator: gated } });
+  started.catch(() => undefined);
+  return { port, open, started, closeAuthenticator: () => authenticator.close() };
 }
