@@ -16,7 +16,7 @@ export interface DatabaseGauges {
 }
 
 /** The backlog is counted up to this many events (a count of millions would cost a scan each scrape). */
-export const OUTBOX_COUNT_CAP = 10_000;
+export const OUTBOX_COUNT_CAP = 10_000; // not a contract limit
 /** A scrape gives up on the database after this long (its gauges are then left out). */
 const READ_TIMEOUT_MS = 2_000; // not a contract limit
 

@@ -65,7 +65,8 @@ export function createReadiness(database: Database, migrationsFolder = MIGRATION
 /** The readiness answer: 200 with the checks, or 503 unavailable (a problem document) naming the failing ones. */
 export async function readinessResponse(c: Context<AppEnv>, readiness: Readiness, versions: { contractVersion: string; apiVersion: string }, baseUrl: string): Promise<Response> {
   const { ready, checks } = await readiness.check();
-  if (ready) return c.json({ status: 'ok', contractVersion: versions.contractVersion, apiVersion: versions.apiVersion, checks }, 200, { 'Cache-Control': 'no-store' });
+  c.header('Cache-Control', 'no-store');
+  if (ready) return c.json({ status: 'ok', contractVersion: versions.contractVersion, apiVersion: versions.apiVersion, checks });
   const failing = Object.entries(checks)
     .filter(([, v]) => v !== 'ok')
     .map(([k, v]) => `${k} ${v}`);

@@ -30,7 +30,7 @@ export async function startMetricsListener(registry: Registry, options: { port: 
       return answer(401, 'Unauthorized: send Authorization: Bearer <SVC_METRICS_TOKEN>.\n', { 'WWW-Authenticate': 'Bearer' });
     }
     registry.metrics().then(
-      (text) => answer(200, req.method === 'HEAD' ? '' : text, { 'Content-Type': registry.contentType }),
+      (text) => answer(200, req.method === 'HEAD' ? '' : text, { 'Content-Type': registry.contentType }), // not a contract limit
       () => answer(500, 'The metrics could not be collected.\n'),
     );
   });

@@ -15,10 +15,10 @@ import { readDatabaseGauges, type DatabaseGauges } from './database-gauges.ts';
 import type { Database } from '../db/client.ts';
 
 /** Request latency buckets, in seconds (a cached read answers in well under a millisecond). */
-const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]; // not a contract limit
 /** Database waits and transactions, and webhook attempts (up to the 10 s attempt timeout). */
 const DB_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
-const WEBHOOK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const WEBHOOK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]; // not a contract limit
 
 export type Outcome = 'ran' | 'proposed' | 'replayed' | 'dry_run' | 'refused' | 'error';
 
@@ -157,7 +157,7 @@ export function processMetrics(info: { contractVersion: string; apiVersion: stri
   const hooks: MetricsHooks = {
     callEnded(transport: Transport, operationId: string | null, startedMs: number, result: CallResult | null, err?: unknown) {
       const { status, outcome, code } = outcomeOf(result, err);
-      const labels = { operation: operationId ?? 'none', transport, status_class: `${Math.floor(status / 100)}xx`, outcome };
+      const labels = { operation: operationId ?? 'none', transport, status_class: `${Math.floor(status / 100)}xx`, outcome }; // not a contract limit: 4xx
       requests.inc(labels);
       duration.observe(labels, (performance.now() - startedMs) / 1000);
       if (outcome === 'replayed') replays.inc({ transport });
