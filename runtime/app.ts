@@ -35,6 +35,9 @@ import { S3FileStore } from './files/s3-store.ts';
 import { LocalFileStore, type FileStore } from './files/store.ts';
 import { startFileWorker, type FileWorker } from './files/worker.ts';
 import { PROJECT_ROOT } from './project-root.ts';
+import { metrics, tracing } from './observability/index.ts';
+import { routeResolver, tracedExecutor, tracedHandlers, tracedValidators } from './observability/app-hooks.ts';
+import { createReadiness, type Readiness } from './observability/health.ts';
 
 export interface Registry {
   service: Service;
@@ -90,6 +93,8 @@ export interface SvcApp {
   fileStore: FileStore;
   /** The file worker (null when config.workersEnabled is false). */
   fileWorker: FileWorker | null;
+  /** What /v1/health answers a load balancer (runtime/observability/health.ts). */
+  readiness: Readiness;
   /** Writes queued audit entries (tests read the table after it). */
   flushAudit(): Promise<void>;
   close(): Promise<void>;
@@ -145,14 +150,16 @@ export function createApp(options: CreateAppOptions): SvcApp {
   }
   const failedAuth = new RateLimiter({ limit: service.limits.failedAuthPerMinute, windowSeconds: 60 });
   const auditor = new Auditor(database, { log });
-  const executor = createExecutor({
+  // With tracing on, validation, handlers and MCP calls get spans of their own (observability/app-hooks.ts).
+  const createTracedExecutor = tracing ? (deps: PipelineDeps) => tracedExecutor(createExecutor(deps)) : createExecutor;
+  const executor = createTracedExecutor({
     database,
     config,
     service,
     operationsById: registry.operationsById,
-    validators: registry.validators,
+    validators: tracing ? tracedValidators(registry.validators) : registry.validators,
     resultValidators: config.validateResponses ? registry.resultValidators : null,
-    handlers: registry.handlers,
+    handlers: tracing ? tracedHandlers(registry.handlers) : registry.handlers,
     secrets: createSecretFields({ pointers: registry.secretPointers, key: config.secretKey }),
     auditor,
     log,
@@ -175,6 +182,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
       // A throttled address keeps its cached, known-good keys; anything else waits for the reset.
       authenticated = failures.allowed ? await authenticator.authenticate(authorization, ip) : await authenticator.authenticateCached(authorization, ip);
       if (!authenticated) {
+        metrics.rateLimited('failed_auth');
         throw new ProblemError(
           'rate_limited',
           `Too many requests from this address failed authentication (${failures.limit} a minute); retry after ${failures.resetSeconds} s.`,
@@ -199,6 +207,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
 
   const app = new Hono<AppEnv>({ getPath: (request) => rewriteRequestPath(getPath(request)) });
   app.use(commonHeaders({ apiVersion: service.apiVersion, limiter }));
+  if (tracing) app.use(tracing.serverSpans(routeResolver(registry.routes)));
+  const readiness = createReadiness(database);
 
   // The OpenAPI document as served (generated/openapi.json with this service as its server): almost
   // 1 MB of JSON, parsed and serialised on its first request instead of at start.
@@ -212,6 +222,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     config,
     service,
     database,
+    readiness,
     operations: Object.values(registry.operationsById),
     authenticate: authenticateRest,
     authenticateBearer: (authorization, ip) => authenticateRequest(authorization, ip, ''),
@@ -227,6 +238,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     config,
     service,
     database,
+    readiness,
     authenticate: authenticateRest,
     openapi: publishedOpenapi,
     agentGuide,
@@ -248,6 +260,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     } catch (err) {
       const request = { requestId: c.get('requestId'), transport: 'mcp', operationId: null, toolName: null, method: c.req.method, path: MCP_PATH } as const;
       auditor.record(auditEntry(request, null, failedWith(err), started));
+      metrics.callEnded('mcp', null, started, null, err);
       throw err;
     }
   };
@@ -334,6 +347,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     sharedLimiter: shared,
     fileStore,
     fileWorker,
+    readiness,
     flushAudit: () => auditor.flush(),
     async close() {
       if (closed) return;

@@ -28,6 +28,7 @@ import { ProblemError } from './problem-error.ts';
 import { problemBody, type ProblemDocument } from './problem-documents.ts';
 import { withoutSealed } from './secret-fields.ts';
 import { approversOf, notify } from './notifications.ts';
+import { inSpan } from './observability/index.ts';
 
 export type { ApprovalRow, ApprovedWriteOutcome };
 
@@ -79,8 +80,12 @@ export interface ProposeOptions {
   now: Date;
 }
 
-/** Stores a proposal for a Tier 2/3 command (in the caller's transaction). */
-export async function proposeApproval(db: Db, o: ProposeOptions): Promise<ApprovalRow> {
+/** Stores a proposal for a Tier 2/3 command (in the caller's transaction); a span of its own when tracing is on. */
+export function proposeApproval(db: Db, o: ProposeOptions): Promise<ApprovalRow> {
+  return inSpan('svc.approval.create', { 'svc.operation': o.op.id, 'svc.approval.tier': o.op.tier ?? 0 }, () => insertProposal(db, o));
+}
+
+async function insertProposal(db: Db, o: ProposeOptions): Promise<ApprovalRow> {
   if (o.op.tier !== 2 && o.op.tier !== 3) throw new Error(`proposeApproval: ${o.op.id} is not Tier 2 or 3`);
   const subject = await resolveSubject(db, o.op, o.input);
   const clientId = subject?.clientId ?? null;

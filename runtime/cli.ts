@@ -52,9 +52,11 @@ export async function runServe(argv: string[], registry: Registry | Promise<Regi
     `  REST        ${base}/v1  (try ${base}/v1/meta)`,
     `  MCP         ${base}/mcp`,
     `  OpenAPI     ${base}/v1/openapi.json   Agent guide ${base}/v1/agent-guide.md   (bearer credential)`,
-    `  Agent map   ${base}/llms.txt   Health ${base}/v1/health`,
+    `  Agent map   ${base}/llms.txt   Health ${base}/v1/health (ready)  ${base}/v1/health/live`,
     `  Portal      ${base}/   Interactive reference ${base}/v1/docs`,
   ];
+  if (server.metricsUrl) lines.push(`  Metrics     ${server.metricsUrl}  (SVC_METRICS_PORT; not on the public port)`);
+  if (server.tracing) lines.push('  Traces      exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)');
   if (server.credentials) {
     lines.push(
       '',

@@ -1,4 +1,5 @@
 // Environment -> configuration, read once at start. Every variable is documented in the README.
+import { observabilityConfigFrom, type ObservabilityConfig } from './observability/config.ts';
 
 export interface Config {
   port: number;
@@ -41,6 +42,8 @@ export interface Config {
   workerLeaseSeconds: number;
   /** S3-compatible file storage (SVC_S3_BUCKET and the standard AWS variables); null: the local data directory. */
   s3: S3Config | null;
+  /** Metrics listener and tracing (SVC_METRICS_*, OTEL_*): runtime/observability/config.ts. */
+  observability: ObservabilityConfig;
 }
 
 export interface S3Config {
@@ -135,6 +138,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workersEnabled: flag(env.SVC_WORKERS, true),
     workerLeaseSeconds: positiveInteger('SVC_WORKER_LEASE_SECONDS', env.SVC_WORKER_LEASE_SECONDS) ?? 30, // not a contract limit
     s3: s3ConfigFrom(env),
+    observability: observabilityConfigFrom(env, port),
   };
   return { ...config, ...overrides };
 }

@@ -1,7 +1,7 @@
 // Published documents:
 //   GET /v1/openapi.json, /v1/agent-guide.md   any valid bearer credential, no scope (401 without)
 //   GET /llms.txt                              public
-//   GET /v1/health                             no credential
+//   GET /v1/health, /v1/health/live            no credential: readiness and liveness (observability/health.ts)
 //   GET /.well-known/oauth-protected-resource and …/mcp   public metadata (RFC 9728)
 //   GET /v1/reference/<family>.md              per-family reference; bearer credential, as /agent-guide.md
 //   GET /changelog                             public: generated/CHANGELOG.md (HTML when Accept prefers text/html)
@@ -15,6 +15,7 @@ import { ProblemError } from './problem-error.ts';
 import { problemResponse } from './rest/problem-response.ts';
 import { htmlPage, markdownToHtml, prefersHtml } from './portal/markdown-page.ts';
 import { mountReference } from './portal/reference-page.ts';
+import { LIVE_PATH, livenessResponse, readinessResponse, type Readiness } from './observability/health.ts';
 
 /** The identity provider's own sign-in scopes (spec, Authentication 10). */
 export const IDP_SCOPES = ['openid', 'email', 'profile', 'offline_access'] as const;
@@ -23,6 +24,8 @@ export interface DocumentsDeps {
   config: Config;
   service: Service;
   database: Database;
+  /** What /v1/health reports (runtime/observability/health.ts). */
+  readiness: Readiness;
   authenticate: RequestAuthenticator;
   /** The OpenAPI document as served (servers set to this service), built on first use. */
   openapi: () => string;
@@ -78,14 +81,9 @@ export function mountDocuments(app: Hono<AppEnv>, deps: DocumentsDeps): void {
   for (const [family, markdown] of Object.entries(deps.references))
     withCredential(`/v1/reference/${family}.md`, () => new Response(markdown, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
 
-  app.get('/v1/health', async (c) => {
-    try {
-      await deps.database.execute('select 1');
-      return c.json({ status: 'ok', contractVersion: service.contractVersion, apiVersion: service.apiVersion });
-    } catch {
-      return problemResponse(c, new ProblemError('unavailable', 'The database does not answer.'), config.baseUrl);
-    }
-  });
+  // Readiness (database, migrations, workers) and liveness, for load balancers (observability/health.ts).
+  app.get('/v1/health', (c) => readinessResponse(c, deps.readiness, service, config.baseUrl));
+  app.get(LIVE_PATH, () => livenessResponse());
 
   app.get('/.well-known/oauth-protected-resource', (c) => c.json(protectedResourceMetadata(config, service, '')));
   app.get('/.well-known/oauth-protected-resource/mcp', (c) => c.json(protectedResourceMetadata(config, service, '/mcp')));

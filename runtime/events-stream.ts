@@ -24,6 +24,7 @@ import type { Principal } from './handler-types.ts';
 import { Policy } from './policy.ts';
 import { ProblemError } from './problem-error.ts';
 import { limits } from '../generated/contract.ts';
+import { metrics } from './observability/index.ts';
 
 const KEEP_ALIVE_MS = limits.eventStreamKeepAliveSeconds * 1000;
 const POLL_MS = 500; // not a contract limit: the fallback when a NOTIFY is missed
@@ -69,9 +70,17 @@ export async function startEventHub(database: Database): Promise<() => Promise<v
 
 const openStreams = new Map<string, number>();
 
+/** Streams open in this process (the svc_event_streams_open gauge, read at scrape time). */
+export function openStreamCount(): number {
+  let n = 0;
+  for (const count of openStreams.values()) n += count;
+  return n;
+}
+
 function takeStreamSlot(credentialId: string): () => void {
   const n = openStreams.get(credentialId) ?? 0;
   if (n >= limits.eventStreamsPerCredential) {
+    metrics.rateLimited('event_streams');
     throw new ProblemError(
       'rate_limited',
       `This credential already has ${limits.eventStreamsPerCredential} open event streams (limits.eventStreamsPerCredential); close one first.`,

@@ -17,6 +17,7 @@ import type { EventSubject, Principal } from './handler-types.ts';
 import { newId } from './ids.ts';
 import { withoutValues } from './secret-fields.ts';
 import type { EventType } from '../generated/contract.ts';
+import { inSpan, tracing } from './observability/index.ts';
 
 export const EVENTS_CHANNEL = 'svc_events';
 /** The advisory lock key that orders event-writing transactions (any fixed bigint; 'svc_events' in ASCII). */
@@ -47,7 +48,10 @@ export type Emit = (type: EventType, subject: EventSubject, data: Record<string,
 export function createEmitter(options: EmitterOptions): Emit {
   const known = new Set(options.eventTypes);
   let ordered = false;
-  return async (type, subject, data) => {
+  // With tracing on, each emit is a span, and its traceparent is stored with the event: the webhook
+  // attempts that deliver it later continue that trace (runtime/observability).
+  const emit: Emit = (type, subject, data) => inSpan('svc.event.emit', { 'svc.event.type': type }, () => emitOne(type, subject, data));
+  const emitOne: Emit = async (type, subject, data) => {
     if (!known.has(type)) throw new Error(`emit: unknown event type "${type}"`);
     if (!ordered) {
       // Taken once per emitter (one per transaction or savepoint); taking it again is harmless.
@@ -66,6 +70,7 @@ export function createEmitter(options: EmitterOptions): Emit {
         actorKind: options.actor?.kind ?? null,
         actorId: options.actor?.id ?? null,
         data,
+        traceparent: tracing?.activeTraceparent() ?? null,
       })
       .returning({ seq: events.seq });
     const emitted: EmittedEvent = { id, seq: Number(row!.seq), type, clientId: subject.clientId, subjectId: subject.subjectId, data };
@@ -73,6 +78,7 @@ export function createEmitter(options: EmitterOptions): Emit {
     const payload = JSON.stringify({ seq: emitted.seq, id, type, clientId: subject.clientId });
     await options.db.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`);
   };
+  return emit;
 }
 
 /**

@@ -15,6 +15,8 @@ import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.ts';
 import { startEventHub } from './events-stream.ts';
 import type { Limits } from '../generated/contract.ts';
 import { startPipelineWorker, type Worker } from './workers.ts';
+import { startObservability, type Observability } from './observability/start.ts';
+import { LIVE_PATH, livenessResponse } from './observability/health.ts';
 
 /** What `svc seed --json` prints (runtime/seed.ts). */
 export interface SeedCredentials {
@@ -70,6 +72,8 @@ export interface StartServerOptions {
   timeouts?: Partial<RequestTimeouts>;
   /** Run the webhook worker in this process (default: when webhooks are enabled); tests drive their own. */
   webhookWorker?: boolean;
+  /** Tests: an OpenTelemetry SpanExporter (InMemorySpanExporter) that turns tracing on instead of OTLP. */
+  traceExporter?: unknown;
 }
 
 export interface RequestTimeouts {
@@ -94,11 +98,19 @@ export interface RunningServer {
   credentials?: SeedCredentials;
   /** True when the demo workspace was created by this start (the database was empty). */
   seededFresh: boolean;
+  /** The metrics listener's URL (SVC_METRICS_PORT), or null when metrics are off. */
+  metricsUrl: string | null;
+  /** True when this process exports traces. */
+  tracing: boolean;
   close(): Promise<void>;
 }
 
-/** What a request gets before the app is ready (the port opens first): 503 unavailable, a problem document with Retry-After. */
+/**
+ * What a request gets before the app is ready (the port opens first): 503 unavailable, a problem
+ * document with Retry-After; the liveness check answers (the process is alive, only not ready).
+ */
 function startingProblem(request: Request, baseUrl: string): Response {
+  if (new URL(request.url).pathname === LIVE_PATH) return livenessResponse();
   const err = new ProblemError('unavailable', 'The service is starting; retry in a few seconds.');
   const body = problemBody(err, new URL(request.url).pathname, newRequestId(), baseUrl);
   return new Response(JSON.stringify(body), { status: body.status, headers: { ...problemHeaders(err), 'Content-Type': PROBLEM_MEDIA_TYPE } });
@@ -106,7 +118,19 @@ function startingProblem(request: Request, baseUrl: string): Response {
 
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const ownDatabase = !options.database;
-  const database = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, dataDir: options.config.dataDir }));
+  const opened = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, dataDir: options.config.dataDir }));
+  // Metrics and tracing, when configured (loaded while the port opens); their database wrapper
+  // observes every transaction of the server, workers included.
+  const observing = startObservability({
+    config: options.config.observability,
+    database: opened,
+    versions: options.registry.service,
+    webhooksEnabled: options.config.webhooksEnabled,
+    traceExporter: options.traceExporter,
+  });
+  observing.catch(() => undefined);
+  let observability: Observability | null = null;
+  let database = opened;
   let svc: SvcApp | null = null;
   /** The app requests go to: set once its authenticator and shared limiter are ready (503 until then). */
   let serving: SvcApp | null = null;
@@ -143,7 +167,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       seededFresh = await isEmptyWorkspace(database);
       credentials = await seedDemoWorkspace(database, config, options.registry, baseUrl);
     }
+    observability = await observing;
+    database = observability.database;
     svc = createApp({ ...options.app, registry: options.registry, database, config });
+    // Not ready (GET /v1/health 503) until the workers below have started.
+    svc.readiness.setWorkers('starting');
     await svc.authenticator.ready();
     // With REDIS_URL, a request counted before the Redis connection is up would be counted by this
     // process alone (headers/shared-rate-limit.ts): serve only once it is.
@@ -178,7 +206,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           startDeliveryLoop(database, mailSender(smtpUrl, smtpFrom), { log: options.app?.log ?? stderrLog }),
         )
       : null;
+    svc.readiness.setWorkers('ok');
     const httpServer = server!;
+    const observed = observability;
     let closed = false;
     return {
       url: `http://127.0.0.1:${port}`,
@@ -189,9 +219,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       worker: pipelineWorker,
       credentials,
       seededFresh,
+      metricsUrl: observed.metricsUrl,
+      tracing: observed.tracing,
       async close() {
         if (closed) return;
         closed = true;
+        running.readiness.setWorkers('stopping');
         await pipelineWorker?.stop();
         await new Promise<void>((resolve) => {
           (httpServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
@@ -201,12 +234,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         await worker?.stop();
         await stopHub();
         await running.close();
+        await observed.close();
         if (ownDatabase) await database.close();
       },
     };
   } catch (err) {
     if (server) (server as ServerType).close();
     await svc?.close().catch(() => undefined);
+    await (observability ?? (await observing.catch(() => null)))?.close().catch(() => undefined);
     if (ownDatabase) await database.close().catch(() => undefined);
     throw err;
   }

@@ -58,8 +58,8 @@ export interface SvcProc extends Proc {
   operatorKey: string;
 }
 
-/** `svc seed` then `svc serve` on a fresh PGlite directory (or the given PostgreSQL URL), rate limit out of the way. */
-export async function startSvc(options: { databaseUrl?: string } = {}): Promise<SvcProc> {
+/** `svc seed` then `svc serve` on a fresh PGlite directory (or the given PostgreSQL URL), rate limit out of the way; `env` adds to the server's environment. */
+export async function startSvc(options: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<SvcProc> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const port = await freePort();
   const env = {
@@ -77,12 +77,12 @@ export async function startSvc(options: { databaseUrl?: string } = {}): Promise<
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`svc seed exited ${code}`))));
   });
   const { operatorKey } = JSON.parse(seeded.trim().split('\n').at(-1)!) as { operatorKey: string };
-  const served = await spawnServe(env, port, operatorKey, () => rmSync(dataDir, { recursive: true, force: true }));
+  const served = await spawnServe({ ...env, ...options.env }, port, operatorKey, () => rmSync(dataDir, { recursive: true, force: true }));
   return { ...served, operatorKey };
 }
 
 /** `svc serve --port` in its own process with env, timed from spawn to the first 200 of GET /v1/meta with probeKey. */
-async function spawnServe(env: NodeJS.ProcessEnv, port: number, probeKey: string, cleanup?: () => void): Promise<Proc> {
+export async function spawnServe(env: NodeJS.ProcessEnv, port: number, probeKey: string, cleanup?: () => void): Promise<Proc> {
   const started = performance.now();
   const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], { env, stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;

@@ -3,6 +3,7 @@
 //   2. GET /v1/meta through the full pipeline vs a bare Hono app with the same body (target >= 0.6),
 //      and MCP tools/call svc.meta.get vs REST (target >= 0.5): each server in its own process, driven
 //      by autocannon; start-up time and resident memory (bench-serve.ts).
+//   2b. Metrics and tracing: GET /v1/meta with both off, metrics on, tracing on (ratios), and start-up with each (bench-observability.ts).
 //   3. tools/list size for the operator key, and the microseconds the MCP layer adds to a call (bench-mcp.ts).
 //   4. A valid caller's p99 under a flood of random keys from another address vs quiet (target <= 2x).
 //   5. search.query over 100k seeded rows: first page p50/p99 per kind of query (bench-search.ts).
@@ -14,6 +15,7 @@ import { benchServe } from './bench-serve.ts';
 import { benchFlood } from './bench-flood.ts';
 import { benchMcp, mcpLayerCost } from './bench-mcp.ts';
 import { benchSearch } from './bench-search.ts';
+import { benchObservability } from './bench-observability.ts';
 import { listsAtScaleBenchLines } from './lists-at-scale.ts';
 import { spawnSync } from 'node:child_process';
 
@@ -38,6 +40,9 @@ for (const r of rows)
 
 console.log('\n== HTTP (each server in its own process, autocannon)');
 await benchServe({ quick, print: true });
+
+console.log('\n== Metrics and tracing: off, SVC_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT (each server in its own process, PGlite)');
+await benchObservability({ quick, print: true });
 
 // 1,000,000 tasks in --quick mode too: on the 2-core bench machine seeding them and the other families
 // takes about 45 s and the whole section about 70 s. A failure prints a line; the rest of the bench goes on.

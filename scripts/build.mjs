@@ -6,7 +6,7 @@
 // job. Code loaded on first use (the MCP SDK, the seeder, the outbox, the drivers) goes to its own
 // chunk, loaded by the dynamic import that asks for it.
 // Packages that read their own files at run time (PGlite's WebAssembly, Redoc's standalone bundle)
-// or are loaded only when configured (the AWS SDK, nodemailer, Redis, unpdf) stay in node_modules.
+// or are loaded only when configured (the AWS SDK, nodemailer, Redis, unpdf, prom-client, OpenTelemetry) stay in node_modules.
 // Every chunk sits in dist/bin/, one level below dist/: runtime/project-root.ts finds the project's
 // files from any of them. Last, dist/build-stamp.json records the sources' fingerprint
 // (bin/build-stamp.js).
@@ -26,6 +26,10 @@ export const EXTERNAL = [
   'rate-limiter-flexible',
   'unpdf',
   'redoc',
+  // Metrics and tracing (runtime/observability), loaded only when SVC_METRICS_PORT or
+  // OTEL_EXPORTER_OTLP_ENDPOINT is set; CommonJS that requires Node's built-ins, which an ES bundle cannot.
+  'prom-client',
+  '@opentelemetry/*',
 ];
 
 /** Bundles bin/serve.ts into `outdir` (the chunks' directory). Throws esbuild's error. */

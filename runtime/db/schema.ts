@@ -326,7 +326,8 @@ export const approvals = pgTable(
     expiresAt: ts('expires_at').notNull(),
     decidedAt: ts('decided_at'),
   },
-  (t) => [index('approvals_created').on(t.createdAt, t.id)],
+  // approvals_pending: the svc_approvals_pending gauge counts pending proposals by tier at each scrape.
+  (t) => [index('approvals_created').on(t.createdAt, t.id), index('approvals_pending').on(t.tier, t.expiresAt).where(sql`status = 'pending'`)],
 );
 
 /** Idempotency store shared by REST and MCP: keyed by (credential, operation, key). */
@@ -389,6 +390,8 @@ export const events = pgTable(
     actorKind: text('actor_kind'),
     actorId: text('actor_id'),
     data: jsonb('data').notNull(),
+    /** The W3C traceparent of the span that emitted it (tracing on), so webhook attempts join the request's trace; never served. */
+    traceparent: text('traceparent'),
   },
   // The feed pages by seq (events_client for a client's); timeline.list pages the same rows by
   // (occurred_at, id), every client's or one client's.

@@ -6,6 +6,7 @@ import { ProblemError } from '../problem-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { addRateLimitHeaders, RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limit.ts';
 import { requestIdFrom, traceContext } from './trace.ts';
+import { metrics } from '../observability/index.ts';
 
 export { RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limit.ts';
 export { parseTraceparent, requestIdFrom, traceContext, newRequestId, type TraceContext } from './trace.ts';
@@ -90,6 +91,7 @@ export function settleDecision(c: Context<AppEnv> | null, principal: Principal, 
   c?.set('rateLimit', decision);
   recordDecision(principal, decision);
   if (!decision.allowed) {
+    metrics.rateLimited('credential');
     throw new ProblemError('rate_limited', `This credential may make ${decision.limit} requests every ${decision.windowSeconds} s; retry after ${decision.resetSeconds} s.`, {
       headers: { ...rateLimitHeaders(decision), 'Retry-After': String(decision.resetSeconds) },
     });

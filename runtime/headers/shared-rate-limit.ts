@@ -11,6 +11,7 @@
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { errorSummary, logLine } from '../log.ts';
+import { metrics } from '../observability/index.ts';
 import type { RateDecision } from './rate-limit.ts';
 
 export interface CredentialLimiter {
@@ -72,6 +73,8 @@ export function redisCredentialLimiter(options: RedisLimiterOptions): Credential
     log(logLine('info', 'rate_limit_redis_restored', {}));
   });
   const insurance = new RateLimiterMemory({ points: limit, duration: windowSeconds });
+  const consumeHere = insurance.consume.bind(insurance);
+  insurance.consume = (...args) => (metrics.redisFallback(), consumeHere(...args)); // counted: svc_rate_limit_redis_fallbacks_total
   const limiter = new RateLimiterRedis({
     storeClient: client,
     points: limit,

@@ -37,6 +37,7 @@ import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLE
 import { errorSummary, logLine, stderrLog } from '../log.ts';
 import { createDynamicMode, type DynamicCall } from './dynamic.ts';
 import { resourceTable, serveResources, type McpResource } from './resources.ts';
+import { metrics } from '../observability/index.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -276,6 +277,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
    */
   async function runTool(c: Context<any>, principal: Principal, entry: ToolEntry, args: unknown): Promise<CallToolResult> {
     const requestId = getRequestId(c);
+    const started = performance.now();
     try {
       // Audience and scope are not pre-checked here: the executor checks them (and audits the
       // refusal) exactly as for REST, so a hidden tool answers the same problem as its route.
@@ -291,8 +293,11 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
         method: c.req.method,
         path: MCP_PATH,
       };
-      return successResult(await executor.execute(call));
+      const result = await executor.execute(call);
+      metrics.callEnded('mcp', entry.op.id, started, result);
+      return successResult(result);
     } catch (err) {
+      metrics.callEnded('mcp', entry.op.id, started, null, err);
       return errorResult(problemBody(mcpProblemOf(err, log, requestId), MCP_PATH, requestId, config.baseUrl));
     }
   }

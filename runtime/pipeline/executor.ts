@@ -42,6 +42,7 @@ import { refuseWildcardIfMatch, requireIfMatch } from '../etag.ts';
 import type { Call, CallResult, Executor, Plan } from './types.ts';
 import { fieldErrors, validateInput, type ValidateFn } from './validate.ts';
 import { errorSummary, logLine, SafeMessageError, stderrLog } from '../log.ts';
+import { metrics } from '../observability/index.ts';
 
 // The executor holds handlers of every operation in one map; their input and output types differ per
 // operation and are checked where each family file declares `satisfies <Family>Handlers`.
@@ -201,6 +202,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         if (onCommit) await onCommit(tx, value);
         return value;
       });
+      metrics.eventsCommitted(events);
       return { result, events };
     } catch (err) {
       if (err instanceof Rollback) return { result: err.value, events };

@@ -28,6 +28,7 @@ import { markdownToHtml } from './markdown-page.ts';
 import { SessionStore } from './sessions.ts';
 import { mountSignIn, type PortalOidcConfig } from './sign-in.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
+import { readinessResponse, type Readiness } from '../observability/health.ts';
 
 export { portalOidcFromEnv, type PortalOidcConfig } from './sign-in.ts';
 
@@ -45,6 +46,8 @@ export interface PortalDeps {
   config: Config;
   service: Service;
   database: Database;
+  /** What /health reports, as /v1/health (runtime/observability/health.ts). */
+  readiness: Readiness;
   operations: readonly OperationDef[];
   /** The request's bearer credential -> principal (as the API; throws a 401 problem). */
   authenticate: RequestAuthenticator;
@@ -252,11 +255,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
       return { status: 'unavailable' as const, database: 'unavailable', databaseMs: null };
     }
   };
-  app.get('/health', async (c) => {
-    const h = await health();
-    if (h.status !== 'ok') return problemResponse(c, new ProblemError('unavailable', 'The database does not answer.'), base);
-    return c.json({ status: 'ok', contractVersion: service.contractVersion, apiVersion: service.apiVersion });
-  });
+  app.get('/health', (c) => readinessResponse(c, deps.readiness, service, base));
   app.get('/status', async (c) => {
     const h = await health();
     const body = { ...h, contractVersion: service.contractVersion, apiVersion: service.apiVersion, checkedAt: (deps.now?.() ?? new Date()).toISOString() };

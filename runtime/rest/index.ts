@@ -15,6 +15,7 @@ import type { AppEnv, RequestAuthenticator } from '../app-env.ts';
 import { ProblemError } from '../problem-error.ts';
 import { controlsOf, gatherInput } from './input.ts';
 import { problemResponse, requestPath } from './problem-response.ts';
+import { metrics } from '../observability/index.ts';
 
 
 export interface RestDeps {
@@ -107,8 +108,11 @@ export function mountRest(app: Hono<AppEnv>, deps: RestDeps): void {
           path,
         };
         executed = true;
-        return renderResult(await deps.executor.execute(call), op, c);
+        const result = await deps.executor.execute(call);
+        metrics.callEnded('rest', op.id, started, result);
+        return renderResult(result, op, c);
       } catch (err) {
+        metrics.callEnded('rest', op.id, started, null, err);
         if (!executed) {
           // The executor audits what it runs; failures before it are audited here.
           const request = { requestId: c.get('requestId'), transport: 'rest', operationId: op.id, toolName: null, method: c.req.method, path } as const;

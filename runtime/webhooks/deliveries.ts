@@ -12,6 +12,8 @@ import { toFeedEvent } from '../events-feed.ts';
 import { limits } from '../../generated/contract.ts';
 import { signatureHeaders } from './signing.ts';
 import { webhookUrlProblem } from './ssrf.ts';
+import { observeWebhookAttempt } from '../observability/index.ts';
+import { eventTraceparent } from '../observability/event-trace.ts';
 
 /**
  * The contract's schedule (schemas/webhooks.yaml WebhookDeliveryStatus): the first attempt at once,
@@ -22,7 +24,8 @@ export const ATTEMPT_TIMEOUT_MS = limits.webhookAttemptTimeoutSeconds * 1000;
 export const RETENTION_MS = limits.eventRetentionDays * 86_400_000;
 /** How long a claim holds a row: longer than one attempt's timeout. Not a contract limit. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS * 3;
-const FANOUT_SETTING = 'webhooks_fanout_seq';
+/** The settings row holding the fan-out's high-water mark (also read by the outbox gauges, observability/database-gauges.ts). */
+export const FANOUT_SETTING = 'webhooks_fanout_seq';
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -141,8 +144,16 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
-/** One signed POST (no redirects followed), 10 s timeout. The SSRF guard runs again before sending. */
-export async function send(url: string, eventId: string, payload: unknown, secrets: readonly string[]): Promise<AttemptOutcome> {
+/**
+ * One signed POST (no redirects followed), 10 s timeout. The SSRF guard runs again before sending.
+ * Observed (runtime/observability): a span continuing `parent` (the traceparent stored with the event;
+ * null: the active span) whose traceparent the receiver gets, and the attempt metrics.
+ */
+export function send(url: string, eventId: string, payload: unknown, secrets: readonly string[], parent: string | null = null): Promise<AttemptOutcome> {
+  return observeWebhookAttempt(parent, (traceHeaders) => attempt(url, eventId, payload, secrets, traceHeaders));
+}
+
+async function attempt(url: string, eventId: string, payload: unknown, secrets: readonly string[], traceHeaders: Record<string, string>): Promise<AttemptOutcome> {
   const started = performance.now();
   const done = (o: Omit<AttemptOutcome, 'durationMs'>): AttemptOutcome => ({ ...o, durationMs: Math.round(performance.now() - started) });
   const problem = await webhookUrlProblem(url);
@@ -152,7 +163,7 @@ export async function send(url: string, eventId: string, payload: unknown, secre
   try {
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'svc-webhooks', ...signatureHeaders(eventId, body, secrets) },
+      headers: { 'content-type': 'application/json', 'user-agent': 'svc-webhooks', ...traceHeaders, ...signatureHeaders(eventId, body, secrets) },
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
@@ -205,7 +216,7 @@ export async function deliverOne(db: Db, delivery: DeliveryRow, now: Date): Prom
     outcome = { ok: false, responseStatus: null, error: "withheld: the event is outside the endpoint owner's reach", durationMs: 0 };
     return recordAttempt(db, { ...delivery, attempts: RETRY_DELAYS_MS.length - 1 }, outcome, now, false);
   }
-  outcome = await send(endpoint.url, delivery.eventId, delivery.payload, await validSecrets(db, endpoint.id, now));
+  outcome = await send(endpoint.url, delivery.eventId, delivery.payload, await validSecrets(db, endpoint.id, now), await eventTraceparent(db, delivery.eventId));
   return recordAttempt(db, delivery, outcome, now, true);
 }
 

@@ -65,3 +65,15 @@ export function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<vo
     child.kill(signal);
   });
 }
+
+/** The first answer of `url` from a server that is still opening its port (5 s at most). */
+export async function firstAnswer(url: string): Promise<Response> {
+  for (let i = 0; i < 500; i++) {
+    try {
+      return await fetch(url);
+    } catch {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  throw new Error(`${url} never answered`);
+}

@@ -7,6 +7,9 @@ import type { CreateAppOptions, Registry, SvcApp } from '../../runtime/app.ts';
 import { loadSeed, startServer, type SeedCredentials, type StartServerOptions } from '../../runtime/server.ts';
 import { svcRegistry } from '../../bin/wiring.ts';
 import { freshDatabase } from './db.ts';
+import { createAuthenticator } from '../../runtime/auth/authenticate.ts';
+import { service } from '../../generated/registry.ts';
+import { freePort } from './process.ts';
 
 export interface TestServerOptions extends Partial<Config> {
   /** App options; `registry` defaults to the wired one (bin/wiring.ts). */
@@ -17,6 +20,8 @@ export interface TestServerOptions extends Partial<Config> {
   webhookWorker?: boolean;
   /** An already open database (closed with the server); default a fresh one (freshDatabase). */
   database?: Database;
+  /** An OpenTelemetry SpanExporter (InMemorySpanExporter): tracing on, spans kept in the test. */
+  traceExporter?: StartServerOptions['traceExporter'];
 }
 
 export interface TestServer {
@@ -25,6 +30,8 @@ export interface TestServer {
   database: Database;
   config: Config;
   svc: SvcApp;
+  /** The metrics listener (config.observability.metricsPort), or null. */
+  metricsUrl: string | null;
   /** What the server logged. */
   logs: string[];
   flushAudit(): Promise<void>;
@@ -32,7 +39,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {
-  const { app, timeouts, webhookWorker, database: given, ...configOverrides } = overrides;
+  const { app, timeouts, webhookWorker, database: given, traceExporter, ...configOverrides } = overrides;
   const database = given ?? (await freshDatabase());
   const logs: string[] = [];
   try {
@@ -44,6 +51,7 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       registry: app?.registry ?? svcRegistry(),
       timeouts,
       webhookWorker,
+      traceExporter,
       app: { ...app, log: (m) => logs.push(m) },
     });
     // Seeded after the server knows its base URL (the seed may record it, e.g. OAuth audiences).
@@ -54,6 +62,7 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
       database,
       config: server.config,
       svc: server.svc,
+      metricsUrl: server.metricsUrl,
       logs,
       flushAudit: () => server.svc.flushAudit(),
       async close() {
@@ -79,4 +88,21 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
     await database.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * A test server caught while starting: its port is open but its authenticator is not ready until
+ * open() is called (the window in which every request but liveness answers 503).
+ */
+export async function startGatedTestServer(): Promise<{ port: number; open(): void; started: Promise<TestServer>; closeAuthenticator(): Promise<void> }> {
+  const port = await freePort();
+  const database = await freshDatabase();
+  const config = loadConfig({}, { port });
+  const authenticator = createAuthenticator({ db: database.db, database, config, scopes: service.scopes, roleScopes: service.roleScopes });
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const gated = { ...authenticator, ready: () => gate.then(() => authenticator.ready()) };
+  const started = startTestServer({ port, database, app: { authenticator: gated } });
+  started.catch(() => undefined);
+  return { port, open, started, closeAuthenticator: () => authenticator.close() };
 }

@@ -1,0 +1,39 @@
+// Database transactions, observed: a span per transaction and the transaction metrics. postgres.js
+// keeps its pool to itself (no count of busy connections or queued queries is public) and PGlite has
+// one connection, so what is measured is what this process can see honestly from outside the driver:
+// each transaction's wait (from asking for it to its function starting, i.e. a free connection plus
+// BEGIN; on PGlite, its turn on the one connection), how long it ran, and how many transactions are
+// waiting or holding a connection right now. Queries outside a transaction (reads) are not counted.
+import type { Database, Db } from '../db/client.ts';
+import { inSpan, metrics } from './index.ts';
+
+/** Transactions of this process now (read by the svc_db_transactions gauge at scrape time). */
+export const dbStats = { active: 0, waiting: 0 };
+
+/** `database` with its transactions observed; the same object's queries, listeners and close otherwise. */
+export function observedDatabase(database: Database): Database {
+  const transaction = <T>(fn: (tx: Db) => Promise<T>): Promise<T> =>
+    // A span only inside a traced request or delivery: the workers' polling starts no trace of its own.
+    inSpan('db.transaction', { 'db.system': 'postgresql', 'db.operation.name': 'transaction' }, async () => {
+      const asked = performance.now();
+      let began = 0;
+      dbStats.waiting++;
+      try {
+        const value = await database.transaction((tx) => {
+          began = performance.now();
+          dbStats.waiting--;
+          dbStats.active++;
+          return fn(tx);
+        });
+        metrics.transactionEnded((began - asked) / 1000, (performance.now() - began) / 1000, true);
+        return value;
+      } catch (err) {
+        if (began) metrics.transactionEnded((began - asked) / 1000, (performance.now() - began) / 1000, false);
+        throw err;
+      } finally {
+        if (began) dbStats.active--;
+        else dbStats.waiting--;
+      }
+    }, true);
+  return { ...database, transaction };
+}
