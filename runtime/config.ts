@@ -6,6 +6,8 @@ export interface Config {
   baseUrl: string;
   /** PostgreSQL URL; null means embedded PGlite in dataDir. */
   databaseUrl: string | null;
+  /** DATABASE_DIRECT_URL: PostgreSQL itself for LISTEN and migrations when DATABASE_URL is a pooler (docs/fleet.md). */
+  databaseDirectUrl: string | null;
   dataDir: string;
   writesEnabled: boolean;
   /** Feature flags (spec Versioning 1), default on; off answers 404 not_found like the write switch. */
@@ -114,6 +116,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port,
     baseUrl: (env.SVC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     databaseUrl: env.DATABASE_URL || null,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
     dataDir: env.SVC_DATA_DIR || '.svc-data',
     writesEnabled: flag(env.API_WRITES_ENABLED, true),
     mcpEnabled: flag(env.API_MCP_ENABLED, true),
