@@ -1,5 +1,6 @@
 // Environment -> configuration, read once at start. Every variable is documented in the README.
 import { observabilityConfigFrom, type ObservabilityConfig } from './observability/config.ts';
+import { auditRetentionDays } from './audit-retention.ts';
 
 export interface Config {
   port: number;
@@ -25,6 +26,8 @@ export interface Config {
   mcpUnderscoreAliases: boolean;
   /** Requests a credential may make a minute (SVC_RATE_LIMIT_PER_MINUTE); null: the contract's limits.rateLimitPerMinute. */
   rateLimitPerMinute: number | null;
+  /** Audit rows are kept this many days (SVC_AUDIT_RETENTION_DAYS, default 365, at least 30), then swept. */
+  auditRetentionDays: number;
   /** Redis URL (REDIS_URL): the per-credential rate limit is shared by every process through it; null: each process limits alone. */
   redisUrl: string | null;
   /** SMTP URL the outbox sends e-mail through (nodemailer); null: outbound messages stay queued. */
@@ -134,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: flag(env.SVC_WEBHOOK_ALLOW_PRIVATE, false),
     mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
     rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),
+    auditRetentionDays: auditRetentionDays(env.SVC_AUDIT_RETENTION_DAYS),
     redisUrl: env.REDIS_URL || null,
     smtpUrl: env.SVC_SMTP_URL || null,
     smtpFrom: env.SVC_SMTP_FROM || 'no-reply@svc.example',
