@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { openDatabase } from '../../runtime/db/client.ts';
 import { fleetMissing, startFleet, type Fleet } from '../support/fleet.ts';
-import { serveSvc, freePort } from '../support/process.ts';
+import { spawn } from 'node:child_process';
+import { serveSvc, freePort, SVC_BIN } from '../support/process.ts';
 import { openSse } from '../support/sse.ts';
 import { call, createTask, expectStatus, idOf, pool, refusedWithin, until } from './support.ts';
 
@@ -76,6 +77,19 @@ describe.skipIf(missing !== null)('a fleet behind PgBouncer in transaction mode,
       await withDirect.close();
     }
   });
+
+  it('svc serve says at start which mode it uses behind the pooler', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [SVC_BIN, 'serve', '--port', String(port)], { env: { ...process.env, ...fleet.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    try {
+      await until(() => out.includes('notifications:') || child.exitCode !== null, 60_000, 'the start-up lines');
+      expect(out).toMatch(/notifications: DATABASE_URL \(127\.0\.0\.1:\d+\/svc_test_\w+\) is not a session connection .* polling the database every 500 ms/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 90_000);
 
   it('refuses to start when DATABASE_DIRECT_URL is the pooler, naming the fix', async () => {
     const port = await freePort();
