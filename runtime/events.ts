@@ -7,7 +7,7 @@
 // what lies below the visibility horizon, in (txid, seq) order (runtime/events-feed.ts,
 // docs/writes.md), so a reader never passes an event that commits later.
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from './db/client.ts';
+import { executeRows, type Db } from './db/client.ts';
 import { events } from './db/schema.ts';
 import type { EventSubject, Principal } from './handler-types.ts';
 import { newId } from './ids.ts';
@@ -47,7 +47,8 @@ export function createEmitter(options: EmitterOptions): Emit {
   const emitOne: Emit = async (type, subject, data) => {
     if (!known.has(type)) throw new Error(`emit: unknown event type "${type}"`);
     const id = newId('event');
-    const [row] = await options.db
+    // One round trip: the row and its NOTIFY (delivered at commit) in one statement.
+    const insert = options.db
       .insert(events)
       .values({
         id,
@@ -61,10 +62,12 @@ export function createEmitter(options: EmitterOptions): Emit {
         traceparent: tracing?.activeTraceparent() ?? null,
       })
       .returning({ seq: events.seq });
+    const [row] = await executeRows<{ seq: number | string }>(
+      options.db,
+      sql`with e as ${insert} select e.seq, pg_notify(${EVENTS_CHANNEL}, json_build_object('seq', e.seq, 'id', ${id}::text, 'type', ${type}::text, 'clientId', ${subject.clientId}::text)::text) from e`,
+    );
     const emitted: EmittedEvent = { id, seq: Number(row!.seq), type, clientId: subject.clientId, subjectId: subject.subjectId, data };
     options.sink?.push(emitted);
-    const payload = JSON.stringify({ seq: emitted.seq, id, type, clientId: subject.clientId });
-    await options.db.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`);
   };
   return emit;
 }
