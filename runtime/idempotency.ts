@@ -213,7 +213,7 @@ function storedOf(row: typeof idempotencyRecords.$inferSelect): StoredResponse {
 /**
  * Claims the key in the write's transaction (one statement when the key is new). The insert waits on
  * the unique index while another transaction holds the same key, at most CLAIM_WAIT_MS (a local
- * lock_timeout, set in the statement and restored by its RETURNING). Then: the first answer
+ * lock_timeout, set in the statement, the one before kept in svc.lock_timeout and restored by its RETURNING). Then: the first answer
  * (replay), idempotency_key_reused, or idempotency_key_in_progress (the wait ran out, or a lease
  * claim of a proposal or an older process is live).
  */
@@ -228,9 +228,9 @@ export async function claimInTransaction(tx: Db, s: IdempotencyScope, retentionH
         sql`insert into idempotency_records (credential_id, operation_id, key, fingerprint, state, holder, lease_until, created_at, expires_at)
             select ${s.credentialId}, ${s.operationId}, ${s.key}, ${s.fingerprint}, 'in_progress', ${holder},
                    ${leaseEnd(now).toISOString()}::timestamptz, ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz
-             where set_config('lock_timeout', ${`${CLAIM_WAIT_MS}ms`}, true) is not null
+             where set_config('lock_timeout', ${`${CLAIM_WAIT_MS}ms`} || left(set_config('svc.lock_timeout', current_setting('lock_timeout'), true), 0), true) is not null
             on conflict do nothing
-            returning (select set_config('lock_timeout', reset_val, true) from pg_settings where name = 'lock_timeout') as restored`,
+            returning set_config('lock_timeout', current_setting('svc.lock_timeout'), true) as restored`,
       );
     } catch (err) {
       if ((err as { code?: string }).code === '55P03' || (err as { cause?: { code?: string } }).cause?.code === '55P03') throw inProgress();
