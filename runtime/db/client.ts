@@ -20,6 +20,7 @@ import { ensureCursorSecret } from '../paging.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
 import { migrationsPending } from './migrations-pending.ts';
 import { migratePostgres } from './migrate-postgres.ts';
+import { unpipelined } from './unpipelined.ts';
 import { describeUrl, isSessionConnection, WatermarkPoller, type ListenOptions, type NotificationMode } from './notifications.ts';
 
 export type { ListenOptions, NotificationMode } from './notifications.ts';
@@ -183,14 +184,16 @@ const POOLED_CHECK_MS = 1000; // not a contract limit
  * since `url` may be a transaction pooler (PgBouncer in transaction mode): so no named prepared
  * statements (prepare: false, always: a pooler hands the next transaction another server
  * connection, where a statement name means another statement or nothing, and writes were lost
- * silently), no session advisory lock (migrations take a transaction lock), no session SET, and
- * LISTEN only on a connection proven to be a session one (runtime/db/notifications.ts).
+ * silently), no pipelining (runtime/db/unpipelined.ts: a pipelined query's answer was lost behind
+ * PgBouncer and its request hung), no session advisory lock (migrations take a transaction lock),
+ * no session SET, and LISTEN only on a connection proven to be a session one
+ * (runtime/db/notifications.ts).
  */
 async function openPostgres(url: string, max: number, directUrl: string | null): Promise<Database> {
   const driver = await postgresDriver();
   const [{ default: postgres }, { drizzle: drizzlePostgres }] = driver;
   const client = postgres(url, { max, prepare: false, onnotice: () => {} });
-  const db = drizzlePostgres({ client, schema });
+  const db = drizzlePostgres({ client: unpipelined(client, max), schema });
   const transaction = <T>(fn: (tx: Db) => Promise<T>): Promise<T> => db.transaction((tx) => fn(tx as unknown as Db));
   const execute = <R extends Row = Row>(query: SQL | string) => executeRows<R>(db as unknown as Db, query);
   let direct: ReturnType<typeof postgres> | null = null;
