@@ -8,7 +8,8 @@
 //     RateLimit, X-RateLimit-Limit/Remaining/Reset (GET /v1/meta is not deprecated: no Deprecation);
 //   - the body built per request from the fixed parts and the caller's principal;
 //   - one audit row a call, queued and written in batches (200 ms or 1,000 rows, one multi-row
-//     INSERT) to the same kind of database: PGlite in this process when DATABASE_URL is empty (what
+//     INSERT; on PGlite, which runs on this thread, in slices of 32 rows with the event loop let run
+//     between them, as svc's Auditor does) to the same kind of database: PGlite in this process when DATABASE_URL is empty (what
 //     `svc serve` embeds), else PostgreSQL through postgres.js into the audit_log svc writes.
 // Environment: PORT, KEY (the operator key), BODY (svc's answer to GET /v1/meta for KEY, from which
 // the fixed parts and the principal are taken), DATABASE_URL, PGLITE_DIR, API_VERSION, RATE_LIMIT.
@@ -70,7 +71,12 @@ function flush() {
   const batch = queue;
   queue = [];
   if (batch.length === 0) return writing;
-  writing = writing.then(() => database.insert(JSON.stringify(batch)).catch((err) => console.error('audit write failed', err)));
+  writing = writing.then(async () => {
+    for (let from = 0; from < batch.length; from += database.sliceRows) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      await database.insert(JSON.stringify(batch.slice(from, from + database.sliceRows))).catch((err) => console.error('audit write failed', err));
+    }
+  });
   return writing;
 }
 
@@ -85,7 +91,7 @@ async function openDatabase() {
   if (process.env.DATABASE_URL) {
     const { default: postgres } = await import('postgres');
     const sql = postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {} });
-    return { insert: (json) => sql.unsafe(INSERT, [json]), close: () => sql.end() };
+    return { insert: (json) => sql.unsafe(INSERT, [json]), close: () => sql.end(), sliceRows: Infinity };
   }
   const { PGlite } = await import('@electric-sql/pglite');
   const db = await PGlite.create(process.env.PGLITE_DIR || undefined);
@@ -95,7 +101,7 @@ async function openDatabase() {
     principal_kind text, principal_id text, credential_id text, login_method text, status integer not null, outcome text not null,
     problem_code text, duration_ms integer not null);
     create index if not exists audit_request on audit_log using btree (request_id);`);
-  return { insert: (json) => db.query(INSERT, [json]), close: () => db.close() };
+  return { insert: (json) => db.query(INSERT, [json]), close: () => db.close(), sliceRows: 32 };
 }
 
 const app = new Hono();
