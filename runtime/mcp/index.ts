@@ -19,7 +19,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -206,10 +208,12 @@ export function successResult(result: CallResult): CallToolResult {
   if (replayed) meta['svc/idempotencyReplayed'] = replayed[1] === 'true';
   const etag = Object.entries(result.headers).find(([k]) => k.toLowerCase() === 'etag');
   if (etag) meta['svc/etag'] = etag[1];
+  // Members in the order the SDK's CallToolResultSchema gives them (_meta first): the direct path
+  // below answers byte for byte what the SDK path does.
   return {
+    _meta: meta,
     content: [{ type: 'text', text: JSON.stringify(envelope) }],
     structuredContent: envelope,
-    _meta: meta,
   };
 }
 
@@ -225,10 +229,10 @@ export function errorResult(problem: ProblemDocument): CallToolResult {
   };
   const envelope = { outcome: 'error', error };
   return {
-    isError: true,
+    _meta: { 'svc/requestId': problem.requestId, 'svc/type': problem.type },
     content: [{ type: 'text', text: JSON.stringify(envelope) }],
     structuredContent: envelope,
-    _meta: { 'svc/requestId': problem.requestId, 'svc/type': problem.type },
+    isError: true,
   };
 }
 
@@ -460,6 +464,36 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     );
   }
 
+  /**
+   * The direct path, when the SDK would have nothing to add: a single tools/call request (no batch,
+   * no params._meta, already taken out by takeToolCalls) with the Accept and Content-Type the
+   * transport requires and a protocol version it supports. Anything else goes through the SDK.
+   */
+  function directCall(c: Context<any>, parsed: unknown, calls: readonly TakenCall[]): ((mode: McpMode, principal: Principal) => Promise<Response>) | null {
+    if (calls.length !== 1 || Array.isArray(parsed)) return null;
+    const message = parsed as Record<string, unknown>;
+    if (message.method !== 'tools/call' || (message.params as Record<string, unknown>)._meta !== undefined) return null;
+    const accept = c.req.header('accept');
+    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return null;
+    const contentType = c.req.header('content-type')?.trim().toLowerCase();
+    if (contentType !== 'application/json' && contentType !== 'application/json; charset=utf-8') return null;
+    const version = c.req.header('mcp-protocol-version');
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+    const id = message.id;
+    return async (mode, principal) => {
+      let body: string;
+      try {
+        body = JSON.stringify({ result: await modes[mode].call(c, principal, calls[0]!), jsonrpc: '2.0', id });
+      } catch (err) {
+        // As the SDK's Protocol answers a handler's error.
+        const e = err as { code?: unknown; message?: string; data?: unknown };
+        const error = { code: Number.isSafeInteger(e.code) ? e.code : ErrorCode.InternalError, message: e.message ?? 'Internal error', ...(e.data !== undefined && { data: e.data }) };
+        body = JSON.stringify({ jsonrpc: '2.0', id, error });
+      }
+      return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
+    };
+  }
+
   app.post(MCP_PATH, async (c) => {
     const refused = originRefused(c);
     if (refused) return refused;
@@ -519,6 +553,12 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
         if (typeof asked !== 'string' || !protocolVersions.includes(asked)) message.params.protocolVersion = protocolVersions[0];
       }
     }
+
+    // One tools/call, the commonest request by far, is answered here without the SDK's transport and
+    // Server (their per-request setup cost more than the call: docs/performance-reads.md). The answer
+    // is the SDK's own: the same checks passed, the same JSON-RPC response, member for member.
+    const direct = directCall(c, parsed, calls);
+    if (direct) return direct(mode, principal);
 
     const pooled = takeServer(mode, { c, principal, calls });
     const transport = new WebStandardStreamableHTTPServerTransport({
