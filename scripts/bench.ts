@@ -89,7 +89,7 @@ const { toolsList } = await benchMcp({ print: false, requests: 10, warmUp: 1 });
 console.log(`tools/list for the operator key: ${toolsList.tools} tools, ${(toolsList.bytes / 1024).toFixed(1)} KB`);
 const layer = await mcpLayerCost(quick ? 500 : 2000);
 console.log(
-  `meta.get sequentially through the app: REST ${layer.restUs.toFixed(0)} us, MCP tools/call ${layer.mcpUs.toFixed(0)} us; the MCP layer (SDK transport per request, pooled Server, JSON-RPC, envelope) adds ${layer.layerUs.toFixed(0)} us a call`,
+  `meta.get sequentially through the app: REST ${layer.restUs.toFixed(0)} us, MCP tools/call ${layer.mcpUs.toFixed(0)} us; the MCP layer (one tools/call is answered directly: JSON-RPC checks and the outcome envelope) adds ${layer.layerUs.toFixed(0)} us a call`,
 );
 
 console.log('\n== Failed-authentication flood (svc serve in its own process)');
