@@ -244,6 +244,20 @@ function mcpProblemOf(err: unknown, log: (message: string) => void = stderrLog, 
   return new ProblemError('internal_error', 'An unexpected error occurred. Quote the requestId when reporting it.');
 }
 
+const RESULT_MEMBERS = '_meta,content,structuredContent';
+const ERROR_RESULT_MEMBERS = `${RESULT_MEMBERS},isError`;
+
+/**
+ * JSON.stringify(result) for the results successResult and errorResult (the only builders of tool results) make, without serialising the
+ * envelope twice: their structuredContent is the very value the text content holds as JSON.
+ */
+export function toolResultJson(result: CallToolResult): string {
+  const members = Object.keys(result).join();
+  const only = result.content.length === 1 ? result.content[0] : undefined;
+  if ((members !== RESULT_MEMBERS && members !== ERROR_RESULT_MEMBERS) || only?.type !== 'text' || Object.keys(only).length !== 2) return JSON.stringify(result);
+  return `{"_meta":${JSON.stringify(result._meta)},"content":[{"type":"text","text":${JSON.stringify(only.text)}}],"structuredContent":${only.text}${result.isError === true ? ',"isError":true' : members === ERROR_RESULT_MEMBERS ? `,"isError":${JSON.stringify(result.isError)}` : ''}}`;
+}
+
 function jsonRpcError(status: number, code: number, message: string, data?: Record<string, unknown>): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: data ? { code, message, data } : { code, message }, id: null }), {
     status,
@@ -483,7 +497,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     return async (mode, principal) => {
       let body: string;
       try {
-        body = JSON.stringify({ result: await modes[mode].call(c, principal, calls[0]!), jsonrpc: '2.0', id });
+        body = `{"result":${toolResultJson(await modes[mode].call(c, principal, calls[0]!))},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
       } catch (err) {
         // As the SDK's Protocol answers a handler's error.
         const e = err as { code?: unknown; message?: string; data?: unknown };
