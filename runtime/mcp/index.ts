@@ -248,8 +248,9 @@ const RESULT_MEMBERS = '_meta,content,structuredContent';
 const ERROR_RESULT_MEMBERS = `${RESULT_MEMBERS},isError`;
 
 /**
- * JSON.stringify(result) for the results successResult and errorResult (the only builders of tool results) make, without serialising the
- * envelope twice: their structuredContent is the very value the text content holds as JSON.
+ * JSON.stringify(result) for the results successResult and errorResult make (the only builders of
+ * tool results), without serialising the envelope twice: their structuredContent is the very value
+ * their one text content holds as JSON. Any other shape is serialised as it is.
  */
 export function toolResultJson(result: CallToolResult): string {
   const members = Object.keys(result).join();
