@@ -6,6 +6,7 @@ import { getPath } from 'hono/utils/url';
 import { createAuthenticator, credentialInUrl, type Authenticator } from './auth/authenticate.ts';
 import { auditEntry, Auditor, failedWith } from './audit.ts';
 import { purgeExpiredIdempotency } from './idempotency.ts';
+import { purgeExpiredAudit } from './audit-retention.ts';
 import type { Config } from './config.ts';
 import type { McpToolDef, OperationDef, RouteDef } from './contract-types.ts';
 import type { Service } from '../generated/registry.ts';
@@ -331,9 +332,11 @@ export function createApp(options: CreateAppOptions): SvcApp {
     return problemResponse(c, err, config.baseUrl);
   });
 
-  // Expired idempotency records are swept every 10 minutes (lookups already ignore them).
+  // Expired idempotency records are swept every 10 minutes (lookups already ignore them), and audit
+  // rows past SVC_AUDIT_RETENTION_DAYS (runtime/audit-retention.ts).
   const sweep = setInterval(() => {
     purgeExpiredIdempotency(database.db).catch((err: Error) => log(logLine('error', 'idempotency_sweep_failed', { error: errorSummary(err) })));
+    purgeExpiredAudit(database.db, config.auditRetentionDays).catch((err: Error) => log(logLine('error', 'audit_sweep_failed', { error: errorSummary(err) })));
   }, 10 * 60_000);
   sweep.unref();
 

@@ -33,7 +33,7 @@ export async function runServe(argv: string[], registry: Registry | Promise<Regi
     console.error(`svc serve: ${(err as Error).message}`);
     return 2;
   }
-  const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const opening = openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir });
   let database: Database | null = null;
   let server: RunningServer;
   try {
@@ -54,6 +54,7 @@ export async function runServe(argv: string[], registry: Registry | Promise<Regi
     `  OpenAPI     ${base}/v1/openapi.json   Agent guide ${base}/v1/agent-guide.md   (bearer credential)`,
     `  Agent map   ${base}/llms.txt   Health ${base}/v1/health (ready)  ${base}/v1/health/live`,
     `  Portal      ${base}/   Interactive reference ${base}/v1/docs`,
+    `  ${db.notifications.description}`,
   ];
   if (server.metricsUrl) lines.push(`  Metrics     ${server.metricsUrl}  (SVC_METRICS_PORT; not on the public port)`);
   if (server.tracing) lines.push('  Traces      exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)');
@@ -94,7 +95,7 @@ export async function runSeed(argv: string[], registry?: Registry): Promise<numb
   }
   let database;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir });
   } catch (err) {
     console.error(`svc seed: ${(err as Error).message}`);
     return 1;

@@ -1,11 +1,14 @@
 // Environment -> configuration, read once at start. Every variable is documented in the README.
 import { observabilityConfigFrom, type ObservabilityConfig } from './observability/config.ts';
+import { auditRetentionDays } from './audit-retention.ts';
 
 export interface Config {
   port: number;
   baseUrl: string;
   /** PostgreSQL URL; null means embedded PGlite in dataDir. */
   databaseUrl: string | null;
+  /** DATABASE_DIRECT_URL: PostgreSQL itself for LISTEN and migrations when DATABASE_URL is a pooler (docs/fleet.md). */
+  databaseDirectUrl: string | null;
   dataDir: string;
   writesEnabled: boolean;
   /** Feature flags (spec Versioning 1), default on; off answers 404 not_found like the write switch. */
@@ -23,6 +26,8 @@ export interface Config {
   mcpUnderscoreAliases: boolean;
   /** Requests a credential may make a minute (SVC_RATE_LIMIT_PER_MINUTE); null: the contract's limits.rateLimitPerMinute. */
   rateLimitPerMinute: number | null;
+  /** Audit rows are kept this many days (SVC_AUDIT_RETENTION_DAYS, default 365, at least 30), then swept. */
+  auditRetentionDays: number;
   /** Redis URL (REDIS_URL): the per-credential rate limit is shared by every process through it; null: each process limits alone. */
   redisUrl: string | null;
   /** SMTP URL the outbox sends e-mail through (nodemailer); null: outbound messages stay queued. */
@@ -114,6 +119,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port,
     baseUrl: (env.SVC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     databaseUrl: env.DATABASE_URL || null,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
     dataDir: env.SVC_DATA_DIR || '.svc-data',
     writesEnabled: flag(env.API_WRITES_ENABLED, true),
     mcpEnabled: flag(env.API_MCP_ENABLED, true),
@@ -131,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: flag(env.SVC_WEBHOOK_ALLOW_PRIVATE, false),
     mcpUnderscoreAliases: flag(env.SVC_MCP_UNDERSCORE_ALIASES, false),
     rateLimitPerMinute: positiveInteger('SVC_RATE_LIMIT_PER_MINUTE', env.SVC_RATE_LIMIT_PER_MINUTE),
+    auditRetentionDays: auditRetentionDays(env.SVC_AUDIT_RETENTION_DAYS),
     redisUrl: env.REDIS_URL || null,
     smtpUrl: env.SVC_SMTP_URL || null,
     smtpFrom: env.SVC_SMTP_FROM || 'no-reply@svc.example',

@@ -1,11 +1,20 @@
 // Reading the events outbox (runtime/events.ts writes it): the feed (events.list), the SSE stream
-// (events.stream) and webhook fan-out share these queries. Order is the outbox sequence `seq`, never
-// occurred_at: two events of one transaction share their timestamp.
+// (events.stream) and webhook fan-out share these queries. Order is (txid, seq), never occurred_at:
+// two events of one transaction share their timestamp.
+//
+// Publication (decision: docs/writes.md, contract note on events.list): writers take no lock, so a
+// sequence number can commit after a higher one. An event is published only once its transaction
+// id lies below the visibility horizon, pg_snapshot_xmin(pg_current_snapshot()): every transaction
+// below it has ended, and every transaction that has not (or has not started) has an id at or above
+// it, so an event published later always sorts after one published now. The horizon is read in the
+// same statement (same snapshot) as the rows. Positions stay sequence numbers (cursors s, the
+// Last-Event-ID's event, the webhook high-water mark): a position resolves to its event's
+// (txid, seq) in the query; a position whose event is gone (retention) counts as (0, seq).
 //
 // Visibility (DESIGN.md, Visibility rules 1 and 4): a person signed in as an operator (OAuth) sees
 // the events of the clients in reach plus internal events (clientId null); every other caller (a
 // client admin, a bound or unbound API key) sees only client-bound events of its clients.
-import { and, asc, eq, gt, gte, inArray, max, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './db/client.ts';
 import { events } from './db/schema.ts';
 import type { Policy } from './policy.ts';
@@ -58,19 +67,27 @@ export async function seqOfVisibleEvent(db: Db, policy: Policy, id: string): Pro
   return Number(row.seq);
 }
 
-/** Events after a sequence number, oldest first. */
+/** Published: written by a transaction below the visibility horizon (every one below it has ended). */
+export const published: SQL = sql`${events.txid} < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint`;
+
+/** Events after a position (an event's seq; 0: the start) in the published order. */
+export function afterPosition(afterSeq: number): SQL {
+  return sql`(${events.txid}, ${events.seq}) > (coalesce((select p.txid from events p where p.seq = ${afterSeq}), 0), ${afterSeq}::bigint)`;
+}
+
+/** Published events after a position, in the published order (txid, seq). */
 export async function eventsAfter(db: Db, policy: Policy, filters: FeedFilters, afterSeq: number, limit: number): Promise<EventRow[]> {
   return db
     .select()
     .from(events)
-    .where(and(feedWhere(policy, filters), gt(events.seq, afterSeq)))
-    .orderBy(asc(events.seq))
+    .where(and(feedWhere(policy, filters), published, afterPosition(afterSeq)))
+    .orderBy(asc(events.txid), asc(events.seq))
     .limit(limit);
 }
 
-/** The highest sequence number written so far (0 when the outbox is empty). */
+/** The position of the last published event (0 when none is): a reader starting there gets every later one. */
 export async function lastSeq(db: Db): Promise<number> {
-  const [row] = await db.select({ seq: max(events.seq) }).from(events);
+  const [row] = await db.select({ seq: events.seq }).from(events).where(published).orderBy(desc(events.txid), desc(events.seq)).limit(1);
   return Number(row?.seq ?? 0);
 }
 

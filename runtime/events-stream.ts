@@ -16,7 +16,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database, Db } from './db/client.ts';
 import { apiKeys, oauthGrants } from './db/schema.ts';
-import { KEY_REVOKED_CHANNEL } from './auth/authenticate.ts';
+import { KEY_CHANGES_WATERMARK, KEY_REVOKED_CHANNEL } from './auth/authenticate.ts';
 import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal, type RoleRules } from './auth/principal.ts';
 import { EVENTS_CHANNEL } from './events.ts';
 import { eventsAfter, lastSeq, toFeedEvent, type FeedFilters } from './events-feed.ts';
@@ -47,12 +47,22 @@ const hubs = new WeakMap<Db, Hub>();
 export async function startEventHub(database: Database): Promise<() => Promise<void>> {
   const subscribers = new Set<() => void>();
   const rechecks = new Set<() => void>();
-  const unlisten = await database.listen(EVENTS_CHANNEL, () => {
-    for (const wake of subscribers) wake();
-  });
-  const unlistenKeys = await database.listen(KEY_REVOKED_CHANNEL, () => {
-    for (const check of rechecks) check();
-  });
+  // Behind a pooler without DATABASE_DIRECT_URL these poll (runtime/db/notifications.ts); each stream
+  // also reads the outbox on its own beat, so the events watermark only wakes streams sooner.
+  const unlisten = await database.listen(
+    EVENTS_CHANNEL,
+    () => {
+      for (const wake of subscribers) wake();
+    },
+    { watermark: 'select max(seq)::text as w from events' },
+  );
+  const unlistenKeys = await database.listen(
+    KEY_REVOKED_CHANNEL,
+    () => {
+      for (const check of rechecks) check();
+    },
+    { watermark: KEY_CHANGES_WATERMARK },
+  );
   const stop = async () => {
     await unlisten();
     await unlistenKeys();

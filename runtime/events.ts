@@ -2,16 +2,12 @@
 // the channel svc_events, which PostgreSQL delivers only when the transaction commits (so a dry
 // run or a failed write never announces anything). The feed, SSE stream and webhooks read the table.
 //
-// Sequence order = commit order. Readers follow `seq` (events.list's `after`, the stream, the webhook
-// fan-out's high-water mark): if a transaction holding seq 5 committed after one holding seq 6, a
-// reader that had already read 6 would skip 5 forever. So before its first event a transaction takes
-// EVENTS_ORDER_LOCK (pg_advisory_xact_lock, released at commit or rollback): the next transaction
-// that emits gets its sequence only after this one has ended, so a committed event never appears
-// behind one a reader has passed. The lock is held from the first emit to the end of the
-// transaction; handlers emit last, after their own writes, which keeps that stretch short (PGlite
-// has one connection, so its transactions are serial anyway; the lock is a no-op there).
+// No lock: concurrent writers emit in parallel, so a sequence number can commit after a higher one.
+// Each row records its transaction's id (events.txid, a column default), and readers publish only
+// what lies below the visibility horizon, in (txid, seq) order (runtime/events-feed.ts,
+// docs/writes.md), so a reader never passes an event that commits later.
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from './db/client.ts';
+import { executeRows, type Db } from './db/client.ts';
 import { events } from './db/schema.ts';
 import type { EventSubject, Principal } from './handler-types.ts';
 import { newId } from './ids.ts';
@@ -20,8 +16,6 @@ import type { EventType } from '../generated/contract.ts';
 import { inSpan, tracing } from './observability/index.ts';
 
 export const EVENTS_CHANNEL = 'svc_events';
-/** The advisory lock key that orders event-writing transactions (any fixed bigint; 'svc_events' in ASCII). */
-export const EVENTS_ORDER_LOCK = 0x7376635f6576; // not a contract limit: a lock key
 
 export interface EmittedEvent {
   id: string;
@@ -47,19 +41,14 @@ export type Emit = (type: EventType, subject: EventSubject, data: Record<string,
 
 export function createEmitter(options: EmitterOptions): Emit {
   const known = new Set(options.eventTypes);
-  let ordered = false;
   // With tracing on, each emit is a span, and its traceparent is stored with the event: the webhook
   // attempts that deliver it later continue that trace (runtime/observability).
   const emit: Emit = (type, subject, data) => inSpan('svc.event.emit', { 'svc.event.type': type }, () => emitOne(type, subject, data));
   const emitOne: Emit = async (type, subject, data) => {
     if (!known.has(type)) throw new Error(`emit: unknown event type "${type}"`);
-    if (!ordered) {
-      // Taken once per emitter (one per transaction or savepoint); taking it again is harmless.
-      await options.db.execute(sql`select pg_advisory_xact_lock(${EVENTS_ORDER_LOCK}::bigint)`);
-      ordered = true;
-    }
     const id = newId('event');
-    const [row] = await options.db
+    // One round trip: the row and its NOTIFY (delivered at commit) in one statement.
+    const insert = options.db
       .insert(events)
       .values({
         id,
@@ -73,10 +62,12 @@ export function createEmitter(options: EmitterOptions): Emit {
         traceparent: tracing?.activeTraceparent() ?? null,
       })
       .returning({ seq: events.seq });
+    const [row] = await executeRows<{ seq: number | string }>(
+      options.db,
+      sql`with e as ${insert} select e.seq, pg_notify(${EVENTS_CHANNEL}, json_build_object('seq', e.seq, 'id', ${id}::text, 'type', ${type}::text, 'clientId', ${subject.clientId}::text)::text) from e`,
+    );
     const emitted: EmittedEvent = { id, seq: Number(row!.seq), type, clientId: subject.clientId, subjectId: subject.subjectId, data };
     options.sink?.push(emitted);
-    const payload = JSON.stringify({ seq: emitted.seq, id, type, clientId: subject.clientId });
-    await options.db.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`);
   };
   return emit;
 }

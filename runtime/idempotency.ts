@@ -6,9 +6,17 @@
 // Idempotency-Replayed: true. A crashed holder's lease lapses after LEASE_SECONDS and the next retry
 // takes the key over. 5xx answers are not stored (the row is deleted, so a retry runs again).
 // Records are kept limits.idempotencyRetentionHours.
+//
+// Tier 1 writes (issue 24, docs/writes.md) claim the key inside the write's own transaction instead
+// (claimInTransaction): the claim, the effect, the events, the audit row and the stored answer
+// commit together or not at all, with no lease to renew. A concurrent duplicate's insert waits on
+// the unique index until the first transaction ends (Stripe's and the IETF draft's model), then
+// replays its answer; the wait is bounded by CLAIM_WAIT_MS (then the retryable 409 above). A crash
+// rolls the claim back with the write, so a retry simply runs. Proposals (Tier 2 and 3), which plan
+// before their transaction, keep the lease claim.
 import { createHash, randomUUID } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
-import type { Db } from './db/client.ts';
+import { executeRows, type Db } from './db/client.ts';
 import { idempotencyRecords } from './db/schema.ts';
 import { ProblemError, validationFailed } from './problem-error.ts';
 
@@ -189,6 +197,99 @@ export async function completeIdempotent(db: Db, s: IdempotencyScope, holder: st
     .where(and(where(s), eq(idempotencyRecords.holder, holder), eq(idempotencyRecords.state, 'in_progress')))
     .returning({ key: idempotencyRecords.key });
   if (done.length === 0) throw inProgress();
+}
+
+/** How long a duplicate waits for the first request's transaction before the retryable 409. */
+export const CLAIM_WAIT_MS = 5_000; // not a contract limit
+
+export type TxClaim = { kind: 'new'; holder: string } | { kind: 'replay'; response: StoredResponse };
+
+function storedOf(row: typeof idempotencyRecords.$inferSelect): StoredResponse {
+  const headers = { ...((row.responseHeaders as Record<string, string> | null) ?? {}) };
+  const body = row.responseBody as { problem?: StoredResponse['problem']; body?: unknown } | null;
+  return { status: row.responseStatus ?? 200, body: body?.body ?? null, headers, problem: body?.problem };
+}
+
+/**
+ * Claims the key in the write's transaction (one statement when the key is new). The insert waits on
+ * the unique index while another transaction holds the same key, at most CLAIM_WAIT_MS (a local
+ * lock_timeout, set in the statement, the one before kept in svc.lock_timeout and restored by its RETURNING). Then: the first answer
+ * (replay), idempotency_key_reused, or idempotency_key_in_progress (the wait ran out, or a lease
+ * claim of a proposal or an older process is live).
+ */
+export async function claimInTransaction(tx: Db, s: IdempotencyScope, retentionHours: number, now = new Date()): Promise<TxClaim> {
+  const expiresAt = new Date(now.getTime() + retentionHours * 3600_000);
+  const holder = randomUUID();
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let inserted: unknown[];
+    try {
+      inserted = await executeRows(
+        tx,
+        sql`insert into idempotency_records (credential_id, operation_id, key, fingerprint, state, holder, lease_until, created_at, expires_at)
+            select ${s.credentialId}, ${s.operationId}, ${s.key}, ${s.fingerprint}, 'in_progress', ${holder},
+                   ${leaseEnd(now).toISOString()}::timestamptz, ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz
+             where set_config('lock_timeout', ${`${CLAIM_WAIT_MS}ms`} || left(set_config('svc.lock_timeout', current_setting('lock_timeout'), true), 0), true) is not null
+            on conflict do nothing
+            returning set_config('lock_timeout', current_setting('svc.lock_timeout'), true) as restored`,
+      );
+    } catch (err) {
+      if ((err as { code?: string }).code === '55P03' || (err as { cause?: { code?: string } }).cause?.code === '55P03') throw inProgress();
+      throw err;
+    }
+    if (inserted.length > 0) return { kind: 'new', holder };
+    // Another transaction has the key (and has ended: the insert waited for it). The lock_timeout
+    // stays set for this transaction, which ends without another lock wait (or claims again).
+    const [row] = await tx.select().from(idempotencyRecords).where(where(s)).limit(1);
+    if (!row) continue;
+    if (row.expiresAt.getTime() <= now.getTime()) {
+      await tx.delete(idempotencyRecords).where(and(where(s), lt(idempotencyRecords.expiresAt, sql`${now.toISOString()}::timestamptz`)));
+      continue;
+    }
+    if (row.fingerprint !== s.fingerprint) {
+      throw new ProblemError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request. Send a new UUID for a new write.');
+    }
+    if (row.state !== 'done') {
+      // A lease claim (a proposal, or an older process): live, or lapsed and taken over here.
+      if (row.leaseUntil.getTime() > now.getTime()) throw inProgress();
+      await tx.delete(idempotencyRecords).where(and(where(s), eq(idempotencyRecords.state, 'in_progress'), lt(idempotencyRecords.leaseUntil, sql`${now.toISOString()}::timestamptz`)));
+      continue;
+    }
+    return { kind: 'replay', response: storedOf(row) };
+  }
+  throw inProgress();
+}
+
+/** Stores a 4xx answer after its write rolled back (nothing else holds the key then; a racing claim wins). */
+export async function storeProblemAnswer(db: Db, s: IdempotencyScope, retentionHours: number, response: StoredResponse, now = new Date()): Promise<void> {
+  await db
+    .insert(idempotencyRecords)
+    .values({
+      ...s,
+      state: 'done',
+      holder: null,
+      leaseUntil: now,
+      responseStatus: response.status,
+      responseBody: { body: response.body ?? null, ...(response.problem ? { problem: response.problem } : {}) },
+      responseHeaders: response.headers,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + retentionHours * 3600_000),
+    })
+    .onConflictDoNothing();
+}
+
+/** The stored answer's UPDATE as a statement to batch with others (the final statement of a write). */
+export function completionStatement(db: Db, s: IdempotencyScope, holder: string, response: StoredResponse) {
+  return db
+    .update(idempotencyRecords)
+    .set({
+      state: 'done',
+      holder: null,
+      responseStatus: response.status,
+      responseBody: { body: response.body ?? null, ...(response.problem ? { problem: response.problem } : {}) },
+      responseHeaders: response.headers,
+    })
+    .where(and(where(s), eq(idempotencyRecords.holder, holder), eq(idempotencyRecords.state, 'in_progress')))
+    .returning({ key: idempotencyRecords.key });
 }
 
 /** Forgets the claim (5xx, unexpected failure) if still held: a retry runs the write again. */

@@ -11,6 +11,8 @@
 //   5. search.query over 100k seeded rows: first page p50/p99 per kind of query (bench-search.ts).
 //   6. With DATABASE_URL: GET /v1/tasks?pageSize=50 from 1,000,000 tasks (and the other families in
 //      proportion) at an open 1,000 req/s per caller, p50/p99 (target p99 < 10 ms; lists-at-scale.ts).
+//   7. With DATABASE_URL: POST /v1/tasks (fresh Idempotency-Key each) at 1, 4, 16, 64 connections vs a
+//      hand-written same-work peer, statements per write, two processes vs one (bench-writes.ts).
 // `npm run bench -- --quick` skips the 100x contract.
 import { benchGenerate } from './bench-generate.ts';
 import { benchServe } from './bench-serve.ts';
@@ -20,6 +22,7 @@ import { benchSearch } from './bench-search.ts';
 import { benchObservability } from './bench-observability.ts';
 import { benchPeer } from './bench-peer.ts';
 import { listsAtScaleBenchLines } from './lists-at-scale.ts';
+import { benchWrites } from './bench-writes.ts';
 import { spawnSync } from 'node:child_process';
 
 const quick = process.argv.includes('--quick');
@@ -59,6 +62,15 @@ if (process.env.DATABASE_URL) {
     for (const l of await listsAtScaleBenchLines(process.env.DATABASE_URL, LISTS_AT_SCALE_TASKS)) console.log(l);
   } catch (err) {
     console.log(`lists at scale failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+if (process.env.DATABASE_URL) {
+  console.log('\n== writes: POST /v1/tasks vs the same work by hand (scripts/peer-writes.mjs), each in its own process, PostgreSQL');
+  try {
+    await benchWrites({ databaseUrl: process.env.DATABASE_URL, quick });
+  } catch (err) {
+    console.log(`write bench failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

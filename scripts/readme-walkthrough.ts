@@ -1,4 +1,4 @@
-// The contract author's walkthrough of the README ("Adding an operation, step by step" and "The life
+// The contract author's walkthrough (docs/contract-authors.md: "Adding an operation, step by step" and "The life
 // of a change"), run for real: in a private copy of the project, the operation, field and changelog
 // entry the document shows are added, the commands it names are run, and their output is compared
 // with the document's sample outputs (test/governance/readme-walkthrough.test.ts).
@@ -16,9 +16,9 @@ import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { ProjectCopy, type Run } from '../test/support/project-copy.ts';
 
-/** The one file the walkthrough is read from (a later issue moves these sections into docs/). */
-export const WALKTHROUGH_DOC = 'README.md';
-export const SECTIONS = ['### Adding an operation, step by step', '### The life of a change (within /v1)'] as const;
+/** The one file the walkthrough is read from (the contract authors' page; the README links it). */
+export const WALKTHROUGH_DOC = 'docs/contract-authors.md';
+export const SECTIONS = ['## Adding an operation, step by step', '## The life of a change (within /v1)'] as const;
 
 export interface Block {
   name: string;
@@ -36,7 +36,7 @@ export function walkthroughRange(doc: string): [number, number] {
   if (start < 0) throw new Error(`${WALKTHROUGH_DOC} has no section "${SECTIONS[0]}"`);
   const second = doc.indexOf(SECTIONS[1], start);
   if (second < 0) throw new Error(`${WALKTHROUGH_DOC} has no section "${SECTIONS[1]}"`);
-  const next = /\n#{1,3} /g;
+  const next = /\n#{1,2} /g;
   next.lastIndex = second + SECTIONS[1].length;
   const m = next.exec(doc);
   return [start, m ? m.index + 1 : doc.length];

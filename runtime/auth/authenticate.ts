@@ -51,7 +51,7 @@
 //   its active memberships joined with "," (users.role when it has none).
 import { createHash } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
@@ -63,6 +63,18 @@ import { hashSecret, looksLikeApiKey } from './secrets.ts';
 import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal, type OwnerView, type RoleRules } from './principal.ts';
 
 export const KEY_REVOKED_CHANNEL = 'svc_key_revoked';
+
+/**
+ * What moves whenever KEY_REVOKED_CHANNEL would be notified (a key created, rotated, revoked or
+ * expired early; a membership changed; an OAuth grant revoked; a user disabled or enabled): polled
+ * instead of LISTEN behind a transaction pooler without DATABASE_DIRECT_URL (runtime/db/notifications.ts).
+ * Aggregates over small tables (credentials and memberships, not the per-write ones).
+ */
+export const KEY_CHANGES_WATERMARK = sql`select concat_ws('|',
+  (select count(*) || ':' || coalesce(max(revoked_at)::text, '') || ':' || coalesce(max(rotated_at)::text, '') || ':' || coalesce(min(expires_at)::text, '') from api_keys),
+  (select count(*) || ':' || coalesce(max(updated_at)::text, '') || ':' || coalesce(max(revoked_at)::text, '') from memberships),
+  (select count(*) || ':' || coalesce(max(revoked_at)::text, '') from oauth_grants),
+  (select count(disabled_at) || ':' || coalesce(max(disabled_at)::text, '') from users)) as w`;
 export { API_KEY_MAX_LIFETIME_MS } from './principal.ts';
 /** Key lookups are cached this long (real time), and at most KEY_CACHE_MAX of them. */
 export const KEY_CACHE_TTL_MS = 5_000; // not a contract limit
@@ -72,7 +84,7 @@ export const LEGACY_AUDIENCE = 'authenticated';
 const CLOCK_TOLERANCE_S = 30; // not a contract limit
 
 export interface NotifyBus {
-  listen(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
+  listen(channel: string, fn: (payload: string) => void, options?: { watermark?: SQL | string }): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
 }
 
@@ -294,7 +306,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
           const id = payload.trim();
           if (id && KEY_ID_RE.test(id)) forget(id);
           else forget();
-        })
+        }, { watermark: KEY_CHANGES_WATERMARK })
         .then(
           (fn) => {
             if (closed) return void fn().catch(() => {});

@@ -19,6 +19,10 @@ import * as schema from './schema.ts';
 import { ensureCursorSecret } from '../paging.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
 import { migrationsPending } from './migrations-pending.ts';
+import { migratePostgres } from './migrate-postgres.ts';
+import { describeUrl, isSessionConnection, WatermarkPoller, type ListenOptions, type NotificationMode } from './notifications.ts';
+
+export type { ListenOptions, NotificationMode } from './notifications.ts';
 
 export type Schema = typeof schema;
 
@@ -37,9 +41,16 @@ export interface Database {
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** Raw SQL (a drizzle `sql` template or a string) -> rows, on either driver. */
   execute<R extends Row = Row>(query: SQL | string): Promise<R[]>;
-  /** LISTEN on a channel; resolves to an unlisten function. */
-  listen(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Hear a channel across processes; resolves to an unlisten function. LISTEN where a session
+   * connection exists; otherwise (PostgreSQL behind a transaction pooler, no DATABASE_DIRECT_URL) the
+   * options' watermark is polled and fn gets '' when it moves (runtime/db/notifications.ts). A caller
+   * that needs the cross-process bounds passes a watermark; the payload is then advisory.
+   */
+  listen(channel: string, fn: (payload: string) => void, options?: ListenOptions): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
+  /** How listen hears other processes, and a sentence for the start-up log. */
+  notifications: { mode: NotificationMode; description: string };
   close(): Promise<void>;
 }
 
@@ -50,6 +61,11 @@ export interface OpenConfig {
   dataDir: string;
   /** postgres.js pool size (default 10). */
   poolMax?: number;
+  /**
+   * DATABASE_DIRECT_URL: PostgreSQL itself (a session connection), for LISTEN and migrations when
+   * databaseUrl goes through a transaction pooler. Optional; checked at start.
+   */
+  directUrl?: string | null;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('runtime/db/migrations', PROJECT_ROOT));
@@ -96,7 +112,7 @@ function baselineWasm(): void {
 const postgresDriver = () => Promise.all([import('postgres'), import('drizzle-orm/postgres-js'), import('drizzle-orm/postgres-js/migrator')]);
 
 export async function openDatabase(config: OpenConfig): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10) : openPglite(config.dataDir); // pool size: not a contract limit
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10, config.directUrl ?? null) : openPglite(config.dataDir); // pool size: not a contract limit
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,6 +158,7 @@ async function openPglite(dataDir: string): Promise<Database> {
       checkChannel(channel);
       await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
+    notifications: { mode: 'in-process', description: 'notifications: PGlite, one process (LISTEN in process)' },
     async close() {
       if (closed) return;
       closed = true;
@@ -157,61 +174,90 @@ async function openPglite(dataDir: string): Promise<Database> {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL (postgres.js)
 
-/** Advisory lock key held while migrating ("svc-migr" as an integer). */
-const MIGRATION_LOCK_KEY = 7_312_851_004;
+/** How long the start-up check waits to hear its own NOTIFY (PostgreSQL answers in milliseconds). */
+const DIRECT_CHECK_MS = 2000; // not a contract limit
+const POOLED_CHECK_MS = 1000; // not a contract limit
 
-async function openPostgres(url: string, max: number): Promise<Database> {
+/**
+ * PostgreSQL through postgres.js. Every statement on `url` must be valid on any server connection,
+ * since `url` may be a transaction pooler (PgBouncer in transaction mode): so no named prepared
+ * statements (prepare: false, always: a pooler hands the next transaction another server
+ * connection, where a statement name means another statement or nothing, and writes were lost
+ * silently), no session advisory lock (migrations take a transaction lock), no session SET, and
+ * LISTEN only on a connection proven to be a session one (runtime/db/notifications.ts).
+ */
+async function openPostgres(url: string, max: number, directUrl: string | null): Promise<Database> {
   const driver = await postgresDriver();
   const [{ default: postgres }, { drizzle: drizzlePostgres }] = driver;
-  const client = postgres(url, { max, onnotice: () => {} });
+  const client = postgres(url, { max, prepare: false, onnotice: () => {} });
   const db = drizzlePostgres({ client, schema });
+  const transaction = <T>(fn: (tx: Db) => Promise<T>): Promise<T> => db.transaction((tx) => fn(tx as unknown as Db));
+  const execute = <R extends Row = Row>(query: SQL | string) => executeRows<R>(db as unknown as Db, query);
+  let direct: ReturnType<typeof postgres> | null = null;
+  let poller: WatermarkPoller | null = null;
   try {
-    // Up to date (every start but the first after a migration lands): two reads, no lock, no second connection.
-    if (await migrationsPending((q) => executeRows(db as unknown as Db, q), MIGRATIONS_FOLDER)) await migratePostgresLocked(url, driver);
-    else await ensureCursorSecret(db as unknown as Db);
-  } catch (err) {
-    await client.end({ timeout: 5 });
-    throw err;
-  }
-  return {
-    db: db as unknown as Db,
-    kind: 'postgres',
-    transaction: (fn) => db.transaction((tx) => fn(tx as unknown as Db)),
-    execute: (query) => executeRows(db as unknown as Db, query),
-    async listen(channel, fn) {
-      checkChannel(channel);
-      const sub = await client.listen(channel, (payload) => fn(payload));
-      return async () => {
-        await sub.unlisten();
-      };
-    },
-    async notify(channel, payload) {
-      checkChannel(channel);
-      await client.notify(channel, payload);
-    },
-    async close() {
-      await client.end({ timeout: 5 });
-    },
-  };
-}
-
-/** drizzle's migrator (and the cursor secret) on one connection, one instance at a time. */
-async function migratePostgresLocked(url: string, [{ default: postgres }, { drizzle: drizzlePostgres }, { migrate: migratePostgres }]: Awaited<ReturnType<typeof postgresDriver>>): Promise<void> {
-  // Migrations on a single connection with notices silenced ("relation already exists, skipping").
-  const migrationClient = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    const migrationDb = drizzlePostgres({ client: migrationClient, schema });
-    // Several instances may start at once on one server: one migrates at a time (session lock;
-    // max: 1 keeps every statement on the same connection).
-    await migrationClient`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    try {
-      await migratePostgres(migrationDb, { migrationsFolder: MIGRATIONS_FOLDER });
-      await ensureCursorSecret(migrationDb as unknown as Db);
-    } finally {
-      await migrationClient`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+    let mode: NotificationMode;
+    let description: string;
+    if (directUrl) {
+      if (!(await isSessionConnection(postgres as never, directUrl, DIRECT_CHECK_MS))) {
+        throw new Error(
+          `DATABASE_DIRECT_URL (${describeUrl(directUrl)}) is not a session connection: a LISTEN on it did not hear its own NOTIFY within ${DIRECT_CHECK_MS} ms, ` +
+            'as happens through a transaction pooler. Point DATABASE_DIRECT_URL at PostgreSQL itself (not PgBouncer), or unset it to let the process poll instead.',
+        );
+      }
+      // A few connections: LISTEN takes one of its own, migrations one.
+      direct = postgres(directUrl, { max: 2, prepare: false, onnotice: () => {} });
+      mode = 'listen';
+      description = `notifications: LISTEN on DATABASE_DIRECT_URL (${describeUrl(directUrl)}); requests on DATABASE_URL (${describeUrl(url)}), no prepared statements`;
+    } else if (await isSessionConnection(postgres as never, url, POOLED_CHECK_MS)) {
+      mode = 'listen+poll';
+      description = `notifications: LISTEN on DATABASE_URL (${describeUrl(url)}, a session connection) and polling every 500 ms; behind a transaction pooler set DATABASE_DIRECT_URL`;
+    } else {
+      mode = 'poll';
+      description = `notifications: DATABASE_URL (${describeUrl(url)}) is not a session connection (a transaction pooler?) and DATABASE_DIRECT_URL is unset: polling the database every 500 ms instead of LISTEN`;
     }
-  } finally {
-    await migrationClient.end({ timeout: 5 });
+    const migrating = direct ? drizzlePostgres({ client: direct, schema }) : db;
+    // Up to date (every start but the first after a migration lands): two reads, no lock.
+    if (await migrationsPending((q) => executeRows(migrating as unknown as Db, q), MIGRATIONS_FOLDER)) {
+      await migratePostgres({ transaction: (fn) => migrating.transaction((tx) => fn(tx as unknown as Db)) }, MIGRATIONS_FOLDER);
+    } else await ensureCursorSecret(db as unknown as Db);
+    if (mode !== 'listen') poller = new WatermarkPoller(execute);
+    const listenOn = direct ?? (mode === 'listen+poll' ? client : null);
+    const stopPoller = poller;
+    return {
+      db: db as unknown as Db,
+      kind: 'postgres',
+      transaction,
+      execute,
+      async listen(channel, fn, options) {
+        checkChannel(channel);
+        const stops: (() => Promise<void>)[] = [];
+        if (listenOn) {
+          const sub = await listenOn.listen(channel, (payload) => fn(payload));
+          stops.push(() => sub.unlisten());
+        }
+        if (stopPoller && options?.watermark !== undefined) {
+          const remove = await stopPoller.add(channel, options.watermark, fn);
+          stops.push(async () => remove());
+        }
+        return async () => {
+          for (const stop of stops) await stop();
+        };
+      },
+      async notify(channel, payload) {
+        checkChannel(channel);
+        await client.notify(channel, payload);
+      },
+      notifications: { mode, description },
+      async close() {
+        stopPoller?.stop();
+        await Promise.all([client.end({ timeout: 5 }), direct?.end({ timeout: 5 })]);
+      },
+    };
+  } catch (err) {
+    poller?.stop();
+    await Promise.all([client.end({ timeout: 5 }), direct?.end({ timeout: 5 })]);
+    throw err;
   }
 }
 

@@ -392,12 +392,21 @@ export const events = pgTable(
     data: jsonb('data').notNull(),
     /** The W3C traceparent of the span that emitted it (tracing on), so webhook attempts join the request's trace; never served. */
     traceparent: text('traceparent'),
+    /**
+     * The id of the transaction that wrote it (pg_current_xact_id(), xid8 as bigint; the default, so
+     * every insert gets it without a round trip). The feed's order is (txid, seq), published only below
+     * the oldest transaction still running (runtime/events-feed.ts; docs/writes.md).
+     */
+    txid: bigint('txid', { mode: 'number' })
+      .notNull()
+      .default(sql`(pg_current_xact_id()::text)::bigint`),
   },
-  // The feed pages by seq (events_client for a client's); timeline.list pages the same rows by
-  // (occurred_at, id), every client's or one client's.
+  // The feed pages by (txid, seq) (events_client_order for a client's); timeline.list pages the same
+  // rows by (occurred_at, id), every client's or one client's.
   (t) => [
     uniqueIndex('events_id').on(t.id),
-    index('events_client').on(t.clientId, t.seq),
+    index('events_order').on(t.txid, t.seq),
+    index('events_client_order').on(t.clientId, t.txid, t.seq),
     index('events_occurred').on(t.occurredAt, t.id),
     index('events_client_occurred').on(t.clientId, t.occurredAt, t.id),
   ],

@@ -49,8 +49,9 @@ async function read(database: Database): Promise<DatabaseGauges> {
   const [outbox] = await database.execute<{ lag: number | string | null; n: number | string }>(
     `select extract(epoch from now() - min(occurred_at)) as lag, count(*) as n from (
        select occurred_at from events
-        where seq > coalesce((select value::bigint from settings where key = '${FANOUT_SETTING}'), 0)
-        order by seq limit ${OUTBOX_COUNT_CAP}) waiting`,
+        , coalesce((select value::bigint from settings where key = '${FANOUT_SETTING}'), 0) as mark
+        where (txid, seq) > (coalesce((select p.txid from events p where p.seq = mark), 0), mark)
+        order by txid, seq limit ${OUTBOX_COUNT_CAP}) waiting`,
   );
   return {
     approvalsPending,

@@ -17,7 +17,10 @@ import type { Handler, HandlerContext, Principal } from '../handler-types.ts';
 import { Policy } from '../policy.ts';
 import { ProblemError } from '../problem-error.ts';
 import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problem-documents.ts';
-import { auditEntry, failedWith, type AuditedEnd, type AuditEntry, type Auditor } from '../audit.ts';
+import { auditEntry, auditRow, failedWith, type AuditedEnd, type AuditEntry, type Auditor } from '../audit.ts';
+import { auditLog } from '../db/schema.ts';
+import { executeRows } from '../db/client.ts';
+import { sql } from 'drizzle-orm';
 import {
   approvalView,
   proposeApproval,
@@ -31,6 +34,9 @@ import type { SecretFields } from '../secret-fields.ts';
 import {
   abandonIdempotent,
   beginIdempotent,
+  claimInTransaction,
+  completionStatement,
+  storeProblemAnswer,
   completeIdempotent,
   fingerprint,
   parseIdempotencyKey,
@@ -77,6 +83,13 @@ export interface ProposedRunMode {
   dryRun: boolean;
   /** The events the approved write emits join the calling approve's plan. */
   sink: EmittedEvent[];
+}
+
+/** Thrown inside a write's transaction when its key already has an answer: the empty transaction ends, the answer replays. */
+class Replayed extends Error {
+  constructor(readonly response: StoredResponse) {
+    super('idempotent replay');
+  }
 }
 
 class Rollback extends Error {
@@ -190,11 +203,13 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     ifMatch: string | null,
     dryRun: boolean,
     onCommit?: (tx: Db, result: unknown) => Promise<void>,
+    onBegin?: (tx: Db) => Promise<void>,
   ): Promise<{ result: unknown; events: EmittedEvent[] }> {
     const handler = handlerOf(op);
     const events: EmittedEvent[] = [];
     try {
       const result = await database.transaction(async (tx) => {
+        if (onBegin) await onBegin(tx);
         const value = await handler(input, context(tx, op, principal, requestId, dryRun, ifMatch, events));
         checkResult(op, value);
         await scrubEventSecrets(tx, events, secrets.values(op.id, value));
@@ -250,6 +265,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       ? { credentialId: call.principal.credentialId, operationId: op.id, key, fingerprint: fingerprint(op.id, input) }
       : null;
     if (!scope) return runCommand(op, input, call, null);
+    if (op.tier !== 2 && op.tier !== 3) return commandInTransaction(op, input, call, scope);
     const begun = await beginIdempotent(database.db, scope, retentionHours, now());
     if (begun.kind === 'replay') return replay(op, begun.response);
     const { claim } = begun;
@@ -274,6 +290,59 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     } finally {
       claim.release();
     }
+  }
+
+  /**
+   * A Tier 1 write with an Idempotency-Key in one transaction (runtime/idempotency.ts,
+   * docs/writes.md): the claim is its first statement; the stored answer and the audit row are its
+   * last, one statement together. A 4xx answer is stored after the rollback, a 5xx is not stored.
+   */
+  async function commandInTransaction(op: OperationDef, input: Record<string, unknown>, call: Call, scope: IdempotencyScope): Promise<CallResult> {
+    let holder: string | null = null;
+    let answer: CallResult | null = null;
+    try {
+      await runHandler(
+        op,
+        input,
+        call.principal,
+        call.requestId,
+        call.controls.ifMatch,
+        false,
+        async (tx, result) => {
+          const headers: Record<string, string> = {};
+          const etag = etagOf(result);
+          if (etag) headers.ETag = etag;
+          answer = { status: op.successStatus, body: { outcome: 'ran', result }, outcome: 'ran', headers };
+          // The stored copy holds the secrets sealed; the caller gets them in clear, once.
+          const done = completionStatement(tx, scope, holder!, { ...answer, body: { outcome: 'ran', result: secrets.seal(op.id, result) } });
+          const audit = deps.auditor ? tx.insert(auditLog).values(auditRow(callEntry(call, { status: answer.status, outcome: answer.outcome, problemCode: null }))) : null;
+          const [row] = audit
+            ? await executeRows<{ n: number }>(tx, sql`with d as ${done}, a as ${audit} select count(*)::int as n from d`)
+            : [{ n: (await done).length }];
+          if (!row || Number(row.n) === 0) throw new ProblemError('idempotency_key_in_progress', 'The first request with this Idempotency-Key is still running; retry shortly.', { headers: { 'Retry-After': '1' } });
+        },
+        async (tx) => {
+          const claim = await claimInTransaction(tx, scope, retentionHours, now());
+          if (claim.kind === 'replay') throw new Replayed(claim.response);
+          holder = claim.holder;
+        },
+      );
+    } catch (err) {
+      if (err instanceof Replayed) return replay(op, err.response);
+      const status = problemStatus(err);
+      const p = toProblemError(err);
+      if (holder !== null && status < 500 && !isUnexpected(err) && p.code !== 'idempotency_key_in_progress') {
+        await storeProblemAnswer(database.db, scope, retentionHours, {
+          status,
+          body: null,
+          headers: {},
+          problem: { code: p.code, detail: p.detail, errors: p.errors, extra: p.extra, headers: p.headers },
+        }).catch(() => undefined);
+      }
+      throw err;
+    }
+    if (deps.auditor) auditedInTx.add(call.requestId);
+    return answer!;
   }
 
   function replay(op: OperationDef, stored: StoredResponse): CallResult {

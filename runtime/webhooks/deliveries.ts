@@ -8,7 +8,7 @@ import type { Principal } from '../handler-types.ts';
 import { newId } from '../ids.ts';
 import { Policy } from '../policy.ts';
 import { openSecret } from '../secret-fields.ts';
-import { toFeedEvent } from '../events-feed.ts';
+import { afterPosition, published, toFeedEvent } from '../events-feed.ts';
 import { limits } from '../../generated/contract.ts';
 import { signatureHeaders } from './signing.ts';
 import { webhookUrlProblem } from './ssrf.ts';
@@ -84,13 +84,16 @@ export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
     await tx.insert(settings).values({ key: FANOUT_SETTING, value: '0' }).onConflictDoNothing({ target: settings.key });
     const [mark] = await tx.select().from(settings).where(eq(settings.key, FANOUT_SETTING)).for('update');
     const after = Number(mark!.value);
-    const rows = await tx.select().from(events).where(gt(events.seq, after)).orderBy(asc(events.seq)).limit(batch);
+    // The published order (runtime/events-feed.ts): a fan-out never passes an event that commits later.
+    const rows = await tx.select().from(events).where(and(published, afterPosition(after))).orderBy(asc(events.txid), asc(events.seq)).limit(batch);
     if (rows.length === 0) return 0;
     const endpoints = await tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.status, 'enabled'));
+    // An endpoint gets the events published after its start position (an event's seq, as the mark).
+    const starts = await startPositions(tx, endpoints.map((ep) => ep.startSeq));
     const values: (typeof webhookDeliveries.$inferInsert)[] = [];
     for (const e of rows) {
       for (const ep of endpoints) {
-        if (e.seq <= ep.startSeq || !ep.eventTypes.includes(e.type)) continue;
+        if (!afterStart(e, ep.startSeq, starts) || !ep.eventTypes.includes(e.type)) continue;
         if (ep.clientId !== null && e.clientId !== ep.clientId) continue;
         values.push({
           id: newId('webhookDelivery'),
@@ -110,6 +113,19 @@ export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
     await tx.update(settings).set({ value: String(rows[rows.length - 1]!.seq) }).where(eq(settings.key, FANOUT_SETTING));
     return values.length;
   });
+}
+
+/** The (txid, seq) of each start position (a seq; absent or gone: txid 0). */
+async function startPositions(db: Db, seqs: number[]): Promise<Map<number, number>> {
+  const wanted = [...new Set(seqs.filter((s) => s > 0))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.select({ seq: events.seq, txid: events.txid }).from(events).where(inArray(events.seq, wanted));
+  return new Map(rows.map((r) => [Number(r.seq), Number(r.txid)]));
+}
+
+function afterStart(e: { txid: number; seq: number }, startSeq: number, starts: Map<number, number>): boolean {
+  const txid = starts.get(startSeq) ?? 0;
+  return e.txid > txid || (e.txid === txid && e.seq > startSeq);
 }
 
 /** Claims up to `limit` due deliveries for this worker (FOR UPDATE SKIP LOCKED, then a lease). */

@@ -1,10 +1,10 @@
-// Events reach every reader in sequence order, none skipped, when transactions commit in another
-// order than they took their sequence numbers (runtime/events.ts: EVENTS_ORDER_LOCK). Transaction A
-// emits first and stays open; transaction B emits after it and tries to commit first. While A is
-// open, a feed reader following `after`, an SSE stream and the webhook fan-out all run; then A
-// commits. Each must have seen A then B. Without the lock, on PostgreSQL, B commits while A is open,
-// the readers pass B's sequence, and A is skipped forever. On PGlite (one connection) transactions
-// are serial; the same test runs there and shows the same outcome.
+// Events reach every reader in the published order, none skipped, when transactions commit in another
+// order than they took their sequence numbers (runtime/events-feed.ts: the visibility horizon).
+// Transaction A emits first and stays open; transaction B emits after it and commits first. While A
+// is open, a feed reader following `after`, an SSE stream and the webhook fan-out all run; then A
+// commits. Each must have seen A then B: B is published only once A has ended. Without the horizon,
+// on PostgreSQL, readers pass B's sequence and A is skipped forever (test/e2e/events-skip.test.ts
+// tries harder). On PGlite (one connection) transactions are serial; the same test runs there.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';

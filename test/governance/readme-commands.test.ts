@@ -1,0 +1,111 @@
+// The README's commands, run verbatim (issue 27). Every command in a ```sh block of README.md is
+// either run here or named below as one that CI itself runs (`npm ci`, `npm test`: .ci/run runs
+// them on a clean clone, and this test checks that it does). `npm start` is started for real in the
+// repository, on a free port and a fresh PGlite directory, and the client tour's calls are sent to
+// it with the key and client id its banner prints: the one substitution is that port for 8787.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/process.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+/** The sh blocks of a Markdown document, each as its commands (comments dropped, `\` lines joined). */
+export function shCommands(doc: string): string[][] {
+  const blocks = [...doc.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  return blocks.map((b) =>
+    b
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, '').trim())
+      .filter((l) => l !== '' && !l.startsWith('#')),
+  );
+}
+
+const blocks = shCommands(README);
+const all = blocks.flat();
+/** Run by CI on a clean clone, not from inside a test run (npm test would run this suite again). */
+const RUN_BY_CI = ['npm ci && npm start', 'npm ci && npm test'];
+/** Read-only compiler commands, run here in the repository as written. */
+const COMPILER = /^npx svc (generate --check|lint|diff)$/;
+const VITEST = /^npx vitest run test\/[\w/.-]+$/;
+const CLIENT_TOUR = all.filter((c) => c.startsWith('KEY=') || c.startsWith('CLIENT=') || c.startsWith('curl '));
+
+describe('README.md: every command works as written', () => {
+  it('names only commands this test runs or CI runs', () => {
+    const unknown = all.filter((c) => !RUN_BY_CI.includes(c) && !COMPILER.test(c) && !VITEST.test(c) && !CLIENT_TOUR.includes(c));
+    expect(unknown, 'a README command that no test runs: run it here or in .ci/run').toEqual([]);
+    expect(all).toEqual(expect.arrayContaining(RUN_BY_CI));
+    expect(CLIENT_TOUR.filter((c) => c.startsWith('curl ')).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('the set-up commands are the ones .ci/run runs on a clean clone', () => {
+    const ci = readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
+    expect(ci).toMatch(/^npm ci\b/m);
+    expect(ci).toMatch(/^npm test\b/m);
+    const scripts = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts;
+    expect(scripts.start).toBe('node bin/svc.js serve --demo');
+    expect(scripts.test).toMatch(/vitest run/);
+  });
+
+  it.each(all.filter((c) => COMPILER.test(c)))('%s exits 0', (command) => {
+    const run = spawnSync('sh', ['-c', command], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    expect(run.status, `${command}\n${run.stdout}\n${run.stderr}`).toBe(0);
+  }, 150_000);
+
+  it.each(all.filter((c) => VITEST.test(c)))('%s names a test file that exists', (command) => {
+    // Running vitest inside vitest would start a second run of the suite; the file must exist and be
+    // found by vitest's own listing.
+    const file = command.split(' ').pop()!;
+    const listed = execFileSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'list', '--filesOnly', file], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    expect(listed).toContain(file);
+  }, 150_000);
+});
+
+describe('README.md: the client tour against npm start', () => {
+  let server: ChildProcess | undefined;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-readme-'));
+  afterAll(async () => {
+    // npm start runs node as its child: stop the whole process group, then wait for npm to exit.
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server!.once('exit', r));
+      process.kill(-server.pid!, 'SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('npm start serves, and each call of the tour answers as the README says', async () => {
+    const port = await freePort();
+    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir };
+    delete env.DATABASE_URL;
+    server = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let banner = '';
+    server.stdout!.on('data', (d) => (banner += d));
+    server.stderr!.on('data', (d) => (banner += d));
+    const deadline = Date.now() + 90_000;
+    while (!/Demo client id \(Acme\): \S+/.test(banner)) {
+      if (server.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not print its banner:\n${banner}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const key = /^\s+(svc_sk_test_\S+)$/m.exec(banner)![1];
+    const client = /Demo client id \(Acme\): (\S+)/.exec(banner)![1];
+
+    const script = CLIENT_TOUR.map((c) => (c.startsWith('KEY=') ? `KEY=${key}` : c.startsWith('CLIENT=') ? `CLIENT=${client}` : c))
+      .map((c) => c.replaceAll('localhost:8787', `localhost:${port}`))
+      .map((c) => (c.startsWith('curl ') ? `${c}; echo` : c))
+      .join('\n');
+    const run = spawnSync('bash', ['-e', '-c', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    const [meta, task, mcp] = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(meta.principal ?? meta, 'GET /v1/meta names the caller').toBeTruthy();
+    expect(JSON.stringify(meta)).toContain('tasks:write');
+    expect(task, 'a command answers its outcome envelope').toMatchObject({ outcome: 'ran', result: { title: 'Prepare kickoff', clientId: client } });
+    expect(task.result.id).toMatch(/^tsk_/);
+    expect(mcp.result?.isError ?? false).toBe(false);
+    expect(mcp.result.structuredContent).toBeTruthy();
+  }, 150_000);
+});
