@@ -86,8 +86,18 @@ export interface AuditorOptions {
   batchSize?: number;
   /** Flush this long after the first queued entry (default 200 ms). */
   delayMs?: number;
+  /**
+   * Rows a statement writes at most; a longer batch is written in slices of this many, the event loop
+   * let run between them (default: 32 on PGlite, whole batches on PostgreSQL). PGlite runs each
+   * statement on the server's own thread, about 50 us a row on the 2-core bench machine: a 1,000-row
+   * INSERT held every request for 50-70 ms (docs/performance-reads.md); 32 rows hold it 1-2 ms.
+   */
+  sliceRows?: number;
   log?: (message: string) => void;
 }
+
+/** Rows an audit INSERT writes at most on PGlite (AuditorOptions.sliceRows); not a contract limit. */
+const PGLITE_SLICE_ROWS = 32;
 
 export class Auditor {
   private readonly database: Database;
@@ -96,6 +106,7 @@ export class Auditor {
   private writing: Promise<void> = Promise.resolve();
   private readonly batchSize: number;
   private readonly delayMs: number;
+  private readonly sliceRows: number;
   private readonly log: (message: string) => void;
   private closed = false;
 
@@ -103,6 +114,7 @@ export class Auditor {
     this.database = database;
     this.batchSize = options.batchSize ?? 1000;
     this.delayMs = options.delayMs ?? 200; // not a contract limit: the audit batch delay
+    this.sliceRows = options.sliceRows ?? (database.kind === 'pglite' ? PGLITE_SLICE_ROWS : Number.POSITIVE_INFINITY);
     this.log = options.log ?? stderrLog;
   }
 
@@ -131,24 +143,32 @@ export class Auditor {
     const batch = this.queue;
     this.queue = [];
     this.writing = this.writing.then(async () => {
-      if (batch.length === 0) return;
-      try {
-        // One JSON parameter for the whole batch (jsonb_to_recordset): far cheaper than a
-        // parameter per column and row, on PGlite especially.
-        const rows = batch.map((r) => ({ ...r, at: (r.at as Date).toISOString() }));
-        await this.database.db.execute(sql`
-          insert into audit_log (at, request_id, transport, operation_id, tool_name, method, path, principal_kind,
-            principal_id, credential_id, login_method, status, outcome, problem_code, duration_ms)
-          select at, "requestId", transport, "operationId", "toolName", method, path, "principalKind",
-            "principalId", "credentialId", "loginMethod", status, outcome, "problemCode", "durationMs"
-          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(at timestamptz, "requestId" text, transport text,
-            "operationId" text, "toolName" text, method text, path text, "principalKind" text, "principalId" text,
-            "credentialId" text, "loginMethod" text, status integer, outcome text, "problemCode" text, "durationMs" integer)`);
-      } catch (err) {
-        this.log(logLine('error', 'audit_write_failed', { entries: batch.length, error: errorSummary(err) }));
+      for (let from = 0; from < batch.length; from += this.sliceRows) {
+        // Between slices, let the requests that arrived meanwhile run (PGlite: see sliceRows).
+        if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        await this.write(from === 0 && batch.length <= this.sliceRows ? batch : batch.slice(from, from + this.sliceRows));
       }
     });
     return this.writing;
+  }
+
+  /** One multi-row INSERT; a failure is logged and the rows dropped. */
+  private async write(batch: (typeof auditLog.$inferInsert)[]): Promise<void> {
+    try {
+      // One JSON parameter for the whole batch (jsonb_to_recordset): far cheaper than a
+      // parameter per column and row, on PGlite especially.
+      const rows = batch.map((r) => ({ ...r, at: (r.at as Date).toISOString() }));
+      await this.database.db.execute(sql`
+        insert into audit_log (at, request_id, transport, operation_id, tool_name, method, path, principal_kind,
+          principal_id, credential_id, login_method, status, outcome, problem_code, duration_ms)
+        select at, "requestId", transport, "operationId", "toolName", method, path, "principalKind",
+          "principalId", "credentialId", "loginMethod", status, outcome, "problemCode", "durationMs"
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(at timestamptz, "requestId" text, transport text,
+          "operationId" text, "toolName" text, method text, path text, "principalKind" text, "principalId" text,
+          "credentialId" text, "loginMethod" text, status integer, outcome text, "problemCode" text, "durationMs" integer)`);
+    } catch (err) {
+      this.log(logLine('error', 'audit_write_failed', { entries: batch.length, error: errorSummary(err) }));
+    }
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@ import { freePort } from '../test/support/process.ts';
 
 const BIN = new URL('../bin/svc.js', import.meta.url).pathname;
 const BARE = new URL('./bare-hono.mjs', import.meta.url).pathname;
+const PEER = new URL('./peer-reads.mjs', import.meta.url).pathname;
 
 /** Resident memory of a process in MB (Linux /proc), or NaN. */
 export function rssMb(pid: number): number {
@@ -105,6 +106,22 @@ export async function startBare(body: string): Promise<Proc> {
   const url = `http://127.0.0.1:${port}`;
   const startupMs = await waitFor(`${url}/v1/meta`, {}, child, started);
   return { url, pid: child.pid!, startupMs, stop: stopper(child) };
+}
+
+/**
+ * The same-work peer of GET /v1/meta (peer-reads.mjs) in its own process: key by SHA-256, per-credential
+ * window, the contract's headers, the body, batched audit rows to PGlite in its process (no
+ * databaseUrl: a fresh directory, as svc's embedded default) or to the PostgreSQL database given.
+ */
+export async function startPeer(options: { key: string; body: string; databaseUrl?: string }): Promise<Proc> {
+  const port = await freePort();
+  const dir = options.databaseUrl ? '' : mkdtempSync(join(tmpdir(), 'svc-peer-'));
+  const started = performance.now();
+  const env = { ...process.env, PORT: String(port), KEY: options.key, BODY: options.body, DATABASE_URL: options.databaseUrl ?? '', PGLITE_DIR: dir, RATE_LIMIT: '100000000' };
+  const child = spawn(process.execPath, [PEER], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  const startupMs = await waitFor(`${url}/v1/meta`, { authorization: `Bearer ${options.key}` }, child, started);
+  return { url, pid: child.pid!, startupMs, stop: stopper(child, () => { if (dir) rmSync(dir, { recursive: true, force: true }); }) };
 }
 
 export interface CannonResult {

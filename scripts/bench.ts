@@ -3,6 +3,8 @@
 //   2. GET /v1/meta through the full pipeline vs a bare Hono app with the same body (target >= 0.6),
 //      and MCP tools/call svc.meta.get vs REST (target >= 0.5): each server in its own process, driven
 //      by autocannon; start-up time and resident memory (bench-serve.ts).
+//   2a. GET /v1/meta against its same-work peer (peer-reads.mjs) and bare Hono, p50/p99, on PGlite and
+//      PostgreSQL, and MCP tools/call against REST (targets svc/peer >= 0.9, p99 <= 1.5x, MCP/REST >= 0.7; bench-peer.ts).
 //   2b. Metrics and tracing: GET /v1/meta with both off, metrics on, tracing on (ratios), and start-up with each (bench-observability.ts).
 //   3. tools/list size for the operator key, and the microseconds the MCP layer adds to a call (bench-mcp.ts).
 //   4. A valid caller's p99 under a flood of random keys from another address vs quiet (target <= 2x).
@@ -18,6 +20,7 @@ import { benchFlood } from './bench-flood.ts';
 import { benchMcp, mcpLayerCost } from './bench-mcp.ts';
 import { benchSearch } from './bench-search.ts';
 import { benchObservability } from './bench-observability.ts';
+import { benchPeer } from './bench-peer.ts';
 import { listsAtScaleBenchLines } from './lists-at-scale.ts';
 import { benchWrites } from './bench-writes.ts';
 import { spawnSync } from 'node:child_process';
@@ -43,6 +46,9 @@ for (const r of rows)
 
 console.log('\n== HTTP (each server in its own process, autocannon)');
 await benchServe({ quick, print: true });
+
+console.log('\n== Reads at the same-work peer: svc, peer-reads.mjs and bare Hono, each in its own process, autocannon at 16 connections');
+await benchPeer({ quick, print: true });
 
 console.log('\n== Metrics and tracing: off, SVC_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT (each server in its own process, PGlite)');
 await benchObservability({ quick, print: true });
@@ -95,7 +101,7 @@ const { toolsList } = await benchMcp({ print: false, requests: 10, warmUp: 1 });
 console.log(`tools/list for the operator key: ${toolsList.tools} tools, ${(toolsList.bytes / 1024).toFixed(1)} KB`);
 const layer = await mcpLayerCost(quick ? 500 : 2000);
 console.log(
-  `meta.get sequentially through the app: REST ${layer.restUs.toFixed(0)} us, MCP tools/call ${layer.mcpUs.toFixed(0)} us; the MCP layer (SDK transport per request, pooled Server, JSON-RPC, envelope) adds ${layer.layerUs.toFixed(0)} us a call`,
+  `meta.get sequentially through the app: REST ${layer.restUs.toFixed(0)} us, MCP tools/call ${layer.mcpUs.toFixed(0)} us; the MCP layer (one tools/call is answered directly: JSON-RPC checks and the outcome envelope) adds ${layer.layerUs.toFixed(0)} us a call`,
 );
 
 console.log('\n== Failed-authentication flood (svc serve in its own process)');

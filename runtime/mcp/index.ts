@@ -19,7 +19,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -206,10 +208,12 @@ export function successResult(result: CallResult): CallToolResult {
   if (replayed) meta['svc/idempotencyReplayed'] = replayed[1] === 'true';
   const etag = Object.entries(result.headers).find(([k]) => k.toLowerCase() === 'etag');
   if (etag) meta['svc/etag'] = etag[1];
+  // Members in the order the SDK's CallToolResultSchema gives them (_meta first): the direct path
+  // below answers byte for byte what the SDK path does.
   return {
+    _meta: meta,
     content: [{ type: 'text', text: JSON.stringify(envelope) }],
     structuredContent: envelope,
-    _meta: meta,
   };
 }
 
@@ -225,10 +229,10 @@ export function errorResult(problem: ProblemDocument): CallToolResult {
   };
   const envelope = { outcome: 'error', error };
   return {
-    isError: true,
+    _meta: { 'svc/requestId': problem.requestId, 'svc/type': problem.type },
     content: [{ type: 'text', text: JSON.stringify(envelope) }],
     structuredContent: envelope,
-    _meta: { 'svc/requestId': problem.requestId, 'svc/type': problem.type },
+    isError: true,
   };
 }
 
@@ -238,6 +242,21 @@ function mcpProblemOf(err: unknown, log: (message: string) => void = stderrLog, 
   // Logged without arguments or bodies: only the error itself.
   log(logLine('error', 'unexpected_error', { requestId, method: 'POST', path: MCP_PATH, error: errorSummary(err) }));
   return new ProblemError('internal_error', 'An unexpected error occurred. Quote the requestId when reporting it.');
+}
+
+const RESULT_MEMBERS = '_meta,content,structuredContent';
+const ERROR_RESULT_MEMBERS = `${RESULT_MEMBERS},isError`;
+
+/**
+ * JSON.stringify(result) for the results successResult and errorResult make (the only builders of
+ * tool results), without serialising the envelope twice: their structuredContent is the very value
+ * their one text content holds as JSON. Any other shape is serialised as it is.
+ */
+export function toolResultJson(result: CallToolResult): string {
+  const members = Object.keys(result).join();
+  const only = result.content.length === 1 ? result.content[0] : undefined;
+  if ((members !== RESULT_MEMBERS && members !== ERROR_RESULT_MEMBERS) || only?.type !== 'text' || Object.keys(only).length !== 2) return JSON.stringify(result);
+  return `{"_meta":${JSON.stringify(result._meta)},"content":[{"type":"text","text":${JSON.stringify(only.text)}}],"structuredContent":${only.text}${result.isError === true ? ',"isError":true' : members === ERROR_RESULT_MEMBERS ? `,"isError":${JSON.stringify(result.isError)}` : ''}}`;
 }
 
 function jsonRpcError(status: number, code: number, message: string, data?: Record<string, unknown>): Response {
@@ -460,6 +479,36 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
     );
   }
 
+  /**
+   * The direct path, when the SDK would have nothing to add: a single tools/call request (no batch,
+   * no params._meta, already taken out by takeToolCalls) with the Accept and Content-Type the
+   * transport requires and a protocol version it supports. Anything else goes through the SDK.
+   */
+  function directCall(c: Context<any>, parsed: unknown, calls: readonly TakenCall[]): ((mode: McpMode, principal: Principal) => Promise<Response>) | null {
+    if (calls.length !== 1 || Array.isArray(parsed)) return null;
+    const message = parsed as Record<string, unknown>;
+    if (message.method !== 'tools/call' || (message.params as Record<string, unknown>)._meta !== undefined) return null;
+    const accept = c.req.header('accept');
+    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return null;
+    const contentType = c.req.header('content-type')?.trim().toLowerCase();
+    if (contentType !== 'application/json' && contentType !== 'application/json; charset=utf-8') return null;
+    const version = c.req.header('mcp-protocol-version');
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+    const id = message.id;
+    return async (mode, principal) => {
+      let body: string;
+      try {
+        body = `{"result":${toolResultJson(await modes[mode].call(c, principal, calls[0]!))},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+      } catch (err) {
+        // As the SDK's Protocol answers a handler's error.
+        const e = err as { code?: unknown; message?: string; data?: unknown };
+        const error = { code: Number.isSafeInteger(e.code) ? e.code : ErrorCode.InternalError, message: e.message ?? 'Internal error', ...(e.data !== undefined && { data: e.data }) };
+        body = JSON.stringify({ jsonrpc: '2.0', id, error });
+      }
+      return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
+    };
+  }
+
   app.post(MCP_PATH, async (c) => {
     const refused = originRefused(c);
     if (refused) return refused;
@@ -519,6 +568,12 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
         if (typeof asked !== 'string' || !protocolVersions.includes(asked)) message.params.protocolVersion = protocolVersions[0];
       }
     }
+
+    // One tools/call, the commonest request by far, is answered here without the SDK's transport and
+    // Server (their per-request setup cost more than the call: docs/performance-reads.md). The answer
+    // is the SDK's own: the same checks passed, the same JSON-RPC response, member for member.
+    const direct = directCall(c, parsed, calls);
+    if (direct) return direct(mode, principal);
 
     const pooled = takeServer(mode, { c, principal, calls });
     const transport = new WebStandardStreamableHTTPServerTransport({
