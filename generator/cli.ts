@@ -1,9 +1,8 @@
-// The compiler's commands: generate, release, lint, diff. The `svc` entry is bin/cli.ts, which sends
-// serve and seed to the runtime library and the rest here.
+// The compiler's commands: generate, release, lint, diff. The `svc` entry is bin/svc.js (the build in
+// dist/compiler/ when fresh, else bin/cli.ts through tsx), which sends serve and seed to the runtime
+// library and the rest here. Each command imports what it needs when it runs (`--help` loads nothing
+// more than this file; `diff` never loads the emitters), so every module below is a dynamic import.
 import path from 'node:path';
-import { checkGenerated, compileContract, writeGenerated } from './generate.ts';
-import { lint } from './lint.ts';
-import { ContractError, formatDiagnostic, sortDiagnostics } from './source.ts';
 
 export const USAGE = `Usage: svc <command> [options]
 
@@ -43,7 +42,9 @@ function parseOptions(argv: string[]): Options {
   return options;
 }
 
-function printContractError(err: unknown): boolean {
+async function printContractError(err: unknown): Promise<boolean> {
+  if (!(err instanceof Error) || err.name !== 'ContractError') return false;
+  const { ContractError, formatDiagnostic, sortDiagnostics } = await import('./source.ts');
   if (!(err instanceof ContractError)) return false;
   const list = sortDiagnostics(err.diagnostics);
   for (const d of list) console.error(formatDiagnostic(d));
@@ -52,11 +53,12 @@ function printContractError(err: unknown): boolean {
 }
 
 async function generate(options: Options): Promise<number> {
+  const { checkGenerated, compileContract, writeGenerated } = await import('./generate.ts');
   let files: Map<string, string>;
   try {
     files = await compileContract(options.contract);
   } catch (err) {
-    if (printContractError(err)) return 1;
+    if (await printContractError(err)) return 1;
     throw err;
   }
   if (options.check) {
@@ -98,6 +100,7 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./snapshot.ts')).runRelease(rest);
       case 'lint': {
         const options = parseOptions(rest);
+        const { lint } = await import('./lint.ts');
         const result = lint(options.contract, path.join(options.out, 'openapi.json'));
         for (const line of result.contractErrors) console.error(line);
         if (result.redoclyStatus === -1) console.error(`${options.out}/openapi.json does not exist. Run \`npx svc generate\` first.`);
@@ -124,7 +127,7 @@ export async function main(argv: string[]): Promise<number> {
         return 1;
     }
   } catch (err) {
-    if (printContractError(err)) return 1;
+    if (await printContractError(err)) return 1;
     console.error(err instanceof Error ? err.message : String(err));
     return 1;
   }
