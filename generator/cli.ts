@@ -53,10 +53,22 @@ async function printContractError(err: unknown): Promise<boolean> {
 }
 
 async function generate(options: Options): Promise<number> {
-  const { checkGenerated, compileContract, writeGenerated } = await import('./generate.ts');
+  if (options.check) {
+    // The content-hash cache (cache.ts) proves an unchanged contract's output without compiling it.
+    const cache = await import('./cache.ts');
+    if (cache.provenUpToDate(options.contract, options.out)) {
+      const count = Object.keys(cache.readEntry(options.contract)!.outputs).length;
+      console.log(`${options.out}/ is up to date with ${options.contract}/ (${count} files).`);
+      return 0;
+    }
+  }
+  const { checkGenerated, compileAndRecord, writeGenerated } = await import('./generate.ts');
   let files: Map<string, string>;
+  let operations: { id: string; family: string }[];
   try {
-    files = await compileContract(options.contract);
+    const compiled = await compileAndRecord(options.contract);
+    files = compiled.files;
+    operations = compiled.model.operations.map((o) => o.def);
   } catch (err) {
     if (await printContractError(err)) return 1;
     throw err;
@@ -80,7 +92,8 @@ async function generate(options: Options): Promise<number> {
   if (options.contract === 'contract' && options.out === 'generated') {
     // New operations get a typed notImplemented entry in their family's handler file (bodies are never touched).
     const scaffold = await import('./tools/scaffold.ts');
-    scaffold.printScaffoldReport(scaffold.scaffoldFromContract(options.contract, 'handlers', false, options.rest.includes('--prune')));
+    // The model just built is the contract's: the scaffold does not load and check it a second time.
+    scaffold.printScaffoldReport(scaffold.scaffoldHandlers({ contractOps: operations, handlersDir: 'handlers', prune: options.rest.includes('--prune') }));
   }
   for (const rel of report.written) console.log(`wrote   ${path.join(options.out, rel)}`);
   for (const rel of report.removed) console.log(`removed ${path.join(options.out, rel)}`);
