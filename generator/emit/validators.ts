@@ -67,12 +67,47 @@ function referencedDefs(roots: JsonSchema[], defs: Record<string, JsonSchema>): 
   return found;
 }
 
+/** One validator to compile: the first operation (and side) whose schema it is. */
+interface Unit {
+  exportName: string;
+  id: string;
+  schema: JsonSchema;
+}
+
+/**
+ * The validators to compile, one per distinct schema: operations whose input (or result) schemas are
+ * equal (the same JSON once components are shared $defs) share one compiled function, exported under
+ * each operation's name. A validator's behaviour is a function of its schema alone (its errors'
+ * schemaPath is relative to the schema), so sharing changes no answer; ajv compiles each shape once.
+ */
+function distinctUnits(model: Model, defs: Record<string, JsonSchema>): { units: Unit[]; exported: { name: string; unit: Unit }[] } {
+  const units: Unit[] = [];
+  const exported: { name: string; unit: Unit }[] = [];
+  const byShape = new Map<string, Unit>();
+  const add = (name: string, id: string, schema: JsonSchema) => {
+    const shape = JSON.stringify(schema);
+    let unit = byShape.get(shape);
+    if (!unit) {
+      unit = { exportName: name, id, schema };
+      byShape.set(shape, unit);
+      units.push(unit);
+    }
+    exported.push({ name, unit });
+  };
+  for (const op of model.operations) {
+    add(validatorName(op.def.id), `${BASE}inputs/${op.def.id}.json`, defs[op.inputName]);
+    add(resultValidatorName(op.def.id), `${BASE}outputs/${op.def.id}.json`, defs[op.outputName]);
+  }
+  return { units, exported };
+}
+
 export function emitValidators(model: Model): { js: string; dts: string } {
   const defs: Record<string, JsonSchema> = {};
   for (const [name, schema] of Object.entries(model.schemas)) defs[name] = forAjv(schema);
+  const { units, exported } = distinctUnits(model, defs);
   const chunks: string[] = [];
-  const exportLines: string[] = [];
-  for (let start = 0; start < model.operations.length; start += CHUNK) {
+  const chunkOf = new Map<Unit, number>();
+  for (let start = 0; start < units.length; start += 2 * CHUNK) {
     // inlineRefs: false compiles each referenced component once, as a function, instead of inlining it
     // at every use (11% less code); optimize: false skips ajv's name-counting passes (a third of
     // its time). Together they halve the generation of the 164 validators; a validator call stays
@@ -80,29 +115,27 @@ export function emitValidators(model: Model): { js: string; dts: string } {
     const ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, inlineRefs: false, code: { source: true, esm: false, lines: true, optimize: false } });
     addFormats(ajv);
     // Every component is checked against the meta-schema once, by the first instance; each instance
-    // then holds only the components its operations reach, not all of them (which made the work
-    // grow with operations x chunks). The operations' own schemas are those components, copied.
+    // then holds only the components its validators reach, not all of them (which made the work
+    // grow with operations x chunks). The validators' own schemas are those components, copied.
     // Every instance still compiles the meta-schema first: its names come first in the chunk's code.
     ajv.validateSchema(start === 0 ? { $id: DEFS_ID, $defs: defs } : {}, true);
-    const ops = model.operations.slice(start, start + CHUNK);
-    const reached = referencedDefs(ops.flatMap((op) => [defs[op.inputName], defs[op.outputName]]), defs);
+    const slice = units.slice(start, start + 2 * CHUNK);
+    const reached = referencedDefs(slice.map((u) => u.schema), defs);
     const chunkDefs: Record<string, JsonSchema> = {};
     for (const name of Object.keys(defs)) if (reached.has(name)) chunkDefs[name] = defs[name];
     ajv.addSchema({ $id: DEFS_ID, $defs: chunkDefs }, undefined, undefined, false);
     const exportsMap: Record<string, string> = {};
-    for (const op of ops) {
-      const id = `${BASE}inputs/${op.def.id}.json`;
-      ajv.addSchema({ ...defs[op.inputName], $id: id }, undefined, undefined, false);
-      exportsMap[validatorName(op.def.id)] = id;
-      exportLines.push(`export const ${validatorName(op.def.id)} = __chunk${chunks.length}.${validatorName(op.def.id)};`);
-      const outId = `${BASE}outputs/${op.def.id}.json`;
-      ajv.addSchema({ ...defs[op.outputName], $id: outId }, undefined, undefined, false);
-      exportsMap[resultValidatorName(op.def.id)] = outId;
-      exportLines.push(`export const ${resultValidatorName(op.def.id)} = __chunk${chunks.length}.${resultValidatorName(op.def.id)};`);
+    for (const unit of slice) {
+      ajv.addSchema({ ...unit.schema, $id: unit.id }, undefined, undefined, false);
+      exportsMap[unit.exportName] = unit.id;
+      chunkOf.set(unit, chunks.length);
     }
     // Each chunk is CommonJS-shaped code in its own function scope, so ajv's names cannot collide.
     chunks.push(`const __chunk${chunks.length} = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n${standaloneCode(ajv, exportsMap)}\nreturn module.exports;\n})();`);
   }
+  const exportLines = exported.map(({ name, unit }) =>
+    name === unit.exportName ? `export const ${name} = __chunk${chunkOf.get(unit)}.${name};` : `export const ${name} = ${unit.exportName};`,
+  );
   const { imports, code } = requiresToImports(chunks.join('\n\n'));
   const table = model.operations.map((op) => `  ${JSON.stringify(op.def.id)}: ${validatorName(op.def.id)},`).join('\n');
   const resultTable = model.operations.map((op) => `  ${JSON.stringify(op.def.id)}: ${resultValidatorName(op.def.id)},`).join('\n');
