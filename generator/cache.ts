@@ -134,3 +134,34 @@ export function provenUpToDate(contractDir: string, outDir: string, key = inputs
   if (present.length !== expected.length || present.some((rel, i) => rel !== expected[i])) return false;
   return present.every((rel) => statSync(path.join(outDir, rel)).isFile() && sha256(readFileSync(path.join(outDir, rel))) === entry.outputs[rel]);
 }
+
+/**
+ * A piece of compiled output kept across processes (a family's validator code), under a key that
+ * holds everything it was compiled from; the compiler's fingerprint is added here, so a change to the
+ * compiler or its libraries is a miss. null when absent or with SVC_NO_CACHE=1.
+ */
+export function readPiece(kind: string, key: string): string | null {
+  if (!enabled()) return null;
+  try {
+    return readFileSync(pieceFile(kind, key), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+export function writePiece(kind: string, key: string, text: string): void {
+  if (!enabled()) return;
+  try {
+    const file = pieceFile(kind, key);
+    mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } catch {
+    // A read-only node_modules costs speed only.
+  }
+}
+
+function pieceFile(kind: string, key: string): string {
+  return path.join(CACHE_DIR, kind, `${sha256(`${compilerFingerprint()}\n${key}`).slice(0, 32)}.txt`);
+}
