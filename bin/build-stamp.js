@@ -19,19 +19,19 @@ export const STAMP_FILE = join(DIST, 'build-stamp.json');
 export const SOURCE_DIRS = ['runtime', 'handlers', 'generated'];
 export const SOURCE_FILES = ['bin/serve.ts', 'bin/wiring.ts', 'tsconfig.json', 'scripts/build.mjs', 'package-lock.json'];
 /**
- * What the compiler's build compiles or reads: generator/ whole (its templates and the contract
- * format's schema are read at run time from the source tree, and their text is part of what the
- * compiler does), the runtime modules it imports, its entry, the build script and the lockfile.
+ * What the compiler's build compiles: the code of generator/ (its templates and the contract format's
+ * schema are read at run time from the source tree, so an edit of them, or of a README, leaves the
+ * build fresh; the generate cache hashes them: generator/cache.ts), the runtime modules it may import,
+ * the build script, the lockfile and package.json.
  */
 export const COMPILER_FILES = ['tsconfig.json', 'scripts/build.mjs', 'package-lock.json', 'package.json'];
 const COMPILED = /\.(ts|js|mjs)$/;
-const ANY = /./;
 
-function walk(dir, out, pattern = COMPILED) {
+function walk(dir, out) {
   for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
     const rel = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) walk(rel, out, pattern);
-    else if (pattern.test(entry.name)) out.push(rel);
+    if (entry.isDirectory()) walk(rel, out);
+    else if (COMPILED.test(entry.name)) out.push(rel);
   }
 }
 
@@ -52,10 +52,10 @@ export function sourceStamp() {
   return stampOf(files);
 }
 
-/** The compiler's sources' fingerprint (generator/ whole: templates and schema included). */
+/** The compiler's sources' fingerprint. */
 export function compilerStamp() {
   const files = [...COMPILER_FILES];
-  walk('generator', files, ANY);
+  walk('generator', files);
   walk('runtime', files);
   return stampOf([...new Set(files)]);
 }
