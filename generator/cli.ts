@@ -1,9 +1,8 @@
-// The compiler's commands: generate, release, lint, diff. The `svc` entry is bin/cli.ts, which sends
-// serve and seed to the runtime library and the rest here.
+// The compiler's commands: generate, release, lint, diff. The `svc` entry is bin/svc.js (the build in
+// dist/compiler/ when fresh, else bin/cli.ts through tsx), which sends serve and seed to the runtime
+// library and the rest here. Each command imports what it needs when it runs (`--help` loads nothing
+// more than this file; `diff` never loads the emitters), so every module below is a dynamic import.
 import path from 'node:path';
-import { checkGenerated, compileContract, writeGenerated } from './generate.ts';
-import { lint } from './lint.ts';
-import { ContractError, formatDiagnostic, sortDiagnostics } from './source.ts';
 
 export const USAGE = `Usage: svc <command> [options]
 
@@ -43,7 +42,9 @@ function parseOptions(argv: string[]): Options {
   return options;
 }
 
-function printContractError(err: unknown): boolean {
+async function printContractError(err: unknown): Promise<boolean> {
+  if (!(err instanceof Error) || err.name !== 'ContractError') return false;
+  const { ContractError, formatDiagnostic, sortDiagnostics } = await import('./source.ts');
   if (!(err instanceof ContractError)) return false;
   const list = sortDiagnostics(err.diagnostics);
   for (const d of list) console.error(formatDiagnostic(d));
@@ -52,11 +53,24 @@ function printContractError(err: unknown): boolean {
 }
 
 async function generate(options: Options): Promise<number> {
+  if (options.check) {
+    // The content-hash cache (cache.ts) proves an unchanged contract's output without compiling it.
+    const cache = await import('./cache.ts');
+    if (cache.provenUpToDate(options.contract, options.out)) {
+      const count = Object.keys(cache.readEntry(options.contract)!.outputs).length;
+      console.log(`${options.out}/ is up to date with ${options.contract}/ (${count} files).`);
+      return 0;
+    }
+  }
+  const { checkGenerated, compileAndRecord, writeGenerated } = await import('./generate.ts');
   let files: Map<string, string>;
+  let operations: { id: string; family: string }[];
   try {
-    files = await compileContract(options.contract);
+    const compiled = await compileAndRecord(options.contract);
+    files = compiled.files;
+    operations = compiled.model.operations.map((o) => o.def);
   } catch (err) {
-    if (printContractError(err)) return 1;
+    if (await printContractError(err)) return 1;
     throw err;
   }
   if (options.check) {
@@ -78,7 +92,8 @@ async function generate(options: Options): Promise<number> {
   if (options.contract === 'contract' && options.out === 'generated') {
     // New operations get a typed notImplemented entry in their family's handler file (bodies are never touched).
     const scaffold = await import('./tools/scaffold.ts');
-    scaffold.printScaffoldReport(scaffold.scaffoldFromContract(options.contract, 'handlers', false, options.rest.includes('--prune')));
+    // The model just built is the contract's: the scaffold does not load and check it a second time.
+    scaffold.printScaffoldReport(scaffold.scaffoldHandlers({ contractOps: operations, handlersDir: 'handlers', prune: options.rest.includes('--prune') }));
   }
   for (const rel of report.written) console.log(`wrote   ${path.join(options.out, rel)}`);
   for (const rel of report.removed) console.log(`removed ${path.join(options.out, rel)}`);
@@ -98,6 +113,7 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./snapshot.ts')).runRelease(rest);
       case 'lint': {
         const options = parseOptions(rest);
+        const { lint } = await import('./lint.ts');
         const result = lint(options.contract, path.join(options.out, 'openapi.json'));
         for (const line of result.contractErrors) console.error(line);
         if (result.redoclyStatus === -1) console.error(`${options.out}/openapi.json does not exist. Run \`npx svc generate\` first.`);
@@ -124,7 +140,7 @@ export async function main(argv: string[]): Promise<number> {
         return 1;
     }
   } catch (err) {
-    if (printContractError(err)) return 1;
+    if (await printContractError(err)) return 1;
     console.error(err instanceof Error ? err.message : String(err));
     return 1;
   }

@@ -5,18 +5,36 @@ import { createTwoFilesPatch } from 'diff';
 import { emitAll } from './emit/index.ts';
 import { GENERATED_NOTE, LEGACY_GENERATED_NOTE } from './emit/format.ts';
 import { displayPath, loadContract } from './load.ts';
-import { buildModel } from './model.ts';
+import { buildModel, type Model } from './model.ts';
+import { inputsKey, writeEntry } from './cache.ts';
 
 /** Contract directory -> every generated file (relative path -> content). Throws ContractError. */
 export async function compileContract(contractDir: string): Promise<Map<string, string>> {
+  return (await compileWithModel(contractDir)).files;
+}
+
+/** compileContract, with the model it built (svc generate scaffolds handlers from its operations). */
+export async function compileWithModel(contractDir: string): Promise<{ files: Map<string, string>; model: Model }> {
   const contract = loadContract(contractDir);
   const model = buildModel(contract);
   try {
-    return await emitAll(model);
+    return { files: await emitAll(model), model };
   } catch (err) {
     // Issue 30: an ajv failure while emitting the validators is located in the contract, never raw.
     throw (await import('./locate-emit.ts')).locateEmitFailure(err, contract, model) ?? err;
   }
+}
+
+/**
+ * compileWithModel, recording what it produced in the content-hash cache (cache.ts) under the key of
+ * the inputs it read. The key is taken before and after: a contract edited while it compiled records
+ * nothing (its output may mix both versions).
+ */
+export async function compileAndRecord(contractDir: string): Promise<{ files: Map<string, string>; model: Model }> {
+  const before = inputsKey(contractDir);
+  const result = await compileWithModel(contractDir);
+  if (inputsKey(contractDir) === before) writeEntry(contractDir, before, result.files);
+  return result;
 }
 
 /** Files under dir, relative, with forward slashes, sorted. */

@@ -1,5 +1,8 @@
 // `npm run bench`: every speed target, measured as ratios within one run (never asserted in tests).
 //   1. svc generate / --check on the real contract and on 10x and 100x synthetic ones (linear growth).
+//   1b. The compiler as its users run it: whole svc processes, wall time and peak memory (svc --help,
+//      generate --check with the cache warm and without, generate after a one-family edit, generate
+//      at 820 and 8,200 operations; --quick: 82 operations only) (bench-compiler.ts).
 //   2. GET /v1/meta through the full pipeline vs a bare Hono app with the same body (target >= 0.6),
 //      and MCP tools/call svc.meta.get vs REST (target >= 0.5): each server in its own process, driven
 //      by autocannon; start-up time and resident memory (bench-serve.ts).
@@ -15,6 +18,7 @@
 //      hand-written same-work peer, statements per write, two processes vs one (bench-writes.ts).
 // `npm run bench -- --quick` skips the 100x contract.
 import { benchGenerate } from './bench-generate.ts';
+import { benchCompiler, formatCompilerRows } from './bench-compiler.ts';
 import { benchServe } from './bench-serve.ts';
 import { benchFlood } from './bench-flood.ts';
 import { benchMcp, mcpLayerCost } from './bench-mcp.ts';
@@ -27,10 +31,10 @@ import { spawnSync } from 'node:child_process';
 
 const quick = process.argv.includes('--quick');
 
-// The servers are measured as `npm start` runs them: from the production build. bin/svc.js quietly
-// falls back to the tsx sources when dist/ is stale (after an edit), so rebuild it first.
-const { freshBuild } = (await import('../bin/build-stamp.js')) as { freshBuild: () => boolean };
-if (!freshBuild()) {
+// The servers and the compiler are measured as `npm start` and `npx svc` run them: from the build.
+// bin/svc.js quietly falls back to the tsx sources when dist/ is stale (after an edit), so rebuild it first.
+const { freshBuild, freshCompiler } = (await import('../bin/build-stamp.js')) as { freshBuild: () => boolean; freshCompiler: () => boolean };
+if (!freshBuild() || !freshCompiler()) {
   console.log('dist/ is older than the sources: building it first (npm run build)');
   const built = spawnSync(process.execPath, [new URL('./build.mjs', import.meta.url).pathname], { stdio: 'inherit' });
   if (built.status !== 0) console.log('the build failed: the servers below run the TypeScript sources through tsx');
@@ -43,6 +47,13 @@ for (const r of rows)
   console.log(
     `${String(r.factor).padStart(6)}  ${String(r.operations).padStart(10)}  ${r.generateMs.toFixed(0).padStart(11)}  ${r.generateMsPerOp.toFixed(2).padStart(5)}  ${r.checkMs.toFixed(0).padStart(9)}  ${r.checkMsPerOp.toFixed(2).padStart(5)}`,
   );
+
+console.log('\n== the compiler, whole svc processes (wall ms and peak MiB, median of runs; docs/compiler-performance.md)');
+try {
+  for (const line of formatCompilerRows(await benchCompiler({ quick }))) console.log(line);
+} catch (err) {
+  console.log(`compiler bench failed: ${err instanceof Error ? err.message : String(err)}`);
+}
 
 console.log('\n== HTTP (each server in its own process, autocannon)');
 await benchServe({ quick, print: true });

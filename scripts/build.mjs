@@ -8,13 +8,15 @@
 // Packages that read their own files at run time (PGlite's WebAssembly, Redoc's standalone bundle)
 // or are loaded only when configured (the AWS SDK, nodemailer, Redis, unpdf, prom-client, OpenTelemetry) stay in node_modules.
 // Every chunk sits in dist/bin/, one level below dist/: runtime/project-root.ts finds the project's
-// files from any of them. Last, dist/build-stamp.json records the sources' fingerprint
-// (bin/build-stamp.js).
+// files from any of them. The compiler (generator/cli.ts: every svc command but serve and seed) is a
+// second bundle in dist/compiler/, its libraries left in node_modules (each command imports only what
+// it needs, so `svc --help` reads one small file); its dynamic imports stay dynamic (a chunk each).
+// Last, dist/build-stamp.json records both fingerprints (bin/build-stamp.js).
 import { build } from 'esbuild';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST, ROOT, STAMP_FILE, sourceStamp } from '../bin/build-stamp.js';
+import { compilerStamp, DIST, ROOT, STAMP_FILE, sourceStamp } from '../bin/build-stamp.js';
 
 /** Left to node_modules: read their own files at run time, or are loaded only when configured. */
 export const EXTERNAL = [
@@ -51,17 +53,40 @@ export async function bundleServer(outdir) {
   });
 }
 
+/**
+ * Bundles the compiler (generator/cli.ts) into `outdir`. Every package stays in node_modules: the
+ * compiler loads ajv, yaml, handlebars, typescript, diff only in the commands that use them.
+ */
+export async function bundleCompiler(outdir) {
+  return build({
+    absWorkingDir: ROOT,
+    entryPoints: { cli: 'generator/cli.ts' },
+    outdir,
+    chunkNames: '[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+  });
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now();
   const sources = sourceStamp();
+  const compiler = compilerStamp();
   rmSync(DIST, { recursive: true, force: true });
   try {
-    await bundleServer(join(DIST, 'bin'));
+    await Promise.all([bundleServer(join(DIST, 'bin')), bundleCompiler(join(DIST, 'compiler'))]);
   } catch (err) {
-    console.error(`svc build: esbuild failed (${err instanceof Error ? err.message : String(err)}); svc serve will run the sources through tsx`);
+    console.error(`svc build: esbuild failed (${err instanceof Error ? err.message : String(err)}); svc will run the sources through tsx`);
     rmSync(DIST, { recursive: true, force: true });
     process.exit(1);
   }
-  writeFileSync(STAMP_FILE, `${JSON.stringify({ sources, builtAt: new Date().toISOString() })}\n`);
+  writeFileSync(STAMP_FILE, `${JSON.stringify({ sources, compiler, builtAt: new Date().toISOString() })}\n`);
   console.log(`svc build: dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -10,11 +10,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ValidateFunction } from 'ajv';
+import { GENERATOR_DIR } from '../paths.ts';
 
 const require = createRequire(import.meta.url);
 
-export const SCHEMA_FILE = fileURLToPath(new URL('./contract.schema.json', import.meta.url));
-export const MODULE_FILE = fileURLToPath(new URL('./validators.generated.js', import.meta.url));
+export const SCHEMA_FILE = fileURLToPath(new URL('contract-format/contract.schema.json', GENERATOR_DIR));
+export const MODULE_FILE = fileURLToPath(new URL('contract-format/validators.generated.js', GENERATOR_DIR));
 export const FORMAT_ID = 'https://svc.invalid/contract-format/contract.schema.json';
 
 /** The validators every contract file is checked with, by the $defs entry they compile. */

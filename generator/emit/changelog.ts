@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
 import { GENERATED_NOTE } from './format.ts';
+import { GENERATOR_DIR } from '../paths.ts';
 import { compareVersions } from '../snapshot.ts';
 
 export interface ChangelogEntry {
@@ -26,7 +27,7 @@ const hb = Handlebars.create();
 let compiled: HandlebarsTemplateDelegate | null = null;
 
 function template(): HandlebarsTemplateDelegate {
-  compiled ??= hb.compile(readFileSync(new URL('../templates/CHANGELOG.md.hbs', import.meta.url), 'utf8'), { noEscape: true, strict: false });
+  compiled ??= hb.compile(readFileSync(new URL('templates/CHANGELOG.md.hbs', GENERATOR_DIR), 'utf8'), { noEscape: true, strict: false });
   return compiled;
 }
 

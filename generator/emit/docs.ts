@@ -3,13 +3,14 @@
 // operations for the portal's client-side search), from handlebars templates.
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
+import { GENERATOR_DIR } from '../paths.ts';
 import type { JsonSchema } from '../../runtime/contract-types.ts';
 import type { Model, ModelOperation } from '../model.ts';
 import { COMPONENT_PREFIX } from '../schema.ts';
 import { generatedJson, MD_HEADER } from './format.ts';
 import { dynamicToolsView } from './mcp-dynamic.ts';
 
-const TEMPLATE_DIR = new URL('../templates/', import.meta.url);
+const TEMPLATE_DIR = new URL('templates/', GENERATOR_DIR);
 const hb = Handlebars.create();
 hb.registerHelper('join', (list: unknown, sep: unknown) => (Array.isArray(list) ? list.join(typeof sep === 'string' ? sep : ', ') : ''));
 

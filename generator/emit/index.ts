@@ -24,6 +24,7 @@ export async function emitAll(model: Model): Promise<Map<string, string>> {
   const validators = emitValidators(model);
   files.set('validators.js', validators.js);
   files.set('validators.d.ts', validators.dts);
+  for (const [file, text] of validators.families) files.set(file, text);
   files.set('routes.ts', emitRoutes(model));
   files.set('mcp-tools.ts', emitMcpTools(model));
   for (const [file, text] of emitHandlers(model)) files.set(file, text);

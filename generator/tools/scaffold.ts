@@ -16,6 +16,7 @@ import { buildModel } from '../model.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics } from '../source.ts';
 import { consoleIo, parseArgs, type CliIo } from '../snapshot.ts';
 import { handlersInterfaceName } from '../emit/handlers.ts';
+import { importSource } from '../import-source.ts';
 
 export interface ScaffoldOptions {
   /** Operations of the contract (OperationDef fits). */
@@ -404,7 +405,7 @@ export async function listUnimplemented(
   options: { handlersIndex?: string; contractDir?: string } = {},
 ): Promise<{ placeholders: string[]; missing: string[] }> {
   const index = path.resolve(options.handlersIndex ?? 'handlers/index.ts');
-  const mod = (await import(pathToFileURL(index).href)) as { handlers?: Record<string, unknown> };
+  const mod = (await importSource(pathToFileURL(index).href)) as { handlers?: Record<string, unknown> };
   const { unimplementedOperations } = (await import('../../runtime/not-implemented.ts')) as typeof import('../../runtime/not-implemented.ts');
   const handlers = mod.handlers ?? {};
   const placeholders = unimplementedOperations(handlers);

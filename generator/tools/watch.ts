@@ -2,7 +2,8 @@
 // good generated/ in place and prints each error with a code frame (the line and a caret).
 import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { compileContract as compileFiles, writeGenerated } from '../generate.ts';
+import { performance } from 'node:perf_hooks';
+import { compileAndRecord, writeGenerated } from '../generate.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics, type Diagnostic } from '../source.ts';
 import { consoleIo, parseArgs, type CliIo } from '../snapshot.ts';
 
@@ -52,6 +53,8 @@ export interface WatchRun {
   ok: boolean;
   written: number;
   diagnostics: Diagnostic[];
+  /** Wall time of a successful re-emit (compile and write), in milliseconds. */
+  ms?: number;
 }
 
 export interface Watcher {
@@ -75,7 +78,7 @@ function dirsUnder(dir: string): string[] {
 export function startWatch(options: WatchOptions): Watcher {
   const io = options.io ?? consoleIo;
   const debounce = options.debounceMs ?? 100;
-  const compile = options.compile ?? compileFiles;
+  const compile = options.compile ?? (async (dir: string) => (await compileAndRecord(dir)).files);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<WatchRun> | null = null;
   let again = false;
@@ -83,11 +86,14 @@ export function startWatch(options: WatchOptions): Watcher {
 
   const run = async (): Promise<WatchRun> => {
     let result: WatchRun;
+    const started = performance.now();
     try {
       const files = await compile(options.contract);
       const report = writeGenerated(files, options.out);
-      result = { ok: true, written: report.written.length + report.removed.length, diagnostics: [] };
-      io.out(`[svc watch] ${new Date().toISOString().slice(11, 19)} generated ${options.out}/ (${report.written.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged).`);
+      result = { ok: true, written: report.written.length + report.removed.length, diagnostics: [], ms: performance.now() - started };
+      io.out(
+        `[svc watch] ${new Date().toISOString().slice(11, 19)} generated ${options.out}/ in ${Math.round(result.ms!)} ms (${report.written.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged).`,
+      );
     } catch (err) {
       if (!(err instanceof ContractError)) {
         io.err(`[svc watch] ${(err as Error).stack ?? String(err)}`);
