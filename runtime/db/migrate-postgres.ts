@@ -10,19 +10,20 @@
 // one's rows and applies nothing.
 import { sql } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
-import { executeRows, type Database } from './client.ts';
+import type { Db } from './client.ts';
 import { ensureCursorSecret } from '../paging.ts';
 
 /** Advisory lock key held while migrating ("svc-migr" as an integer). */
 export const MIGRATION_LOCK_KEY = 7_312_851_004;
 
-export async function migratePostgres(database: Pick<Database, 'transaction'>, migrationsFolder: string): Promise<number> {
+export async function migratePostgres(database: { transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> }, migrationsFolder: string): Promise<number> {
   const migrations = readMigrationFiles({ migrationsFolder });
   return database.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
     await tx.execute(sql`create schema if not exists drizzle`);
     await tx.execute(sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
-    const [last] = await executeRows<{ created_at: string | number | null }>(tx, sql`select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`);
+    // postgres.js answers an array of rows (this runs on PostgreSQL only).
+    const [last] = (await tx.execute(sql`select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`)) as unknown as { created_at: string | number | null }[];
     let applied = 0;
     for (const migration of migrations) {
       if (last && Number(last.created_at) >= migration.folderMillis) continue;
