@@ -16,8 +16,8 @@ export const STAMP_FILE = join(DIST, 'build-stamp.json');
  * What the build compiles: the server's entry (bin/serve.ts) and everything it can import, the build
  * script itself, and the lockfile (the bundle holds the libraries' code: an upgrade makes it stale).
  */
-export const SOURCE_DIRS = ['runtime', 'handlers', 'generated'];
-export const SOURCE_FILES = ['bin/serve.ts', 'bin/wiring.ts', 'tsconfig.json', 'scripts/build.mjs', 'package-lock.json'];
+export const SOURCE_DIRS = ['runtime', 'demo', 'handlers', 'generated'];
+export const SOURCE_FILES = ['bin/serve.ts', 'bin/serve-cli.ts', 'bin/wiring.ts', 'tsconfig.json', 'scripts/build.mjs', 'package-lock.json'];
 /**
  * What the compiler's build compiles: the code of generator/ (its templates and the contract format's
  * schema are read at run time from the source tree, so an edit of them, or of a README, leaves the

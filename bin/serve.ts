@@ -2,9 +2,9 @@
 // production build (scripts/build.mjs) compiles this module and what it imports into dist/.
 // The registry (handlers, generated validators) loads while `svc serve` opens the database.
 export async function runServeOrSeed(command: 'serve' | 'seed', argv: string[]): Promise<number> {
-  // runtime/cli.ts first (the database's modules only), so the database opens before the registry's
+  // bin/serve-cli.ts first (the database's modules only), so the database opens before the registry's
   // modules are loaded, not after.
-  const { runServe, runSeed } = await import('../runtime/cli.ts');
+  const { runServe, runSeed } = await import('./serve-cli.ts');
   const registry = import('./wiring.ts').then(({ svcRegistry }) => svcRegistry());
   registry.catch(() => undefined); // awaited below; a failure is reported there
   try {

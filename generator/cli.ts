@@ -16,8 +16,8 @@ Commands:
                                           check the contract, redocly-lint the OpenAPI, list unimplemented handlers
   diff [--base <git-ref> | --against <snapshot>]
                                           classify changes against a release (default: the newest); exit 1 if breaking
-  serve [--demo] [--port N]               start the server (runtime/cli.ts, wired in bin/wiring.ts)
-  seed [--json]                           create the demo workspace (runtime/cli.ts)
+  serve [--demo] [--port N]               start the server (bin/serve-cli.ts, wired in bin/wiring.ts)
+  seed [--json]                           create the demo workspace (bin/serve-cli.ts)
 `;
 
 interface Options {

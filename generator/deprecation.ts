@@ -7,8 +7,8 @@
 // and an entry of svc.yaml versions[] may carry
 //   { version: v1, status: deprecated, since, sunset, link, successor: v2, successorLink }
 //   { version: v2, status: current, released: <date it shipped>, sunset: null }
-import { instant } from '../runtime/deprecation.ts';
-export { deprecationHeaders, httpDate, instant, metaDeprecations, type MetaDeprecation, type MetaVersion, type VersionEntry } from '../runtime/deprecation.ts';
+import { instant } from '../runtime/pipeline/deprecation.ts';
+export { deprecationHeaders, httpDate, instant, metaDeprecations, type MetaDeprecation, type MetaVersion, type VersionEntry } from '../runtime/pipeline/deprecation.ts';
 import type { LoadedContract } from './load.ts';
 import { asArray, asObj, isObj, type Obj } from './raw.ts';
 import { touchesBroken } from './shapes.ts';

@@ -23,10 +23,10 @@
 // caller's scope answers 404.
 import { createHash } from 'node:crypto';
 import { and, arrayContains, eq, gt, inArray, lte, ne, or, sql } from 'drizzle-orm';
-import { approvals, intakeRecords, pipelineRuns, reviews, tasks } from '../runtime/db/schema.ts';
+import { approvals, intakeRecords, pipelineRuns, reviews, tasks } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { isPerson, reaches, type ApprovalDecision } from '../runtime/approvals.ts';
-import { startKeyedPage } from '../runtime/paging.ts';
+import { isPerson, reaches, type ApprovalDecision } from '../runtime/pipeline/approvals.ts';
+import { startKeyedPage } from '../runtime/data/paging.ts';
 import type { ActionsHandlers } from '../generated/handlers/actions.ts';
 import type { components } from '../generated/types.ts';
 

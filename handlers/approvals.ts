@@ -2,11 +2,11 @@
 // (OAuth sign-ins, never an API key), never the proposer, a person decides once, Tier 3 needs two
 // distinct approvers, one reject ends it, a lapsed proposal is expired; on the last approval the
 // write runs as its proposer (ctx.runAsProposer). Proposing, the Approval view, visibility and the
-// proposer's rebuild are the pipeline's (runtime/approvals.ts).
+// proposer's rebuild are the pipeline's (runtime/pipeline/approvals.ts).
 import { and, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { ApprovalsHandlers } from '../generated/handlers/approvals.ts';
-import type { Db } from '../runtime/db/client.ts';
-import { approvals } from '../runtime/db/schema.ts';
+import type { Db } from '../runtime/data/client.ts';
+import { approvals } from '../runtime/data/schema.ts';
 import type { HandlerContext, Principal } from '../runtime/handler-types.ts';
 import {
   approvalView,
@@ -17,12 +17,12 @@ import {
   type ApprovalDecision,
   type ApprovalRow,
   type ApprovalView,
-} from '../runtime/approvals.ts';
-import { pageKeyColumn, startPage, type PageResult } from '../runtime/paging.ts';
-import { hasSealed, withoutSealed } from '../runtime/secret-fields.ts';
+} from '../runtime/pipeline/approvals.ts';
+import { pageKeyColumn, startPage, type PageResult } from '../runtime/data/paging.ts';
+import { hasSealed, withoutSealed } from '../runtime/auth/secret-fields.ts';
 import { ProblemError, notFound } from '../runtime/problem-error.ts';
 import type { ApprovalStatus } from '../generated/contract.ts';
-import { notify } from '../runtime/notifications.ts';
+import { notify } from '../runtime/events/notifications.ts';
 
 /** approval_decided to the proposer (once the proposal is decided for good). */
 async function notifyDecided(ctx: HandlerContext, row: ApprovalRow, view: ApprovalView): Promise<void> {
@@ -42,7 +42,7 @@ async function notifyDecided(ctx: HandlerContext, row: ApprovalRow, view: Approv
 }
 
 // ---------------------------------------------------------------------------------------------
-// Visibility (the rule itself: approvalVisibleTo in runtime/approvals.ts; this is its SQL form)
+// Visibility (the rule itself: approvalVisibleTo in runtime/pipeline/approvals.ts; this is its SQL form)
 
 function visibilityWhere(principal: Principal): SQL | undefined {
   const mine = eq(approvals.proposerCredentialId, principal.credentialId);

@@ -2,14 +2,14 @@
 // campaigns.propose_send is Tier 2 and open world: the body runs only once a person approves (the
 // pre-flight and dry runs roll back), and even then it sends nothing itself. It records an
 // Operation of kind campaign_send and queues one outbound message per recipient in the outbox;
-// the delivery loop (runtime/outbox.ts, on when SVC_SMTP_URL is set) sends them after commit and
+// the delivery loop (runtime/events/outbox.ts, on when SVC_SMTP_URL is set) sends them after commit and
 // marks the campaign sent.
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { campaignRecipients, campaigns, operations, outboundMessages } from '../runtime/db/schema.ts';
-import { registerSubjectLoader } from '../runtime/approval-subjects.ts';
+import { campaignRecipients, campaigns, operations, outboundMessages } from '../runtime/data/schema.ts';
+import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/ids.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { newId } from '../runtime/data/ids.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound, ProblemError } from '../runtime/problem-error.ts';
 import { toCampaign, type Campaign, type CampaignRow } from './mappers/crm.ts';
 import { actorName, invalidTransition } from './shared.ts';

@@ -7,8 +7,8 @@
 // read as empty (no intake records, no failed runs), never as an error.
 import { createHash } from 'node:crypto';
 import { and, asc, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
-import { executeRows, type Db } from '../runtime/db/client.ts';
-import { approvals, events, hubPublications, projects, reviews, tasks, touchpoints } from '../runtime/db/schema.ts';
+import { executeRows, type Db } from '../runtime/data/client.ts';
+import { approvals, events, hubPublications, projects, reviews, tasks, touchpoints } from '../runtime/data/schema.ts';
 import type { components } from '../generated/types.ts';
 import type { ClientRow } from './mappers/crm.ts';
 

@@ -2,9 +2,9 @@
 // rule 5): a client outside it is 404. Summary, health and readiness are computed from rows when
 // asked (handlers/client-standing.ts holds the formulas the contract records).
 import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
-import { clients, hubPublications } from '../runtime/db/schema.ts';
+import { clients, hubPublications } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { startNamePage } from '../runtime/paging.ts';
+import { startNamePage } from '../runtime/data/paging.ts';
 import { notFound, ProblemError } from '../runtime/problem-error.ts';
 import { listClientMemberships } from './memberships.ts';
 import { health, hubSnapshot, latestHub, launchReadiness, summary } from './client-standing.ts';

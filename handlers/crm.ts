@@ -7,11 +7,11 @@
 // 404 touching one; platform rows are written only by operators with every client in reach.
 // Every contact leaving the service goes through toContact (Policy.redactContact).
 import { and, eq, getTableColumns, ilike, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { accounts, clients, contacts, leads, opportunities, projects, touchpoints } from '../runtime/db/schema.ts';
-import { registerSubjectLoader } from '../runtime/approval-subjects.ts';
+import { accounts, clients, contacts, leads, opportunities, projects, touchpoints } from '../runtime/data/schema.ts';
+import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/ids.ts';
-import { pageKeyColumn, startNamePage, startPage } from '../runtime/paging.ts';
+import { newId } from '../runtime/data/ids.ts';
+import { pageKeyColumn, startNamePage, startPage } from '../runtime/data/paging.ts';
 import { insufficientScope } from '../runtime/problem-documents.ts';
 import { invalidField, notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 import {

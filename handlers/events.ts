@@ -1,10 +1,10 @@
-// events.*: the outbox read as a feed (events.list) and followed as SSE (events.stream, runtime/events-stream.ts).
-// Visibility through runtime/events-feed.ts: an OAuth operator sees its clients' and internal events;
+// events.*: the outbox read as a feed (events.list) and followed as SSE (events.stream, runtime/events/stream.ts).
+// Visibility through runtime/events/feed.ts: an OAuth operator sees its clients' and internal events;
 // client admins and every API key only their clients' events.
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { eventsAfter, seqOfVisibleEvent, startFeedPage, toFeedEvent, type FeedEvent } from '../runtime/events-feed.ts';
-import { openEventStream } from '../runtime/events-stream.ts';
-import { cutPage } from '../runtime/paging.ts';
+import { eventsAfter, seqOfVisibleEvent, startFeedPage, toFeedEvent, type FeedEvent } from '../runtime/events/feed.ts';
+import { openEventStream } from '../runtime/events/stream.ts';
+import { cutPage } from '../runtime/data/paging.ts';
 import { operationsById, service } from '../generated/registry.ts';
 import type { EventsHandlers } from '../generated/handlers/events.ts';
 import type { components } from '../generated/types.ts';

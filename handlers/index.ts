@@ -1,6 +1,6 @@
 // Every operation's handler, one family per file. The generated AllHandlers type makes a missing
 // operation a type error; operations nobody has written yet are notImplemented placeholders
-// (see runtime/not-implemented.ts; `svc lint` lists them).
+// (see runtime/pipeline/not-implemented.ts; `svc lint` lists them).
 import type { AllHandlers } from '../generated/handlers/index.ts';
 import { actionsHandlers } from './actions.ts';
 import { approvalsHandlers } from './approvals.ts';

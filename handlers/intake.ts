@@ -4,10 +4,10 @@
 // cannot race finalize. Tier 2 bodies (create, reopen_field, finalize) run as a pre-flight at
 // proposal time and again on approval: every check lives in the body.
 import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
-import { files, intakeRecords, projects } from '../runtime/db/schema.ts';
+import { files, intakeRecords, projects } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/ids.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { newId } from '../runtime/data/ids.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 import type { IntakeHandlers } from '../generated/handlers/intake.ts';
 import type { components } from '../generated/types.ts';

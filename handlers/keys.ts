@@ -1,16 +1,16 @@
 // keys.*: the calling operator's API keys (Authentication 7). Only a SHA-256 hash of a secret is
 // stored; the secret is minted only when keys.create or keys.rotate really runs (an approved
 // proposal), never in a dry run or the proposal's pre-flight (ctx.dryRun), and the pipeline
-// (runtime/secret-fields.ts) hands it to the causing credential once and seals or strips it
+// (runtime/auth/secret-fields.ts) hands it to the causing credential once and seals or strips it
 // everywhere else. Rotation and revocation NOTIFY every instance inside the transaction: PostgreSQL
 // delivers the notification at commit (never for a rollback), and each instance's key cache drops
 // the key at once.
 import { isIP } from 'node:net';
 import { and, eq, getTableColumns, inArray, isNull, type SQL } from 'drizzle-orm';
-import { apiKeys, clients } from '../runtime/db/schema.ts';
+import { apiKeys, clients } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/ids.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { newId } from '../runtime/data/ids.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound, type FieldError } from '../runtime/problem-error.ts';
 import { announceKeyChange } from '../runtime/auth/authenticate.ts';
 import { allowedByRole, API_KEY_MAX_LIFETIME_MS, keyExpiresAt, loadOwner, ownerReach } from '../runtime/auth/principal.ts';

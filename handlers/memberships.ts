@@ -6,23 +6,23 @@
 // Both writes are Tier 2: the bodies below run when a person approves the proposal (or, with
 // ctx.dryRun, as a plan that is rolled back). clients.memberships.list pages a client's memberships.
 //
-// The invitation e-mail is a row of the outbound-message outbox (runtime/outbox.ts), written in the
+// The invitation e-mail is a row of the outbound-message outbox (runtime/events/outbox.ts), written in the
 // approved write's transaction: a dry run or the proposal's pre-flight rolls it back with the rest,
 // a rejected proposal never runs the write, so nothing is queued or sent for them. With SVC_SMTP_URL
 // the delivery loop sends it (nodemailer); without it the row stays queued for the operator to see.
 import { and, eq, getTableColumns, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
-import { memberships, outboundMessages, users } from '../runtime/db/schema.ts';
-import type { Db } from '../runtime/db/client.ts';
+import { memberships, outboundMessages, users } from '../runtime/data/schema.ts';
+import type { Db } from '../runtime/data/client.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/ids.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { newId } from '../runtime/data/ids.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound, ProblemError } from '../runtime/problem-error.ts';
 import { announceKeyChange } from './keys.ts';
 import { iso } from './mappers/time.ts';
 import { actorName, invalidTransition, requireClient, validationFailed } from './shared.ts';
 import type { MembershipsHandlers } from '../generated/handlers/memberships.ts';
 import type { components } from '../generated/types.ts';
-import { notify, userByEmail } from '../runtime/notifications.ts';
+import { notify, userByEmail } from '../runtime/events/notifications.ts';
 
 type Schemas = components['schemas'];
 type Membership = Schemas['Membership'];

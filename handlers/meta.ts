@@ -3,7 +3,7 @@ import { operations, service } from '../generated/registry.ts';
 import type { MetaHandlers } from '../generated/handlers/meta.ts';
 import type { components } from '../generated/types.ts';
 import type { HandlerContext } from '../runtime/handler-types.ts';
-import { metaDeprecations } from '../runtime/deprecation.ts';
+import { metaDeprecations } from '../runtime/pipeline/deprecation.ts';
 
 type Meta = components['schemas']['Meta'];
 

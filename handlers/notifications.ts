@@ -1,11 +1,11 @@
 // notifications.list / notifications.read: the calling person's notifications (users.id of the
 // principal: an unbound API key reads its owner's; a service account is outside the audience).
-// They are written by the producers through runtime/notifications.ts, in their cause's transaction.
+// They are written by the producers through runtime/events/notifications.ts, in their cause's transaction.
 import { and, eq, getTableColumns, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
-import { notifications } from '../runtime/db/schema.ts';
+import { notifications } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { toNotification, type Notification } from '../runtime/notifications.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { toNotification, type Notification } from '../runtime/events/notifications.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound } from '../runtime/problem-error.ts';
 import type { NotificationsHandlers } from '../generated/handlers/notifications.ts';
 import type { components } from '../generated/types.ts';

@@ -6,9 +6,9 @@
 // (runtime/auth/authenticate.ts reads the grant on every token: no cache to clear); the change is
 // announced at commit so that open event streams re-check their principal at once.
 import { and, eq, getTableColumns, isNull, type SQL } from 'drizzle-orm';
-import { oauthClients, oauthGrants } from '../runtime/db/schema.ts';
+import { oauthClients, oauthGrants } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound } from '../runtime/problem-error.ts';
 import { announceKeyChange } from '../runtime/auth/authenticate.ts';
 import { iso } from './mappers/time.ts';

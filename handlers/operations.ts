@@ -3,14 +3,14 @@
 // proposal: the proposer's credential, since the approved write runs as its proposer). Keyed by
 // credential, not user: a bound key never sees its owner's operations, nor the owner the key's.
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
-import type { Db } from '../runtime/db/client.ts';
-import { executeRows } from '../runtime/db/client.ts';
-import { operations, pipelineRuns, pipelineSteps } from '../runtime/db/schema.ts';
+import type { Db } from '../runtime/data/client.ts';
+import { executeRows } from '../runtime/data/client.ts';
+import { operations, pipelineRuns, pipelineSteps } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/ids.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { newId } from '../runtime/data/ids.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound } from '../runtime/problem-error.ts';
-import { writePipelineEvent } from '../runtime/workers.ts';
+import { writePipelineEvent } from '../runtime/events/workers.ts';
 import type { OperationsHandlers } from '../generated/handlers/operations.ts';
 import type { components } from '../generated/types.ts';
 import { toOperation, type Operation, type OperationRow } from './mappers/operation.ts';

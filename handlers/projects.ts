@@ -2,10 +2,10 @@
 // Projects keep the client scope (rule 5). projects.create and projects.stage.advance are Tier 2:
 // the pipeline turns a call into a proposal and runs these bodies, as the proposer, once approved.
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { projects } from '../runtime/db/schema.ts';
+import { projects } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/ids.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { newId } from '../runtime/data/ids.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 import { nextStage, toProject, type Project, type ProjectRow, type ProjectStage, type ProjectStatus } from './mappers/project.ts';
 import { checkDate, checkIfMatch, invalidTransition, preconditionFailed, requireClient, validationFailed } from './shared.ts';

@@ -2,16 +2,16 @@
 // Visibility: the client scope (rule 5), and a client admin sees released reviews only (a draft or
 // ready review is 404 to it). Service accounts and operators see every status in their reach.
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { reviews } from '../runtime/db/schema.ts';
-import { registerSubjectLoader } from '../runtime/approval-subjects.ts';
+import { reviews } from '../runtime/data/schema.ts';
+import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound } from '../runtime/problem-error.ts';
 import { toReview, type Review, type ReviewRow } from './mappers/crm.ts';
 import { actorName, invalidTransition } from './shared.ts';
 import type { ReviewsHandlers } from '../generated/handlers/reviews.ts';
 import type { components } from '../generated/types.ts';
-import { clientAdminsHolding, notify } from '../runtime/notifications.ts';
+import { clientAdminsHolding, notify } from '../runtime/events/notifications.ts';
 
 type Schemas = components['schemas'];
 

@@ -1,7 +1,7 @@
 // search.query: one full-text query across every record the caller can read, best match first.
 //
 // Matching. Each searchable table keeps a tsvector the database computes (a STORED generated column,
-// GIN-indexed; runtime/db/schema.ts SEARCH_PARTS says which columns). The query text is cut into
+// GIN-indexed; runtime/data/schema.ts SEARCH_PARTS says which columns). The query text is cut into
 // lexemes by the same parser (to_tsvector('simple', query)), and every lexeme matches as a prefix
 // (`'lexeme':*`), all of them required: "onboard run" finds "Update the onboarding runbook". A query
 // with no lexeme (only punctuation) matches nothing.
@@ -9,7 +9,7 @@
 // Score. ts_rank_cd(vector, query, 32): cover density over A (titles, names) > B > C > D weights, with
 // normalisation 32 (rank / (rank + 1)), so every score lies in [0, 1); rounded to 6 decimals so the
 // cursor carries it exactly. Order: score desc, then id and type ascending (byte order, the same on
-// PGlite and PostgreSQL). Cursor: keyset on that triple (runtime/paging.ts startScorePage).
+// PGlite and PostgreSQL). Cursor: keyset on that triple (runtime/data/paging.ts startScorePage).
 // Snippet: ts_headline (plain text) of the matched text beside the title (a description, summary,
 // company…) when that matches, else of the title; computed for the page's rows only.
 //
@@ -25,7 +25,7 @@
 //   snippet come from the job title; name, e-mail and phone are neither matched nor shown.
 import { and, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { executeRows } from '../runtime/db/client.ts';
+import { executeRows } from '../runtime/data/client.ts';
 import {
   accounts,
   campaigns,
@@ -40,9 +40,9 @@ import {
   SEARCH_PARTS,
   searchTextSql,
   tasks,
-} from '../runtime/db/schema.ts';
+} from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { startScorePage } from '../runtime/paging.ts';
+import { startScorePage } from '../runtime/data/paging.ts';
 import { searchHitTypeValues, type SearchHitType } from '../generated/contract.ts';
 import type { SearchHandlers } from '../generated/handlers/search.ts';
 import type { components } from '../generated/types.ts';

@@ -1,13 +1,13 @@
 // Small helpers the handler families share.
 import { eq, inArray } from 'drizzle-orm';
-import type { Db } from '../runtime/db/client.ts';
-import { clients, users } from '../runtime/db/schema.ts';
-import { etagMatches, requireIfMatch } from '../runtime/etag.ts';
+import type { Db } from '../runtime/data/client.ts';
+import { clients, users } from '../runtime/data/schema.ts';
+import { etagMatches, requireIfMatch } from '../runtime/pipeline/etag.ts';
 import type { HandlerContext } from '../runtime/handler-types.ts';
 import { invalidField, notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 
 /** 428 without If-Match, 412 when it does not match the current ETag (strong comparison). */
-/** If-Match against the resource's current ETag: 428 when missing (runtime/etag.ts requireIfMatch, the one rule), 412 when stale. */
+/** If-Match against the resource's current ETag: 428 when missing (runtime/pipeline/etag.ts requireIfMatch, the one rule), 412 when stale. */
 export function checkIfMatch(ctx: HandlerContext, currentEtag: string): void {
   const ifMatch = requireIfMatch(ctx.operationId, ctx.ifMatch);
   if (!etagMatches(ifMatch, currentEtag)) throw preconditionFailed(currentEtag);

@@ -2,13 +2,13 @@
 // Visibility always through ctx.policy (rules 1, 2, 4): an operator reaches internal tasks whatever
 // its client scope; a client admin or service account never does (404).
 import { and, arrayContains, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../runtime/db/client.ts';
-import { projects, taskComments, tasks, users } from '../runtime/db/schema.ts';
+import type { Db } from '../runtime/data/client.ts';
+import { projects, taskComments, tasks, users } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/ids.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { newId } from '../runtime/data/ids.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { invalidField, notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
-import { notify } from '../runtime/notifications.ts';
+import { notify } from '../runtime/events/notifications.ts';
 import {
   assigneeSet,
   toTask,
@@ -74,7 +74,7 @@ async function clientAdminsOnInternal(db: Db, clientId: string | null, refs: { p
   return refs.filter((r) => set.has(r.id)).map((r) => ({ pointer: r.pointer, message: 'is a client admin, who cannot be assigned to an internal task' }));
 }
 
-/** task_assigned to each named user (runtime/notifications.ts: never the actor, only people who reach the task). */
+/** task_assigned to each named user (runtime/events/notifications.ts: never the actor, only people who reach the task). */
 async function notifyAssigned(ctx: HandlerContext, task: Task, userIds: readonly string[]): Promise<void> {
   await notify(
     ctx.db,

@@ -14,11 +14,11 @@
 // API key only the proposals it made itself. A clientId filter outside the scope, a project or a
 // task out of reach answer 404 (taskId: the spec's "tasks.timeline").
 import { eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { executeRows } from '../runtime/db/client.ts';
-import { projects, tasks } from '../runtime/db/schema.ts';
+import { executeRows } from '../runtime/data/client.ts';
+import { projects, tasks } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { isPerson } from '../runtime/approvals.ts';
-import { startPage } from '../runtime/paging.ts';
+import { isPerson } from '../runtime/pipeline/approvals.ts';
+import { startPage } from '../runtime/data/paging.ts';
 import { notFound } from '../runtime/problem-error.ts';
 import type { TimelineHandlers } from '../generated/handlers/timeline.ts';
 import type { components } from '../generated/types.ts';

@@ -1,21 +1,21 @@
 // webhooks.*: endpoints that receive signed event deliveries (Standard Webhooks), their secrets and
-// delivery history. Sending lives in runtime/webhooks/ (the worker, signing, the SSRF guard).
+// delivery history. Sending lives in runtime/events/webhooks/ (the worker, signing, the SSRF guard).
 //
 // Who manages what: an endpoint bound to a client is managed by whoever reaches that client (an
 // operator in scope, the client's admins); an unbound endpoint (clientId null, operators only) by
 // its owner and by operators with every client. Anything else is 404.
 import { and, eq, getTableColumns, inArray, isNull, or, gt, type SQL } from 'drizzle-orm';
-import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookSecrets } from '../runtime/db/schema.ts';
-import { etagFor } from '../runtime/etag.ts';
-import { lastSeq } from '../runtime/events-feed.ts';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookSecrets } from '../runtime/data/schema.ts';
+import { etagFor } from '../runtime/pipeline/etag.ts';
+import { lastSeq } from '../runtime/events/feed.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/ids.ts';
-import { pageKeyColumn, startPage } from '../runtime/paging.ts';
+import { newId } from '../runtime/data/ids.ts';
+import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { invalidField, notFound } from '../runtime/problem-error.ts';
-import { sealSecret } from '../runtime/secret-fields.ts';
-import { recordAttempt, secretPurpose, send, validSecrets, type DeliveryRow, type EndpointRow } from '../runtime/webhooks/deliveries.ts';
-import { newWebhookSecret } from '../runtime/webhooks/signing.ts';
-import { webhookUrlProblem } from '../runtime/webhooks/ssrf.ts';
+import { sealSecret } from '../runtime/auth/secret-fields.ts';
+import { recordAttempt, secretPurpose, send, validSecrets, type DeliveryRow, type EndpointRow } from '../runtime/events/webhooks/deliveries.ts';
+import { newWebhookSecret } from '../runtime/events/webhooks/signing.ts';
+import { webhookUrlProblem } from '../runtime/events/webhooks/ssrf.ts';
 import { limits } from '../generated/contract.ts';
 import { checkIfMatch, invalidTransition, requireClient } from './shared.ts';
 import type { WebhooksHandlers } from '../generated/handlers/webhooks.ts';

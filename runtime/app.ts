@@ -4,33 +4,32 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { Hono, type Context } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { createAuthenticator, credentialInUrl, type Authenticator } from './auth/authenticate.ts';
-import { auditEntry, Auditor, failedWith } from './audit.ts';
-import { purgeExpiredIdempotency } from './idempotency.ts';
-import { purgeExpiredAudit } from './audit-retention.ts';
+import { auditEntry, Auditor, failedWith } from './pipeline/audit.ts';
+import { purgeExpiredIdempotency } from './pipeline/idempotency.ts';
+import { purgeExpiredAudit } from './pipeline/audit-retention.ts';
 import type { Config } from './config.ts';
 import type { McpToolDef, OperationDef, RouteDef } from './contract-types.ts';
 import type { Service } from '../generated/registry.ts';
-import type { Database } from './db/client.ts';
-import { mountDocuments } from './documents.ts';
+import type { Database } from './data/client.ts';
+import { mountDocuments } from './portal/documents.ts';
 import { mountPortal, portalOidcFromEnv, type PortalOidcConfig } from './portal/index.ts';
 import type { Principal } from './handler-types.ts';
-import { clientIp, commonHeaders, credentialKey, limitCredential, RateLimiter, settleDecision } from './headers/index.ts';
-import type { CredentialLimiter } from './headers/shared-rate-limit.ts';
-import { lazyRedisCredentialLimiter } from './lazy-credential-limiter.ts';
-import { MCP_PATH, mountMcpLazily } from './lazy-mcp.ts';
+import { clientIp, commonHeaders, credentialKey, limitCredential, RateLimiter, settleDecision } from './http/headers/index.ts';
+import type { CredentialLimiter } from './http/headers/shared-rate-limit.ts';
+import { lazyRedisCredentialLimiter } from './http/headers/lazy-credential-limiter.ts';
+import { MCP_PATH, mountMcpLazily } from './mcp/lazy.ts';
 import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecutor } from './pipeline/executor.ts';
-import type { AppEnv, RequestAuthenticator } from './app-env.ts';
+import type { AppEnv, RequestAuthenticator } from './http/app-env.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
 import { ProblemError } from './problem-error.ts';
 import { isUnexpected, problemBody } from './problem-documents.ts';
-import { mountRest, notFoundHandler } from './rest/index.ts';
-import { problemResponse } from './rest/problem-response.ts';
-import { rewriteRequestPath } from './route-path.ts';
+import { mountRest, notFoundHandler } from './http/rest/index.ts';
+import { problemResponse } from './http/rest/problem-response.ts';
+import { rewriteRequestPath } from './http/route-path.ts';
 import { familyDescriptions, redactedFieldNames } from '../generated/registry.ts';
-import { createSecretFields, type SecretPointers } from './secret-fields.ts';
-import type { PipelineDefinition } from './workers.ts';
-import type { IntakeTemplates } from './seed-activity.ts';
-import { errorSummary, logLine, setLogRedactions, stderrLog } from './log.ts';
+import { createSecretFields, type SecretPointers } from './auth/secret-fields.ts';
+import type { PipelineDefinition } from './events/workers.ts';
+import { errorSummary, logLine, setLogRedactions, stderrLog } from './observability/log.ts';
 import { mountFileRoutes, type UploadTimeouts } from './files/routes.ts';
 import { S3FileStore } from './files/s3-store.ts';
 import { LocalFileStore, type FileStore } from './files/store.ts';
@@ -39,6 +38,11 @@ import { PROJECT_ROOT } from './project-root.ts';
 import { metrics, tracing } from './observability/index.ts';
 import { routeResolver, tracedExecutor, tracedHandlers, tracedValidators } from './observability/app-hooks.ts';
 import { createReadiness, type Readiness } from './observability/health.ts';
+
+/** Intake templates by name: each field's key, label, type, whether it is required, and its choices. */
+export type IntakeTemplates = Readonly<
+  Record<string, readonly { key: string; label: string; type: string; required: boolean; choices?: readonly string[] }[]>
+>;
 
 export interface Registry {
   service: Service;
@@ -66,7 +70,7 @@ export interface CreateAppOptions {
   registry: Registry;
   /** Default limits.rateLimitPerMinute a minute. */
   rateLimit?: { limit?: number; windowSeconds?: number };
-  /** Log lines (runtime/log.ts: one JSON object each, never a body, a bound value or a secret); default stderr. */
+  /** Log lines (runtime/observability/log.ts: one JSON object each, never a body, a bound value or a secret); default stderr. */
   log?: (message: string) => void;
   now?: () => Date;
   /** How an approval's proposer is rebuilt at approval time (default: from the database). */
@@ -281,7 +285,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     maxJsonDepth: service.limits.maxJsonDepth,
     spendRateLimit: (c, principal, units) => limitPrincipal(c, principal, units),
     dynamic: { tools: service.mcpDynamicTools, searchMaxResults: service.limits.mcpSearchMaxResults, familyDescriptions },
-    // The documents an agent orients itself with, at their own addresses (runtime/documents.ts serves the same bytes).
+    // The documents an agent orients itself with, at their own addresses (runtime/portal/documents.ts serves the same bytes).
     resources: [
       {
         uri: `${config.baseUrl}/v1/agent-guide.md`,
@@ -333,7 +337,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
   });
 
   // Expired idempotency records are swept every 10 minutes (lookups already ignore them), and audit
-  // rows past SVC_AUDIT_RETENTION_DAYS (runtime/audit-retention.ts).
+  // rows past SVC_AUDIT_RETENTION_DAYS (runtime/pipeline/audit-retention.ts).
   const sweep = setInterval(() => {
     purgeExpiredIdempotency(database.db).catch((err: Error) => log(logLine('error', 'idempotency_sweep_failed', { error: errorSummary(err) })));
     purgeExpiredAudit(database.db, config.auditRetentionDays).catch((err: Error) => log(logLine('error', 'audit_sweep_failed', { error: errorSummary(err) })));

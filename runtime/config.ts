@@ -1,6 +1,6 @@
 // Environment -> configuration, read once at start. Every variable is documented in the README.
 import { observabilityConfigFrom, type ObservabilityConfig } from './observability/config.ts';
-import { auditRetentionDays } from './audit-retention.ts';
+import { auditRetentionDays } from './pipeline/audit-retention.ts';
 
 export interface Config {
   port: number;

@@ -48,7 +48,7 @@ export interface RouteDef {
   method: HttpMethod;
   /** Contract path, e.g. /v1/tasks/{task_id}:complete. */
   path: string;
-  /** Hono path from toRouterPath (runtime/route-path.ts), e.g. /v1/tasks/:task_id/~complete. */
+  /** Hono path from toRouterPath (runtime/http/route-path.ts), e.g. /v1/tasks/:task_id/~complete. */
   routerPath: string;
 }
 

@@ -1,30 +1,13 @@
 // What a handler body receives. Handlers are typed by generated/handlers/<family>.ts, which
 // import these types; everything a handler must not re-implement (auth, scopes, validation,
 // tiers, idempotency, dry-run, If-Match presence, audit, headers) happens before it runs.
-import type { PrincipalKind } from './contract-types.ts';
-import type { Db } from './db/client.ts';
-import type { approvals } from './db/schema.ts';
-import type { Policy } from './policy.ts';
+import type { Db } from './data/client.ts';
+import type { approvals } from './data/schema.ts';
+import type { Policy } from './auth/policy.ts';
 import type { ProblemDocument } from './problem-documents.ts';
+import type { Principal } from './auth/principal-type.ts';
 
-export interface Principal {
-  kind: PrincipalKind;
-  /** The acting user's id (for an API key: its owner's). */
-  id: string;
-  loginMethod: 'api_key' | 'oauth';
-  /** API key id, or the OAuth grant/token id. Never a secret. */
-  credentialId: string;
-  /** Live role label of the acting user (owner, admin, operator, viewer, or a membership role). */
-  role: string;
-  /** Effective scopes: granted ∩ what the live role allows. */
-  scopes: ReadonlySet<string>;
-  /** Clients in reach: all (operators without a client binding) or the listed ones. */
-  clientScope: { all: boolean; clientIds: readonly string[] };
-  /** OAuth client id when loginMethod is oauth. */
-  oauthClientId: string | null;
-  /** When the credential stops working, if it is known when it authenticates (an access token's exp). */
-  expiresAt?: Date | null;
-}
+export type { Principal };
 
 export interface EventSubject {
   /** Client the event concerns; null for internal records. Used to filter feeds and webhooks. */
@@ -50,7 +33,7 @@ export interface HandlerContext {
   /** Records an event in the outbox (same transaction): feed, SSE and webhooks read it from there. */
   emit(type: string, subject: EventSubject, data: Record<string, unknown>): Promise<void>;
   /**
-   * Opens the sealed secrets of an operation's stored result (runtime/secret-fields.ts). Only for the
+   * Opens the sealed secrets of an operation's stored result (runtime/auth/secret-fields.ts). Only for the
    * credential that caused them (approvals.get shows a proposer its approved write's answer).
    */
   openSecrets(operationId: string, stored: unknown): unknown;
@@ -62,7 +45,7 @@ export interface HandlerContext {
   runAsProposer(row: ApprovalRow): Promise<ApprovedWriteOutcome>;
 }
 
-/** A stored proposal (runtime/db/schema.ts approvals). */
+/** A stored proposal (runtime/data/schema.ts approvals). */
 export type ApprovalRow = typeof approvals.$inferSelect;
 
 /** What an approved write did: its result, or the problem it failed with. */

@@ -1,5 +1,5 @@
 // The problem catalogue at run time: ProblemError (or anything thrown) -> RFC 9457 document.
-// Shared by REST (runtime/rest) and MCP (runtime/mcp): both render the same members, MCP as an
+// Shared by REST (runtime/http/rest) and MCP (runtime/mcp): both render the same members, MCP as an
 // isError tool result, REST as application/problem+json.
 //
 // The catalogue is the contract's (generated/contract.ts, compiled from svc.yaml); the runtime keeps

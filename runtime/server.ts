@@ -2,23 +2,22 @@
 // follows the port actually bound (unless SVC_BASE_URL set one).
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp, fileStoreFor, type CreateAppOptions, type Registry, type SvcApp } from './app.ts';
-import type { SeedActivityOptions } from './seed-activity.ts';
+import { createApp, type CreateAppOptions, type Registry, type SvcApp } from './app.ts';
 import type { Config } from './config.ts';
-import { openDatabase, type Database } from './db/client.ts';
-import { answerClientErrors } from './headers/client-error.ts';
-import { newRequestId } from './headers/trace.ts';
+import { openDatabase, type Database } from './data/client.ts';
+import { answerClientErrors } from './http/headers/client-error.ts';
+import { newRequestId } from './http/headers/trace.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody, problemHeaders } from './problem-documents.ts';
 import { ProblemError } from './problem-error.ts';
-import { errorSummary, logLine, stderrLog } from './log.ts';
-import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.ts';
-import { startEventHub } from './events-stream.ts';
+import { errorSummary, logLine, stderrLog } from './observability/log.ts';
+import { startWebhookWorker, type WebhookWorker } from './events/webhooks/worker.ts';
+import { startEventHub } from './events/stream.ts';
 import type { Limits } from '../generated/contract.ts';
-import { startPipelineWorker, type Worker } from './workers.ts';
+import { startPipelineWorker, type Worker } from './events/workers.ts';
 import { startObservability, type Observability } from './observability/start.ts';
 import { LIVE_PATH, livenessResponse } from './observability/health.ts';
 
-/** What `svc seed --json` prints (runtime/seed.ts). */
+/** What `svc seed --json` prints (demo/seed.ts). */
 export interface SeedCredentials {
   operatorKey: string;
   serviceKey: string;
@@ -30,29 +29,17 @@ export interface SeedCredentials {
   [more: string]: unknown;
 }
 
-type SeedFn = (database: Database, options: { baseUrl: string; activity?: SeedActivityOptions }) => Promise<SeedCredentials>;
-
-/** Seeds the demo workspace with its activity (runs executed by the registry's pipelines, the census file in the configured store). */
-export async function seedDemoWorkspace(database: Database, config: Config, registry: Pick<Registry, 'pipelines' | 'intakeTemplates'> | null, baseUrl = config.baseUrl): Promise<SeedCredentials> {
-  const fileStore = fileStoreFor(config);
-  try {
-    return await (await loadSeed())(database, { baseUrl, activity: { pipelines: registry?.pipelines ?? [], fileStore, intakeTemplates: registry?.intakeTemplates } });
-  } finally {
-    fileStore.close?.();
-  }
-}
-
-/** runtime/seed.ts, loaded when needed. */
-export async function loadSeed(): Promise<SeedFn> {
-  const mod = (await import('./seed.ts')) as unknown as { seed: SeedFn };
-  return mod.seed;
-}
-
 /** True when the database holds no users yet (a fresh workspace). */
 export async function isEmptyWorkspace(database: Database): Promise<boolean> {
   const [row] = await database.execute<{ n: number | string }>('select count(*) as n from users');
   return Number(row?.n ?? 0) === 0;
 }
+
+/**
+ * Seeds the demo workspace (demo/workspace.ts seedDemoWorkspace): the library holds no demo data, so whoever
+ * wants the demo passes its seeder.
+ */
+export type DemoSeeder = (database: Database, config: Config, registry: Registry, baseUrl: string) => Promise<SeedCredentials>;
 
 export interface StartServerOptions {
   config: Config;
@@ -62,7 +49,7 @@ export interface StartServerOptions {
    * Seed the demo workspace: created when the database is empty; on an existing one the seed is
    * idempotent and only issues fresh demo keys (a key secret cannot be shown twice).
    */
-  seedDemo?: boolean;
+  seedDemo?: DemoSeeder;
   /** An already open database (tests); otherwise opened from config and closed with the server. */
   database?: Database;
   /** Bind address; default 0.0.0.0 (127.0.0.1 for tests). */
@@ -165,7 +152,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     let seededFresh = false;
     if (options.seedDemo) {
       seededFresh = await isEmptyWorkspace(database);
-      credentials = await seedDemoWorkspace(database, config, options.registry, baseUrl);
+      credentials = await options.seedDemo(database, config, options.registry, baseUrl);
     }
     observability = await observing;
     database = observability.database;
@@ -202,7 +189,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // outbox.ts (nodemailer) is loaded only then.
     const { smtpUrl, smtpFrom } = config;
     const delivery = smtpUrl
-      ? await import('./outbox.ts').then(({ mailSender, startDeliveryLoop }) =>
+      ? await import('./events/outbox.ts').then(({ mailSender, startDeliveryLoop }) =>
           startDeliveryLoop(database, mailSender(smtpUrl, smtpFrom), { log: options.app?.log ?? stderrLog }),
         )
       : null;

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { openDatabase } from '../runtime/db/client.ts';
+import { openDatabase } from '../runtime/data/client.ts';
 import { loadStats, runLoad, seedDemo, type LoadStats } from './bench-load.ts';
 
 const BIN = new URL('../bin/svc.js', import.meta.url).pathname;

@@ -40,14 +40,14 @@ proto.transaction = function (this: unknown, fn: unknown) {
   }) as Promise<unknown>).finally(() => note('COMMIT / ROLLBACK'));
 };
 
-const { openDatabase } = await import('../runtime/db/client.ts');
+const { openDatabase } = await import('../runtime/data/client.ts');
 const { loadConfig } = await import('../runtime/config.ts');
 const { startServer } = await import('../runtime/server.ts');
 const { svcRegistry } = await import('../bin/wiring.ts');
 const dir = mkdtempSync(join(tmpdir(), 'svc-writes-'));
 const config = loadConfig({ ...process.env, DATABASE_URL: '', SVC_DATA_DIR: dir, PORT: '0', SVC_RATE_LIMIT_PER_MINUTE: '1000000', SVC_WORKERS: 'false' }, {});
 const database = await openDatabase({ databaseUrl: null, dataDir: dir });
-const running = await startServer({ config, registry: svcRegistry(), database, seedDemo: true, hostname: '127.0.0.1', webhookWorker: false });
+const running = await startServer({ config, registry: svcRegistry(), database, seedDemo: (await import('../demo/workspace.ts')).seedDemoWorkspace, hostname: '127.0.0.1', webhookWorker: false });
 const headers = { authorization: `Bearer ${running.credentials!.operatorKey}`, 'content-type': 'application/json' };
 const clientId = running.credentials!.clientId;
 const n = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 50);

@@ -109,7 +109,7 @@ export async function listsAtScale(options: ListsAtScaleOptions): Promise<ListsA
     if (options.print) console.log(s);
   };
   const { freshPostgresDatabase } = await import('../test/support/db.ts');
-  const { openDatabase } = await import('../runtime/db/client.ts');
+  const { openDatabase } = await import('../runtime/data/client.ts');
   const { loadConfig } = await import('../runtime/config.ts');
   const { startServer } = await import('../runtime/server.ts');
   const { svcRegistry } = await import('../bin/wiring.ts');
@@ -130,7 +130,7 @@ export async function listsAtScale(options: ListsAtScaleOptions): Promise<ListsA
         { ...process.env, DATABASE_URL: fresh.url, PORT: '0', SVC_RATE_LIMIT_PER_MINUTE: '100000000', SVC_WORKERS: 'false', SVC_VALIDATE_RESPONSES: 'true' },
         {},
       );
-      server = await startServer({ config, registry, database, seedDemo: true, hostname: '127.0.0.1', webhookWorker: false });
+      server = await startServer({ config, registry, database, seedDemo: (await import('../demo/workspace.ts')).seedDemoWorkspace, hostname: '127.0.0.1', webhookWorker: false });
       const creds = server.credentials!;
       keys = { operatorKey: creds.operatorKey, serviceKey: creds.serviceKey };
 

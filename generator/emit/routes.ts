@@ -1,5 +1,5 @@
 // generated/routes.ts: the Hono route table, static routes before parametrised ones.
-import { toRouterPath } from '../../runtime/route-path.ts';
+import { toRouterPath } from '../../runtime/http/route-path.ts';
 import type { RouteDef } from '../../runtime/contract-types.ts';
 import type { Model } from '../model.ts';
 import { byString, literal, TS_HEADER } from './format.ts';

@@ -256,7 +256,7 @@ const entry = (id: string) => `'${id}': notImplemented('${id}'),`;
 export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
   const report: ScaffoldReport = { created: [], updated: [], errors: [], stale: [], importRemoved: [] };
   const known = new Set(options.contractOps.map((op) => op.id));
-  const spec = options.notImplementedImport ?? '../runtime/not-implemented.ts';
+  const spec = options.notImplementedImport ?? '../runtime/pipeline/not-implemented.ts';
   const byFamily = new Map<string, string[]>();
   for (const op of options.contractOps) byFamily.set(op.family, [...(byFamily.get(op.family) ?? []), op.id]);
   const newFamilies: string[] = [];
@@ -406,7 +406,7 @@ export async function listUnimplemented(
 ): Promise<{ placeholders: string[]; missing: string[] }> {
   const index = path.resolve(options.handlersIndex ?? 'handlers/index.ts');
   const mod = (await importSource(pathToFileURL(index).href)) as { handlers?: Record<string, unknown> };
-  const { unimplementedOperations } = (await import('../../runtime/not-implemented.ts')) as typeof import('../../runtime/not-implemented.ts');
+  const { unimplementedOperations } = (await import('../../runtime/pipeline/not-implemented.ts')) as typeof import('../../runtime/pipeline/not-implemented.ts');
   const handlers = mod.handlers ?? {};
   const placeholders = unimplementedOperations(handlers);
   let missing: string[] = [];

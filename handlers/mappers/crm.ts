@@ -13,8 +13,8 @@ import type {
   opportunities,
   reviews,
   touchpoints,
-} from '../../runtime/db/schema.ts';
-import type { Policy } from '../../runtime/policy.ts';
+} from '../../runtime/data/schema.ts';
+import type { Policy } from '../../runtime/auth/policy.ts';
 import { iso } from './time.ts';
 
 type Schemas = components['schemas'];

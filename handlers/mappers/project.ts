@@ -1,7 +1,7 @@
 // projects rows -> the contract's Project resource.
 import type { components } from '../../generated/types.ts';
-import type { projects } from '../../runtime/db/schema.ts';
-import { etagFor } from '../../runtime/etag.ts';
+import type { projects } from '../../runtime/data/schema.ts';
+import { etagFor } from '../../runtime/pipeline/etag.ts';
 import { iso } from './time.ts';
 
 export type ProjectRow = typeof projects.$inferSelect;

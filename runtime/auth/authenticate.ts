@@ -54,8 +54,8 @@ import { BlockList, isIP } from 'node:net';
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { apiKeys, oauthClients, oauthGrants, users } from '../db/schema.ts';
+import type { Db } from '../data/client.ts';
+import { apiKeys, oauthClients, oauthGrants, users } from '../data/schema.ts';
 import type { Principal } from '../handler-types.ts';
 import { ProblemError } from '../problem-error.ts';
 import { KeySetCache, KEY_SET_DEFAULTS } from './key-set.ts';
@@ -67,7 +67,7 @@ export const KEY_REVOKED_CHANNEL = 'svc_key_revoked';
 /**
  * What moves whenever KEY_REVOKED_CHANNEL would be notified (a key created, rotated, revoked or
  * expired early; a membership changed; an OAuth grant revoked; a user disabled or enabled): polled
- * instead of LISTEN behind a transaction pooler without DATABASE_DIRECT_URL (runtime/db/notifications.ts).
+ * instead of LISTEN behind a transaction pooler without DATABASE_DIRECT_URL (runtime/data/notifications.ts).
  * Aggregates over small tables (credentials and memberships, not the per-write ones).
  */
 export const KEY_CHANGES_WATERMARK = sql`select concat_ws('|',

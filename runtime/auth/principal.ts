@@ -1,10 +1,10 @@
 // Who a credential acts as: the rules that turn a user, its live role and memberships, and a
 // credential's grant into a Principal. Used when a request authenticates (authenticate.ts) and
-// again when an approved proposal runs as its proposer (runtime/approvals.ts), so both apply the
+// again when an approved proposal runs as its proposer (runtime/pipeline/approvals.ts), so both apply the
 // same rules: effective scopes = granted ∩ what the live role allows (visibility rule 6).
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
-import { memberships, users } from '../db/schema.ts';
+import type { Db } from '../data/client.ts';
+import { memberships, users } from '../data/schema.ts';
 import type { Principal } from '../handler-types.ts';
 import { limits } from '../../generated/contract.ts';
 

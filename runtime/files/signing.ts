@@ -3,11 +3,11 @@
 // first use, so every process sharing the database verifies the same URLs). The query parameters
 // are `expires` and `signature` (never `token` or `key`, which the API reads as a credential in a
 // URL). The URLs are bearer secrets: the contract marks them x-svc-secret, so the runtime keeps
-// them out of audit, logs, previews and events (runtime/secret-fields.ts).
+// them out of audit, logs, previews and events (runtime/auth/secret-fields.ts).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
-import { settings } from '../db/schema.ts';
+import type { Db } from '../data/client.ts';
+import { settings } from '../data/schema.ts';
 
 export const FILE_URL_SECRET_SETTING = 'file_url_secret';
 export const UPLOAD_PATH = '/uploads';

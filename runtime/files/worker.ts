@@ -11,9 +11,9 @@
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, lt, ne } from 'drizzle-orm';
 import { limits } from '../../generated/contract.ts';
-import type { Database, Db } from '../db/client.ts';
-import { extractions, files, intakeRecords, operations, uploads } from '../db/schema.ts';
-import { errorSummary, logLine } from '../log.ts';
+import type { Database, Db } from '../data/client.ts';
+import { extractions, files, intakeRecords, operations, uploads } from '../data/schema.ts';
+import { errorSummary, logLine } from '../observability/log.ts';
 import { extractValues, UnreadableDocument, type ExtractFieldDef } from './extract.ts';
 import type { FileStore } from './store.ts';
 

@@ -18,7 +18,7 @@ import type { McpDynamicRole, McpDynamicToolDef } from '../contract-types.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
 import { invalidField, ProblemError, validationFailed } from '../problem-error.ts';
 import { ToolSearch, type SearchDocument } from './search.ts';
-import type { ToolEntry } from './index.ts';
+import type { ToolEntry } from './tool-entry.ts';
 
 // ajv-formats is CommonJS whose module.exports is the function (NodeNext types see only .default).
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as typeof addFormatsModule.default;

@@ -29,17 +29,20 @@ import type { McpDynamicToolDef, McpToolDef, OperationDef } from '../contract-ty
 import type { Config } from '../config.ts';
 import type { Principal } from '../handler-types.ts';
 import type { Call, CallResult, Controls, Executor } from '../pipeline/types.ts';
-import type { AppEnv, RequestAuthenticator } from '../app-env.ts';
+import type { AppEnv, RequestAuthenticator } from '../http/app-env.ts';
 import { ProblemError, validationFailed, type FieldError } from '../problem-error.ts';
-import { readLimitedBody } from '../rest/input.ts';
+import { readLimitedBody } from '../http/rest/input.ts';
 import { switchedOff } from '../pipeline/access.ts';
 import { parseStrictJson } from '../pipeline/json.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, JsonRpcError, invalidRequest, resolveCall, takeToolCalls, type TakenCall } from './jsonrpc.ts';
 import { isUnexpected, problemBody as defaultProblemBody, problemHeaders, PROBLEM_MEDIA_TYPE, type ProblemDocument } from '../problem-documents.ts';
-import { errorSummary, logLine, stderrLog } from '../log.ts';
+import { errorSummary, logLine, stderrLog } from '../observability/log.ts';
 import { createDynamicMode, type DynamicCall } from './dynamic.ts';
 import { resourceTable, serveResources, type McpResource } from './resources.ts';
 import { metrics } from '../observability/index.ts';
+import type { ToolEntry } from './tool-entry.ts';
+
+export type { ToolEntry };
 
 export const MCP_PATH = '/mcp';
 
@@ -66,7 +69,7 @@ export interface McpDeps {
   protocolVersions: readonly string[];
   /** serverInfo.version: the contract version (service.contractVersion). */
   serverVersion: string;
-  /** Log lines (runtime/log.ts logLine); default stderr. */
+  /** Log lines (runtime/observability/log.ts logLine); default stderr. */
   log?: (message: string) => void;
   /** Largest JSON-RPC body accepted (413 payload_too_large beyond): limits.requestBodyMaxBytes, as REST. */
   maxBodyBytes: number;
@@ -97,14 +100,6 @@ const MODES: readonly McpMode[] = ['static', 'dynamic'];
 
 /** Levels a tool's arguments sit below the top of a JSON-RPC body: [batch,] message, params. */
 const ENVELOPE_DEPTH = 3;
-
-/** One callable tool name (the canonical `svc.x.y` or its underscore alias). */
-export interface ToolEntry {
-  name: string;
-  def: McpToolDef;
-  op: OperationDef;
-  alias: boolean;
-}
 
 const CONTROL_NAMES = ['idempotencyKey', 'ifMatch', 'dryRun'] as const;
 

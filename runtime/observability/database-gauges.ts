@@ -1,8 +1,8 @@
 // The database-wide gauges, read when Prometheus scrapes (never on the request path): three small
 // queries, each answered from an index (approvals_pending, webhook_deliveries_due, the events seq key).
 // Every process on one database reads the same values; dashboards take max() over the instances.
-import type { Database } from '../db/client.ts';
-import { FANOUT_SETTING } from '../webhooks/deliveries.ts';
+import type { Database } from '../data/client.ts';
+import { FANOUT_SETTING } from '../events/webhooks/deliveries.ts';
 
 export interface DatabaseGauges {
   /** Proposals waiting for a decision and not expired, by tier ("2", "3"). */

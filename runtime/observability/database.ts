@@ -4,7 +4,7 @@
 // each transaction's wait (from asking for it to its function starting, i.e. a free connection plus
 // BEGIN; on PGlite, its turn on the one connection), how long it ran, and how many transactions are
 // waiting or holding a connection right now. Queries outside a transaction (reads) are not counted.
-import type { Database, Db } from '../db/client.ts';
+import type { Database, Db } from '../data/client.ts';
 import { inSpan, metrics } from './index.ts';
 
 /** Transactions of this process now (read by the svc_db_transactions gauge at scrape time). */

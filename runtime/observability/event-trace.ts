@@ -2,8 +2,8 @@
 // read back when a webhook worker delivers the event: its attempt span then joins the trace of the
 // request that emitted it. With tracing off nothing is read.
 import { eq } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
-import { events } from '../db/schema.ts';
+import type { Db } from '../data/client.ts';
+import { events } from '../data/schema.ts';
 import { tracing } from './index.ts';
 
 export async function eventTraceparent(db: Db, eventId: string): Promise<string | null> {

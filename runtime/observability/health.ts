@@ -4,12 +4,12 @@
 //   (and /health)         process's workers have started (not yet, or stopping: 503 unavailable)
 // The readiness answer names each check, so an operator sees which one failed.
 import type { Context } from 'hono';
-import type { AppEnv } from '../app-env.ts';
-import type { Database } from '../db/client.ts';
-import { MIGRATIONS_FOLDER } from '../db/client.ts';
-import { migrationsPending } from '../db/migrations-pending.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import type { Database } from '../data/client.ts';
+import { MIGRATIONS_FOLDER } from '../data/client.ts';
+import { migrationsPending } from '../data/migrations-pending.ts';
 import { ProblemError } from '../problem-error.ts';
-import { problemResponse } from '../rest/problem-response.ts';
+import { problemResponse } from '../http/rest/problem-response.ts';
 
 export const LIVE_PATH = '/v1/health/live';
 

@@ -7,7 +7,7 @@
 // Metrics and traces are per process (as Prometheus and OpenTelemetry see a process): these are
 // module-level switches, not per app.
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../app-env.ts';
+import type { AppEnv } from '../http/app-env.ts';
 import type { CallResult } from '../pipeline/types.ts';
 
 export type Transport = 'rest' | 'mcp';
@@ -101,7 +101,7 @@ export function setTracing(value: Tracing | null): void {
   tracing = value;
 }
 
-/** What one webhook attempt reports (runtime/webhooks/deliveries.ts AttemptOutcome). */
+/** What one webhook attempt reports (runtime/events/webhooks/deliveries.ts AttemptOutcome). */
 export interface AttemptLike {
   ok: boolean;
   responseStatus: number | null;

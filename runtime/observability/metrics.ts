@@ -12,7 +12,7 @@ import type { CallResult } from '../pipeline/types.ts';
 import type { MetricsHooks, RateLimitKind, Transport } from './index.ts';
 import { dbStats } from './database.ts';
 import { readDatabaseGauges, type DatabaseGauges } from './database-gauges.ts';
-import type { Database } from '../db/client.ts';
+import type { Database } from '../data/client.ts';
 
 /** Request latency buckets, in seconds (a cached read answers in well under a millisecond). */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]; // not a contract limit

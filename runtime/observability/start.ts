@@ -1,8 +1,8 @@
 // Switches metrics and tracing on for a served process (runtime/server.ts), as config.observability
 // says, and off again when the last server of the process closes. prom-client and the OpenTelemetry
 // SDK are imported here, and only when asked for: a server with both off loads neither.
-import type { Database } from '../db/client.ts';
-import { openStreamCount } from '../events-stream.ts';
+import type { Database } from '../data/client.ts';
+import { openStreamCount } from '../events/stream.ts';
 import type { ObservabilityConfig } from './config.ts';
 import { observedDatabase } from './database.ts';
 import { setMetricsHooks, setTracing } from './index.ts';

@@ -14,8 +14,8 @@ import { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor, type SpanE
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../app-env.ts';
-import { parseTraceparent } from '../headers/trace.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { parseTraceparent } from '../http/headers/trace.ts';
 import { ProblemError } from '../problem-error.ts';
 import type { RouteOf, SpanAttributes, SpanEnd, Tracing } from './index.ts';
 

@@ -12,14 +12,14 @@
 import type { OperationDef } from '../contract-types.ts';
 import type { Service } from '../../generated/registry.ts';
 import type { Config } from '../config.ts';
-import type { Database, Db } from '../db/client.ts';
+import type { Database, Db } from '../data/client.ts';
 import type { Handler, HandlerContext, Principal } from '../handler-types.ts';
-import { Policy } from '../policy.ts';
+import { Policy } from '../auth/policy.ts';
 import { ProblemError } from '../problem-error.ts';
 import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problem-documents.ts';
-import { auditEntry, auditRow, failedWith, type AuditedEnd, type AuditEntry, type Auditor } from '../audit.ts';
-import { auditLog } from '../db/schema.ts';
-import { executeRows } from '../db/client.ts';
+import { auditEntry, auditRow, failedWith, type AuditedEnd, type AuditEntry, type Auditor } from './audit.ts';
+import { auditLog } from '../data/schema.ts';
+import { executeRows } from '../data/client.ts';
 import { sql } from 'drizzle-orm';
 import {
   approvalView,
@@ -28,9 +28,9 @@ import {
   storedProblem,
   type ApprovalRow,
   type ApprovedWriteOutcome,
-} from '../approvals.ts';
-import { createEmitter, scrubEventSecrets, type EmittedEvent } from '../events.ts';
-import type { SecretFields } from '../secret-fields.ts';
+} from './approvals.ts';
+import { createEmitter, scrubEventSecrets, type EmittedEvent } from '../events/events.ts';
+import type { SecretFields } from '../auth/secret-fields.ts';
 import {
   abandonIdempotent,
   beginIdempotent,
@@ -42,12 +42,12 @@ import {
   parseIdempotencyKey,
   type IdempotencyScope,
   type StoredResponse,
-} from '../idempotency.ts';
+} from './idempotency.ts';
 import { checkAccess, checkEnabled } from './access.ts';
-import { refuseWildcardIfMatch, requireIfMatch } from '../etag.ts';
+import { refuseWildcardIfMatch, requireIfMatch } from './etag.ts';
 import type { Call, CallResult, Executor, Plan } from './types.ts';
 import { fieldErrors, validateInput, type ValidateFn } from './validate.ts';
-import { errorSummary, logLine, SafeMessageError, stderrLog } from '../log.ts';
+import { errorSummary, logLine, SafeMessageError, stderrLog } from '../observability/log.ts';
 import { metrics } from '../observability/index.ts';
 
 // The executor holds handlers of every operation in one map; their input and output types differ per
@@ -63,13 +63,13 @@ export interface PipelineDeps {
   /** Result validators by operation id; null: results are not checked (config.validateResponses off). */
   resultValidators?: Readonly<Record<string, ValidateFn>> | null;
   handlers: Readonly<Record<string, AnyHandler>>;
-  /** The contract's bearer secrets: removed from previews, sealed in stored answers (runtime/secret-fields.ts). */
+  /** The contract's bearer secrets: removed from previews, sealed in stored answers (runtime/auth/secret-fields.ts). */
   secrets: SecretFields;
   auditor?: Auditor | null;
   /** Rebuilds an approval's proposer at approval time; default: from the database (rebuildProposer). */
   rebuildProposer?: (db: Db, row: ApprovalRow) => Promise<Principal>;
   now?: () => Date;
-  /** Log lines (runtime/log.ts logLine: JSON, never a body or a bound value). Default stderr. */
+  /** Log lines (runtime/observability/log.ts logLine: JSON, never a body or a bound value). Default stderr. */
   log?: (message: string) => void;
 }
 
@@ -293,7 +293,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   }
 
   /**
-   * A Tier 1 write with an Idempotency-Key in one transaction (runtime/idempotency.ts,
+   * A Tier 1 write with an Idempotency-Key in one transaction (runtime/pipeline/idempotency.ts,
    * docs/writes.md): the claim is its first statement; the stored answer and the audit row are its
    * last, one statement together. A 4xx answer is stored after the rollback, a 5xx is not stored.
    */

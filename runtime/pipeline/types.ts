@@ -1,4 +1,4 @@
-// The seam between transports (REST in runtime/rest, MCP in runtime/mcp) and the one pipeline
+// The seam between transports (REST in runtime/http/rest, MCP in runtime/mcp) and the one pipeline
 // (runtime/pipeline). A transport authenticates, turns its request into a Call, and renders the
 // CallResult or the thrown ProblemError in its own way. Everything in between runs once, here.
 import type { OperationDef } from '../contract-types.ts';

@@ -7,9 +7,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { Db } from '../db/client.ts';
-import { apiKeys, portalSessions, portalSignIns, users } from '../db/schema.ts';
-import { newId } from '../ids.ts';
+import type { Db } from '../data/client.ts';
+import { apiKeys, portalSessions, portalSignIns, users } from '../data/schema.ts';
+import { newId } from '../data/ids.ts';
 
 export const SESSION_COOKIE = 'svc_session';
 /** Sessions last 8 hours from sign-in (decision: a working day; sign in again after). */

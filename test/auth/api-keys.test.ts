@@ -1,8 +1,8 @@
 // API keys against a real migrated database (freshDatabase: PGlite, or PostgreSQL with DATABASE_URL).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
-import type { Database } from '../../runtime/db/client.ts';
-import { apiKeys } from '../../runtime/db/schema.ts';
+import type { Database } from '../../runtime/data/client.ts';
+import { apiKeys } from '../../runtime/data/schema.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import {
   bearerCredential,

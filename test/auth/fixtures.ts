@@ -1,8 +1,8 @@
 // Shared set-up for the auth tests: canonical scopes from the contract, users, memberships, keys.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { Database } from '../../runtime/db/client.ts';
-import { apiKeys, clients, memberships, oauthClients, oauthGrants, users } from '../../runtime/db/schema.ts';
+import type { Database } from '../../runtime/data/client.ts';
+import { apiKeys, clients, memberships, oauthClients, oauthGrants, users } from '../../runtime/data/schema.ts';
 import { generateApiKeySecret, hashSecret, displayPrefix } from '../../runtime/auth/secrets.ts';
 import { service } from '../../generated/registry.ts';
 

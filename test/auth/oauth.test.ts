@@ -1,13 +1,13 @@
 // OAuth access tokens: real JWTs from the loopback IdP, real HTTP for its key set, a real database.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../runtime/db/client.ts';
+import type { Database } from '../../runtime/data/client.ts';
 import { loadConfig, type Config } from '../../runtime/config.ts';
 import { createAuthenticator, type Authenticator } from '../../runtime/auth/authenticate.ts';
 import { KeySetCache } from '../../runtime/auth/key-set.ts';
 import { freshDatabase } from '../support/db.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { eq } from 'drizzle-orm';
-import { oauthGrants } from '../../runtime/db/schema.ts';
+import { oauthGrants } from '../../runtime/data/schema.ts';
 import { addClient, addGrant, addMembership, addOauthClient, addUser, rejection, ROLE_SCOPES, SCOPES } from './fixtures.ts';
 
 const BASE = 'https://api.example.test';

@@ -3,8 +3,8 @@
 // requests get to run between the slices.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Auditor, type AuditEntry } from '../../runtime/audit.ts';
-import type { Database } from '../../runtime/db/client.ts';
+import { Auditor, type AuditEntry } from '../../runtime/pipeline/audit.ts';
+import type { Database } from '../../runtime/data/client.ts';
 import { freshDatabase, usingPostgres } from '../support/db.ts';
 
 const entry = (n: number): AuditEntry => ({

@@ -1,11 +1,11 @@
-// Audit retention (SVC_AUDIT_RETENTION_DAYS, runtime/audit-retention.ts): the sweep deletes the rows
+// Audit retention (SVC_AUDIT_RETENTION_DAYS, runtime/pipeline/audit-retention.ts): the sweep deletes the rows
 // older than the retention and keeps every other row as it was; the setting refuses a retention
 // shorter than the events' 30 days. PGlite, and PostgreSQL when DATABASE_URL is set.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditRetentionDays, purgeExpiredAudit } from '../../runtime/audit-retention.ts';
+import { auditRetentionDays, purgeExpiredAudit } from '../../runtime/pipeline/audit-retention.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import type { Database } from '../../runtime/db/client.ts';
-import { auditLog } from '../../runtime/db/schema.ts';
+import type { Database } from '../../runtime/data/client.ts';
+import { auditLog } from '../../runtime/data/schema.ts';
 import { freshDatabase } from '../support/db.ts';
 
 const DAY = 86_400_000;

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataDirLockedError, LOCK_FILE_NAME, openDatabase, processStart, type Database } from '../../runtime/db/client.ts';
-import { clients, settings, tasks } from '../../runtime/db/schema.ts';
-import { CURSOR_SECRET_SETTING } from '../../runtime/paging.ts';
+import { DataDirLockedError, LOCK_FILE_NAME, openDatabase, processStart, type Database } from '../../runtime/data/client.ts';
+import { clients, settings, tasks } from '../../runtime/data/schema.ts';
+import { CURSOR_SECRET_SETTING } from '../../runtime/data/paging.ts';
 import { freshDatabase, usingPostgres } from '../support/db.ts';
 
 const driver = usingPostgres() ? 'postgres' : 'pglite';

@@ -2,7 +2,7 @@
 // contacts (e-mail and phone search included), opportunities and campaigns are answered from an
 // index, never by sorting a full scan. Runs on PGlite, and on PostgreSQL when DATABASE_URL is set.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../runtime/db/client.ts';
+import type { Database } from '../../runtime/data/client.ts';
 import { freshDatabase } from '../support/db.ts';
 
 let database: Database;

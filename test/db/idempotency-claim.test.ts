@@ -1,4 +1,4 @@
-// The Tier 1 claim inside the write's transaction (runtime/idempotency.ts claimInTransaction,
+// The Tier 1 claim inside the write's transaction (runtime/pipeline/idempotency.ts claimInTransaction,
 // docs/writes.md): a new key is claimed by one statement that leaves lock_timeout as it found it; a
 // duplicate waits for the first transaction and replays its answer, or, when the first rolls back,
 // claims the key itself; a wait longer than CLAIM_WAIT_MS answers the retryable
@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { freshDatabase, usingPostgres } from '../support/db.ts';
-import { executeRows, type Database } from '../../runtime/db/client.ts';
-import { CLAIM_WAIT_MS, claimInTransaction, completionStatement, fingerprint, type IdempotencyScope } from '../../runtime/idempotency.ts';
+import { executeRows, type Database } from '../../runtime/data/client.ts';
+import { CLAIM_WAIT_MS, claimInTransaction, completionStatement, fingerprint, type IdempotencyScope } from '../../runtime/pipeline/idempotency.ts';
 
 let database: Database;
 beforeAll(async () => {

@@ -1,12 +1,12 @@
-// The polling side of `listen` (runtime/db/notifications.ts), what a process behind a transaction
+// The polling side of `listen` (runtime/data/notifications.ts), what a process behind a transaction
 // pooler without DATABASE_DIRECT_URL relies on: a watched watermark that moves wakes its listeners
 // with '' once, one that does not move wakes nobody, an unlistened watch stops. And the session check
 // that decides the mode: PostgreSQL itself passes it (the pooler failing it is in test/fleet/).
 // PGlite, and PostgreSQL when DATABASE_URL is set.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
-import type { Database } from '../../runtime/db/client.ts';
-import { isSessionConnection, WatermarkPoller } from '../../runtime/db/notifications.ts';
+import type { Database } from '../../runtime/data/client.ts';
+import { isSessionConnection, WatermarkPoller } from '../../runtime/data/notifications.ts';
 import { freshDatabase } from '../support/db.ts';
 
 describe('watermark polling', () => {

@@ -7,9 +7,9 @@ import { service } from '../../generated/registry.ts';
 import { createAuthenticator } from '../../runtime/auth/authenticate.ts';
 import { hashSecret } from '../../runtime/auth/secrets.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import type { Database } from '../../runtime/db/client.ts';
-import { apiKeys, memberships, oauthClients, oauthGrants, users } from '../../runtime/db/schema.ts';
-import { seed, type SeedCredentials } from '../../runtime/seed.ts';
+import type { Database } from '../../runtime/data/client.ts';
+import { apiKeys, memberships, oauthClients, oauthGrants, users } from '../../runtime/data/schema.ts';
+import { seed, type SeedCredentials } from '../../demo/seed.ts';
 import { freshDatabase } from '../support/db.ts';
 
 async function counts(database: Database): Promise<Record<string, number>> {

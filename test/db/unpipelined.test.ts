@@ -1,7 +1,7 @@
-// runtime/db/unpipelined.ts: the pooled postgres.js client never has more statements and
+// runtime/data/unpipelined.ts: the pooled postgres.js client never has more statements and
 // transactions in flight than connections, so postgres.js never pipelines behind PgBouncer.
 import { describe, expect, it } from 'vitest';
-import { gate, unpipelined } from '../../runtime/db/unpipelined.ts';
+import { gate, unpipelined } from '../../runtime/data/unpipelined.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 1));
 

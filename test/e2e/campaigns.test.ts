@@ -3,7 +3,7 @@
 // propose_send (Tier 2, open world) sending nothing before approval or in a dry run, the
 // campaign_send operation and the outbox, and delivery through nodemailer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverDue, mailSender, startDeliveryLoop, type Sender } from '../../runtime/outbox.ts';
+import { deliverDue, mailSender, startDeliveryLoop, type Sender } from '../../runtime/events/outbox.ts';
 import { startServerWithIdp, type Answer, type CallerName, type World } from '../support/world.ts';
 
 let w: World;

@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { openDatabase, type Database } from '../../runtime/db/client.ts';
-import { LEASE_SECONDS } from '../../runtime/idempotency.ts';
+import { openDatabase, type Database } from '../../runtime/data/client.ts';
+import { LEASE_SECONDS } from '../../runtime/pipeline/idempotency.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
 import { freePort, runSvc as run, serveSvc as serve, stopped } from '../support/process.ts';
 

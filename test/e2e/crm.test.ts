@@ -4,7 +4,7 @@
 // clientId filter rule, redaction of contacts without pii:read, contacts:search rules, writes that
 // keep the client scope, touchpoint rules, and the opportunity state machine (convert, Tier 2).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEEDED_PERSONAL_DATA } from '../../runtime/seed.ts';
+import { SEEDED_PERSONAL_DATA } from '../../demo/seed.ts';
 import { startServerWithIdp, type Answer, type CallerName, type World } from '../support/world.ts';
 
 let w: World;

@@ -1,4 +1,4 @@
-// The demo activity of the seed (runtime/seed-activity.ts): intake records, the census file in the
+// The demo activity of the seed (demo/seed-activity.ts): intake records, the census file in the
 // store with its extraction, and pipeline runs executed by the registered steps, read back through
 // the API (the suite checks every result against the contract's schemas); seeding again adds nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +11,8 @@ import { operationsById } from '../../generated/registry.ts';
 import { pipelineDefinitions } from '../../handlers/pipelines.ts';
 import { INTAKE_TEMPLATES } from '../../handlers/intake-templates.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import { DEMO_CENSUS } from '../../runtime/seed-activity.ts';
-import { seedDemoWorkspace } from '../../runtime/server.ts';
+import { DEMO_CENSUS } from '../../demo/seed-activity.ts';
+import { seedDemoWorkspace } from '../../demo/workspace.ts';
 import { freshDatabase } from '../support/db.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

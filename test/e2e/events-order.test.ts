@@ -1,5 +1,5 @@
 // Events reach every reader in the published order, none skipped, when transactions commit in another
-// order than they took their sequence numbers (runtime/events-feed.ts: the visibility horizon).
+// order than they took their sequence numbers (runtime/events/feed.ts: the visibility horizon).
 // Transaction A emits first and stays open; transaction B emits after it and commits first. While A
 // is open, a feed reader following `after`, an SSE stream and the webhook fan-out all run; then A
 // commits. Each must have seen A then B: B is published only once A has ended. Without the horizon,
@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { createEmitter, type EmittedEvent } from '../../runtime/events.ts';
+import { createEmitter, type EmittedEvent } from '../../runtime/events/events.ts';
 import { service } from '../../generated/registry.ts';
 import { openSse } from '../support/sse.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -4,10 +4,10 @@
 // pages), one SSE stream stays open, and another reconnects again and again with Last-Event-ID. At
 // the end every reader has seen every committed event exactly once, in the published order
 // (txid, seq); a rolled-back writer's event is seen by none. Without the visibility horizon
-// (runtime/events-feed.ts `published`) readers pass events that commit later and this fails.
+// (runtime/events/feed.ts `published`) readers pass events that commit later and this fails.
 // PostgreSQL only: PGlite has one connection, so its transactions never overlap.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmitter, type EmittedEvent } from '../../runtime/events.ts';
+import { createEmitter, type EmittedEvent } from '../../runtime/events/events.ts';
 import { service } from '../../generated/registry.ts';
 import { openSse } from '../support/sse.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

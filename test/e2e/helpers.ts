@@ -1,7 +1,7 @@
 // Shared helpers of the REST end-to-end tests: a typed openapi-fetch client per credential.
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../../generated/types.ts';
-import type { Database } from '../../runtime/db/client.ts';
+import type { Database } from '../../runtime/data/client.ts';
 
 export type Api = Client<paths>;
 

@@ -16,7 +16,7 @@ let w: World;
 let smtp: SMTPServer;
 const inbox: Mail[] = [];
 const ACME = 'cli_demo_acme';
-const LOOP_MS = 5_000; // not a contract limit: the outbox delivery loop's interval (runtime/outbox.ts)
+const LOOP_MS = 5_000; // not a contract limit: the outbox delivery loop's interval (runtime/events/outbox.ts)
 
 beforeAll(async () => {
   smtp = new SMTPServer({

@@ -4,7 +4,7 @@
 // instance is the real `svc serve` in a child process. PostgreSQL only (PGlite is one process).
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { openDatabase } from '../../runtime/db/client.ts';
+import { openDatabase } from '../../runtime/data/client.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
 import { startIdp } from '../support/idp.ts';
 import { startTestServer } from '../support/server.ts';

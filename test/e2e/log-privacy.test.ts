@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AnyHandler } from '../../runtime/pipeline/executor.ts';
 import { svcRegistry } from '../../bin/wiring.ts';
-import { blankQuoted, errorSummary, logLine } from '../../runtime/log.ts';
+import { blankQuoted, errorSummary, logLine } from '../../runtime/observability/log.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const MARKER = `password=hunter2-${randomUUID()}`;
@@ -90,7 +90,7 @@ describe('log lines', () => {
   });
 });
 
-describe('runtime/log.ts', () => {
+describe('runtime/observability/log.ts', () => {
   it('redacts fields named like secrets, blanks quoted text, keeps SQLSTATE and names of a wrapped database error', () => {
     const line = JSON.parse(logLine('warn', 'x', { secret: 'whsec_abc', authorization: 'Bearer k', requestId: 'req_1' }));
     expect(line).toMatchObject({ level: 'warn', event: 'x', secret: '[redacted]', authorization: '[redacted]', requestId: 'req_1' });

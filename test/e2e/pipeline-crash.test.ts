@@ -8,9 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Database } from '../../runtime/db/client.ts';
-import { operations, pipelineRuns, pipelineSteps } from '../../runtime/db/schema.ts';
-import { newId } from '../../runtime/ids.ts';
+import { openDatabase, type Database } from '../../runtime/data/client.ts';
+import { operations, pipelineRuns, pipelineSteps } from '../../runtime/data/schema.ts';
+import { newId } from '../../runtime/data/ids.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
 import { freePort, runSvc as run, serveSvc, stopped } from '../support/process.ts';
 

@@ -1,6 +1,6 @@
 // Pipeline runs, their operations and execution requests, end to end over REST and MCP (PGlite, and
 // PostgreSQL when DATABASE_URL is set). The server runs with SVC_WORKERS=false; the test drives a
-// pipeline worker of its own (runtime/workers.ts) so that each run executes when the test says so.
+// pipeline worker of its own (runtime/events/workers.ts) so that each run executes when the test says so.
 //
 // Runs: an Acme run and a Globex run proposed by the unbound operator key (Tier 2, approved by an
 // admin), and an internal run proposed by an operator signed in with OAuth.
@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { operationsById } from '../../generated/registry.ts';
-import { startPipelineWorker, type Worker } from '../../runtime/workers.ts';
+import { startPipelineWorker, type Worker } from '../../runtime/events/workers.ts';
 import { pipelineDefinitions } from '../../handlers/pipelines.ts';
 import { acceptExecutionRequest } from '../../handlers/execution.ts';
 import { connectMcp, ok, toolError, type McpSession } from '../mcp/support.ts';
@@ -73,7 +73,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, ms = 20_000)
 beforeAll(async () => {
   idp = await startIdp();
   s = await startTestServer({ oauthIssuer: idp.issuer, oauthJwksUrl: idp.jwksUrl, workersEnabled: false });
-  // The demo client admin holds pipeline:read (a membership role is a permission; runtime/seed.ts).
+  // The demo client admin holds pipeline:read (a membership role is a permission; demo/seed.ts).
   worker = startPipelineWorker({ database: s.database, definitions: pipelineDefinitions, pollMs: 3_600_000, leaseSeconds: 30, baseUrl: s.config.baseUrl });
   acmeRun = await startRun(s.credentials.operatorKey, { pipeline: 'task_digest', clientId: s.credentials.clientId });
   globexRun = await startRun(s.credentials.operatorKey, { pipeline: 'task_digest', clientId: s.credentials.otherClientId });

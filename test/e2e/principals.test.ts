@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { oauthGrants } from '../../runtime/db/schema.ts';
-import type { SeedCredentials as DemoCredentials } from '../../runtime/seed.ts';
+import { oauthGrants } from '../../runtime/data/schema.ts';
+import type { SeedCredentials as DemoCredentials } from '../../demo/seed.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { addKey } from '../auth/fixtures.ts';

@@ -1,4 +1,4 @@
-// The per-credential rate limit shared through Redis (REDIS_URL, runtime/headers/shared-rate-limit.ts).
+// The per-credential rate limit shared through Redis (REDIS_URL, runtime/http/headers/shared-rate-limit.ts).
 // Two real `svc serve` processes on one database (PostgreSQL with DATABASE_URL; otherwise two copies
 // of one seeded PGlite directory, so both know the same key) and one Redis: a credential gets the
 // limit once across both, not once per process. Skipped when Redis does not answer on REDIS_URL
@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPostgresDatabase } from '../support/db.ts';
-import { redisCredentialLimiter } from '../../runtime/headers/shared-rate-limit.ts';
+import { redisCredentialLimiter } from '../../runtime/http/headers/shared-rate-limit.ts';
 import { redisAnswers } from '../support/redis.ts';
 import { freePort, runSvc, serveSvc, stopped } from '../support/process.ts';
 

@@ -15,8 +15,8 @@ import {
   reviews,
   tasks,
   uploads,
-} from '../../runtime/db/schema.ts';
-import { SEEDED_CONTACTS, SEEDED_PERSONAL_DATA } from '../../runtime/seed.ts';
+} from '../../runtime/data/schema.ts';
+import { SEEDED_CONTACTS, SEEDED_PERSONAL_DATA } from '../../demo/seed.ts';
 import { startServerWithIdp, type Answer, type CallerName, type World } from '../support/world.ts';
 
 let w: World;

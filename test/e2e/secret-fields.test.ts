@@ -1,7 +1,7 @@
 // Bearer secrets (x-svc-secret fields) on fixture handlers of the two real secret-bearing commands:
 // webhooks.endpoint.create (Tier 1, idempotency required) and keys.create (Tier 2). The fixtures make
 // a fresh secret per call and deliberately put their whole result, secret included, into an event,
-// so the runtime's guards are what keeps it out. The rules (DESIGN.md, runtime/secret-fields.ts):
+// so the runtime's guards are what keeps it out. The rules (DESIGN.md, runtime/auth/secret-fields.ts):
 // the answer to the causing credential carries the secret; a replay to that credential carries the
 // same one, a replay attempt by another credential of the same owner gets its own fresh answer; a
 // dry-run preview, the approver's view, the approval events and the fixture's own event carry none;

@@ -11,7 +11,7 @@
 // on PostgreSQL when DATABASE_URL is set.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, type SQL } from 'drizzle-orm';
-import { executeRows } from '../../runtime/db/client.ts';
+import { executeRows } from '../../runtime/data/client.ts';
 import { startServerWithIdp, CALLERS, type World } from '../support/world.ts';
 
 let w: World;

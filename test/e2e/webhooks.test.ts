@@ -10,10 +10,10 @@ import { Webhook } from 'standardwebhooks';
 import { eq } from 'drizzle-orm';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { startWebhookWorker } from '../../runtime/webhooks/worker.ts';
-import { RETRY_DELAYS_MS } from '../../runtime/webhooks/deliveries.ts';
-import { webhookUrlProblem } from '../../runtime/webhooks/ssrf.ts';
-import { webhookAttempts, webhookSecrets } from '../../runtime/db/schema.ts';
+import { startWebhookWorker } from '../../runtime/events/webhooks/worker.ts';
+import { RETRY_DELAYS_MS } from '../../runtime/events/webhooks/deliveries.ts';
+import { webhookUrlProblem } from '../../runtime/events/webhooks/ssrf.ts';
+import { webhookAttempts, webhookSecrets } from '../../runtime/data/schema.ts';
 
 process.env.SVC_WEBHOOK_ALLOW_PRIVATE = 'true';
 

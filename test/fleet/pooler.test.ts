@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
-import { openDatabase } from '../../runtime/db/client.ts';
+import { openDatabase } from '../../runtime/data/client.ts';
 import { fleetMissing, startFleet, type Fleet } from '../support/fleet.ts';
 import { spawn } from 'node:child_process';
 import { serveSvc, freePort, SVC_BIN } from '../support/process.ts';

@@ -77,7 +77,7 @@ describe("the compiler's fingerprint", () => {
   };
 
   it('changes with an emitter, a template, the contract format, a runtime module the compiler imports, the lockfile', () => {
-    for (const rel of ['generator/emit/routes.ts', 'generator/templates/llms.txt.hbs', 'generator/contract-format/validators.generated.js', 'generator/mcp-dynamic.ts', 'runtime/route-path.ts', 'package-lock.json']) {
+    for (const rel of ['generator/emit/routes.ts', 'generator/templates/llms.txt.hbs', 'generator/contract-format/validators.generated.js', 'generator/mcp-dynamic.ts', 'runtime/http/route-path.ts', 'package-lock.json']) {
       const before = compilerFingerprint(root.dir);
       edit(rel);
       expect(compilerFingerprint(root.dir), rel).not.toBe(before);

@@ -38,10 +38,10 @@ describe('scaffoldHandlers', () => {
     const after = readFileSync(file, 'utf8');
     expect(parses(after)).toBe(true);
     expect(after).toContain("  'projects.archive': notImplemented('projects.archive'),\n} satisfies ProjectsHandlers;");
-    expect(after).toContain("import { notImplemented } from '../runtime/not-implemented.ts';");
+    expect(after).toContain("import { notImplemented } from '../runtime/pipeline/not-implemented.ts';");
     // Only the import line and the entry were added: every line of the old file is still there, in order.
     const added = after.split('\n').filter((l) => !before.split('\n').includes(l));
-    expect(added).toEqual(["import { notImplemented } from '../runtime/not-implemented.ts';", "  'projects.archive': notImplemented('projects.archive'),"]);
+    expect(added).toEqual(["import { notImplemented } from '../runtime/pipeline/not-implemented.ts';", "  'projects.archive': notImplemented('projects.archive'),"]);
     // Running it again changes nothing.
     const again = scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'projects.archive', family: 'projects' }] });
     expect(again.updated).toEqual([]);
@@ -56,7 +56,7 @@ describe('scaffoldHandlers', () => {
     const report = scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'x.a', family: 'x' }, { id: 'x.b', family: 'x' }, { id: 'y.a', family: 'y' }], updateIndex: false });
     expect(report.errors).toEqual([]);
     const x = readFileSync(file, 'utf8');
-    expect(x).toBe("// x\nimport { notImplemented } from '../runtime/not-implemented.ts';\nexport const xHandlers = {\n  'x.a': async () => ({ ok: true }),\n  'x.b': notImplemented('x.b'),\n};\n");
+    expect(x).toBe("// x\nimport { notImplemented } from '../runtime/pipeline/not-implemented.ts';\nexport const xHandlers = {\n  'x.a': async () => ({ ok: true }),\n  'x.b': notImplemented('x.b'),\n};\n");
     const y = readFileSync(path.join(dir, 'y.ts'), 'utf8');
     expect(parses(y)).toBe(true);
     expect(y).toContain("'y.a': notImplemented('y.a'),");
@@ -67,7 +67,7 @@ describe('scaffoldHandlers', () => {
     const report = scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'widgets.make', family: 'widgets' }] });
     expect(report.created.map((c) => path.basename(c.file))).toEqual(['widgets.ts']);
     expect(readFileSync(path.join(dir, 'widgets.ts'), 'utf8')).toBe(
-      "// widgets.*: not implemented yet; every operation answers 501 not_implemented.\nimport type { WidgetsHandlers } from '../generated/handlers/widgets.ts';\nimport { notImplemented } from '../runtime/not-implemented.ts';\n\nexport const widgetsHandlers = {\n  'widgets.make': notImplemented('widgets.make'),\n} satisfies WidgetsHandlers;\n",
+      "// widgets.*: not implemented yet; every operation answers 501 not_implemented.\nimport type { WidgetsHandlers } from '../generated/handlers/widgets.ts';\nimport { notImplemented } from '../runtime/pipeline/not-implemented.ts';\n\nexport const widgetsHandlers = {\n  'widgets.make': notImplemented('widgets.make'),\n} satisfies WidgetsHandlers;\n",
     );
     const index = readFileSync(path.join(dir, 'index.ts'), 'utf8');
     expect(parses(index)).toBe(true);
@@ -80,7 +80,7 @@ describe('scaffoldHandlers', () => {
     const file = path.join(dir, 'x.ts');
     writeFileSync(
       file,
-      "// x\nimport { helper, notImplemented } from '../runtime/not-implemented.ts';\nexport const xHandlers = {\n  'x.a': async () => helper(),\n  // old, renamed to x.c\n  'x.b': notImplemented('x.b'),\n  'x.c': async () => 1\n};\n",
+      "// x\nimport { helper, notImplemented } from '../runtime/pipeline/not-implemented.ts';\nexport const xHandlers = {\n  'x.a': async () => helper(),\n  // old, renamed to x.c\n  'x.b': notImplemented('x.b'),\n  'x.c': async () => 1\n};\n",
     );
     const ops = [{ id: 'x.a', family: 'x' }, { id: 'x.c', family: 'x' }];
     const report = scaffoldHandlers({ handlersDir: dir, contractOps: ops, updateIndex: false });
@@ -89,13 +89,13 @@ describe('scaffoldHandlers', () => {
     const pruned = scaffoldHandlers({ handlersDir: dir, contractOps: ops, updateIndex: false, prune: true });
     expect(pruned.stale.filter((s) => s.file === file).map((s) => s.pruned)).toEqual([true]);
     expect(pruned.importRemoved).toEqual([file]);
-    expect(readFileSync(file, 'utf8')).toBe("// x\nimport { helper } from '../runtime/not-implemented.ts';\nexport const xHandlers = {\n  'x.a': async () => helper(),\n  'x.c': async () => 1\n};\n");
+    expect(readFileSync(file, 'utf8')).toBe("// x\nimport { helper } from '../runtime/pipeline/not-implemented.ts';\nexport const xHandlers = {\n  'x.a': async () => helper(),\n  'x.c': async () => 1\n};\n");
   });
 
   it('keeps the notImplemented import while a stub uses it, and drops the whole line once none does', () => {
     const dir = copyHandlers();
     const file = path.join(dir, 'w.ts');
-    const head = "// w\nimport { notImplemented } from '../runtime/not-implemented.ts';\n";
+    const head = "// w\nimport { notImplemented } from '../runtime/pipeline/not-implemented.ts';\n";
     writeFileSync(file, `${head}export const wHandlers = {\n  'w.a': notImplemented('w.a'),\n};\n`);
     expect(scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'w.a', family: 'w' }], updateIndex: false }).importRemoved).toEqual([]);
     writeFileSync(file, `${head}export const wHandlers = {\n  'w.a': async () => 1,\n};\n`);
@@ -144,7 +144,7 @@ describe('listUnimplemented and svc lint --require-all', () => {
     dirs.push(dir);
     writeFileSync(
       path.join(dir, 'index.ts'),
-      "import { notImplemented } from '../../../runtime/not-implemented.ts';\nexport const handlers = { 'a.b': notImplemented('a.b'), 'a.c': async () => 1 };\n",
+      "import { notImplemented } from '../../../runtime/pipeline/not-implemented.ts';\nexport const handlers = { 'a.b': notImplemented('a.b'), 'a.c': async () => 1 };\n",
     );
     const result = await listUnimplemented({ handlersIndex: path.join(dir, 'index.ts'), contractDir: 'test/fixtures/governance/contract' });
     expect(result.placeholders).toEqual(['a.b']);

@@ -8,7 +8,7 @@ const project = new ProjectCopy();
 afterAll(() => project.cleanup());
 
 const H = 'handlers/tasks.ts';
-const IMPORT = "import { notImplemented } from '../runtime/not-implemented.ts';";
+const IMPORT = "import { notImplemented } from '../runtime/pipeline/not-implemented.ts';";
 
 describe('renaming tasks.get to tasks.fetch', () => {
   it('svc generate scaffolds the new entry and warns about the old one, saying what to delete', () => {

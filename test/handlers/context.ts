@@ -1,9 +1,9 @@
 // Calling handler bodies directly: a HandlerContext on a real (fresh) database, inside a
 // transaction as the pipeline runs them, with emitted events collected for assertions.
 import type { PrincipalKind } from '../../runtime/contract-types.ts';
-import type { Database } from '../../runtime/db/client.ts';
+import type { Database } from '../../runtime/data/client.ts';
 import type { EventSubject, HandlerContext, Principal } from '../../runtime/handler-types.ts';
-import { Policy } from '../../runtime/policy.ts';
+import { Policy } from '../../runtime/auth/policy.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { service } from '../../generated/registry.ts';
 

@@ -1,10 +1,10 @@
 // Visibility rules 1-6 for each principal kind, as predicates and as SQL against a real database.
 import { and, asc } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../runtime/db/client.ts';
-import { clients, tasks } from '../../runtime/db/schema.ts';
+import type { Database } from '../../runtime/data/client.ts';
+import { clients, tasks } from '../../runtime/data/schema.ts';
 import { allowedByRole, type OwnerView } from '../../runtime/auth/principal.ts';
-import { Policy } from '../../runtime/policy.ts';
+import { Policy } from '../../runtime/auth/policy.ts';
 import { service } from '../../generated/registry.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { freshDatabase } from '../support/db.ts';

@@ -1,8 +1,8 @@
 // tasks.* handler bodies on a real database (PGlite, or PostgreSQL with DATABASE_URL).
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../runtime/db/client.ts';
-import { clients, projects, tasks, users } from '../../runtime/db/schema.ts';
+import type { Database } from '../../runtime/data/client.ts';
+import { clients, projects, tasks, users } from '../../runtime/data/schema.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { tasksHandlers as h } from '../../handlers/tasks.ts';
 import { freshDatabase } from '../support/db.ts';

@@ -11,8 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReadiness } from '../../runtime/observability/health.ts';
-import { latestJournalEntry } from '../../runtime/db/migrations-pending.ts';
-import { MIGRATIONS_FOLDER } from '../../runtime/db/client.ts';
+import { latestJournalEntry } from '../../runtime/data/migrations-pending.ts';
+import { MIGRATIONS_FOLDER } from '../../runtime/data/client.ts';
 import { service } from '../../generated/registry.ts';
 import { freshDatabase } from '../support/db.ts';
 import { firstAnswer, freePort } from '../support/process.ts';

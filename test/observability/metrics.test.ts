@@ -14,8 +14,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { labelValues, parseExposition, sampleValue, type Family } from '../support/prom-text.ts';
 import { connectMcp, ok, toolError, type McpSession } from '../mcp/support.ts';
 import { openSse } from '../support/sse.ts';
-import { startWebhookWorker } from '../../runtime/webhooks/worker.ts';
-import { RETRY_DELAYS_MS } from '../../runtime/webhooks/deliveries.ts';
+import { startWebhookWorker } from '../../runtime/events/webhooks/worker.ts';
+import { RETRY_DELAYS_MS } from '../../runtime/events/webhooks/deliveries.ts';
 import { observabilityConfigFrom } from '../../runtime/observability/config.ts';
 import { operationsById, service } from '../../generated/registry.ts';
 
@@ -332,7 +332,7 @@ describe('metrics after a scripted mix of calls', () => {
   it('no label value carries an id, a key, an e-mail address or a client name; svc_* labels come from fixed vocabularies', async () => {
     const names = (await s.database.execute<{ v: string }>(`select name as v from clients union select name from users union select email from users union select id from clients union select id from users`)).map((r) => r.v);
     const secrets = [...Object.values(s.credentials).filter((v): v is string => typeof v === 'string'), ...idempotencyKeys, ...created];
-    const ID = /\b[a-z]{2,8}_[a-z0-9]{16,}\b/i; // svc's ids: a prefix and 20 random characters (runtime/ids.ts)
+    const ID = /\b[a-z]{2,8}_[a-z0-9]{16,}\b/i; // svc's ids: a prefix and 20 random characters (runtime/data/ids.ts)
     const KEY = /svc_sk_|whsec_|Bearer/i;
     const EMAIL = /[^\s@]+@[^\s@]+\.[^\s@]+/;
     const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;

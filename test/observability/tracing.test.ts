@@ -13,7 +13,7 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { SpanKind } from '@opentelemetry/api';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { connectMcp, ok } from '../mcp/support.ts';
-import { startWebhookWorker } from '../../runtime/webhooks/worker.ts';
+import { startWebhookWorker } from '../../runtime/events/webhooks/worker.ts';
 import { tracing } from '../../runtime/observability/index.ts';
 
 process.env.SVC_WEBHOOK_ALLOW_PRIVATE = 'true';

@@ -4,12 +4,12 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { eq, sql } from 'drizzle-orm';
 import type { OperationDef } from '../../runtime/contract-types.ts';
 import type { Authenticator } from '../../runtime/auth/authenticate.ts';
-import { settings } from '../../runtime/db/schema.ts';
+import { settings } from '../../runtime/data/schema.ts';
 import type { Principal } from '../../runtime/handler-types.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import type { AnyHandler } from '../../runtime/pipeline/executor.ts';
 import type { ValidateFn } from '../../runtime/pipeline/validate.ts';
-import { toRouterPath } from '../../runtime/route-path.ts';
+import { toRouterPath } from '../../runtime/http/route-path.ts';
 
 function op(partial: Partial<OperationDef> & Pick<OperationDef, 'id' | 'method' | 'path' | 'kind'>): OperationDef {
   return {

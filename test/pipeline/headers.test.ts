@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { commonHeaders, limitCredential, RateLimiter } from '../../runtime/headers/index.ts';
-import { parseTraceparent, requestIdFrom, traceContext } from '../../runtime/headers/trace.ts';
-import type { AppEnv } from '../../runtime/app-env.ts';
+import { commonHeaders, limitCredential, RateLimiter } from '../../runtime/http/headers/index.ts';
+import { parseTraceparent, requestIdFrom, traceContext } from '../../runtime/http/headers/trace.ts';
+import type { AppEnv } from '../../runtime/http/app-env.ts';
 import type { Principal } from '../../runtime/handler-types.ts';
 import { problemBody, problemHeaders } from '../../runtime/problem-documents.ts';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type SvcApp } from '../../runtime/app.ts';
 import { svcRegistry } from '../../bin/wiring.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import type { Database } from '../../runtime/db/client.ts';
+import type { Database } from '../../runtime/data/client.ts';
 import { freshDatabase } from '../support/db.ts';
 import {
   calls,
@@ -229,7 +229,7 @@ describe('idempotency', () => {
     expect(during.headers.get('idempotency-replayed')).toBe('true');
     expect((await slow).status).toBe(201);
     const stuckKey = uuid();
-    const { fingerprint } = await import('../../runtime/idempotency.ts');
+    const { fingerprint } = await import('../../runtime/pipeline/idempotency.ts');
     await database.execute(
       `insert into idempotency_records (credential_id, operation_id, key, fingerprint, state, expires_at)
        values ('cred_usr_alice', 'fx.create', '${stuckKey}', '${fingerprint('fx.create', { id: 'k9', value: 'v' })}', 'in_progress', now() + interval '1 hour')`,
@@ -240,7 +240,7 @@ describe('idempotency', () => {
     expect(inFlight.headers.get('retry-after')).toBeTruthy();
   });
   it('takes over a claim whose lease lapsed (its holder died) and runs the write once', async () => {
-    const { fingerprint } = await import('../../runtime/idempotency.ts');
+    const { fingerprint } = await import('../../runtime/pipeline/idempotency.ts');
     const key = uuid();
     await database.execute(
       `insert into idempotency_records (credential_id, operation_id, key, fingerprint, state, holder, lease_until, expires_at)
@@ -254,7 +254,7 @@ describe('idempotency', () => {
     expect(again.headers.get('idempotency-replayed')).toBe('true');
   });
   it('a request that lost its claim to a takeover commits nothing', async () => {
-    const { beginIdempotent, completeIdempotent, fingerprint } = await import('../../runtime/idempotency.ts');
+    const { beginIdempotent, completeIdempotent, fingerprint } = await import('../../runtime/pipeline/idempotency.ts');
     const scope = { credentialId: 'cred_lease', operationId: 'fx.create', key: uuid(), fingerprint: fingerprint('fx.create', { id: 'k11' }) };
     const first = await beginIdempotent(database.db, scope, 24);
     expect(first.kind).toBe('new');

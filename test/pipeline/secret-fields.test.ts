@@ -1,11 +1,11 @@
-// runtime/secret-fields.ts on its own: pointers (with `*`), sealing that only the same key, operation
+// runtime/auth/secret-fields.ts on its own: pointers (with `*`), sealing that only the same key, operation
 // and field can open, removal, and SVC_SECRET_KEY's checks. The end-to-end rules are in
 // test/e2e/secret-fields.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.ts';
-import type { Database } from '../../runtime/db/client.ts';
-import { createSecretFields, isSealed, withoutSealed, withoutValues } from '../../runtime/secret-fields.ts';
+import type { Database } from '../../runtime/data/client.ts';
+import { createSecretFields, isSealed, withoutSealed, withoutValues } from '../../runtime/auth/secret-fields.ts';
 import { freshDatabase } from '../support/db.ts';
 
 const pointers = { 'x.create': ['/secret'], 'x.batch': ['/items/*/token'] };

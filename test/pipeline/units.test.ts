@@ -1,11 +1,11 @@
 // Small stage functions: problems, validation errors, coercion, idempotency keys, deprecation headers.
 import { describe, expect, it } from 'vitest';
 import type { OperationDef } from '../../runtime/contract-types.ts';
-import { canonicalJson, fingerprint, parseIdempotencyKey } from '../../runtime/idempotency.ts';
+import { canonicalJson, fingerprint, parseIdempotencyKey } from '../../runtime/pipeline/idempotency.ts';
 import { coerceParams, fieldErrors } from '../../runtime/pipeline/validate.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { problemBody, problemHeaders, retryable } from '../../runtime/problem-documents.ts';
-import { renderResult } from '../../runtime/rest/index.ts';
+import { renderResult } from '../../runtime/http/rest/index.ts';
 import { fixtureOperationsById } from './fixtures.ts';
 
 describe('problems', () => {

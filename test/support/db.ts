@@ -2,7 +2,7 @@
 // new PostgreSQL database (svc_test_<random>) created on that server and dropped by close().
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { openDatabase, type Database } from '../../runtime/db/client.ts';
+import { openDatabase, type Database } from '../../runtime/data/client.ts';
 
 export function usingPostgres(): boolean {
   return Boolean(process.env.DATABASE_URL);

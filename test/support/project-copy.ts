@@ -19,7 +19,7 @@ export class ProjectCopy {
     for (const name of ['contract', 'handlers', 'generated']) cpSync(path.join(root, name), path.join(this.dir, name), { recursive: true });
     // package.json: "type": "module", so that tsx loads the copied handlers as ES modules.
     for (const name of ['package.json', 'tsconfig.json', 'redocly.yaml']) cpSync(path.join(root, name), path.join(this.dir, name));
-    for (const name of ['runtime', 'node_modules']) symlinkSync(path.join(root, name), path.join(this.dir, name), 'dir');
+    for (const name of ['runtime', 'demo', 'node_modules']) symlinkSync(path.join(root, name), path.join(this.dir, name), 'dir');
   }
 
   file(rel: string): string {

@@ -2,9 +2,10 @@
 // database when DATABASE_URL is set), the demo seed, and the node server on a free loopback port.
 // Everything the server logs is captured (logs) so a test can prove no secret reaches it.
 import { loadConfig, type Config } from '../../runtime/config.ts';
-import type { Database } from '../../runtime/db/client.ts';
+import type { Database } from '../../runtime/data/client.ts';
 import type { CreateAppOptions, Registry, SvcApp } from '../../runtime/app.ts';
-import { loadSeed, startServer, type SeedCredentials, type StartServerOptions } from '../../runtime/server.ts';
+import { startServer, type SeedCredentials, type StartServerOptions } from '../../runtime/server.ts';
+import { loadSeed } from '../../demo/workspace.ts';
 import { svcRegistry } from '../../bin/wiring.ts';
 import { freshDatabase } from './db.ts';
 import { createAuthenticator } from '../../runtime/auth/authenticate.ts';
@@ -72,7 +73,7 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
         // match the contract fails the file here, with the operation, the pointer and the message.
         const mismatches = logs.filter((line) => line.includes('does not match the contract'));
         if (mismatches.length > 0) throw new Error(`handler results that do not match the contract:\n${mismatches.join('\n')}`);
-        // Suite-wide: whatever a test made the server log is one structured line (runtime/log.ts).
+        // Suite-wide: whatever a test made the server log is one structured line (runtime/observability/log.ts).
         const loose = logs.filter((line) => {
           try {
             const parsed = JSON.parse(line) as { event?: unknown };
@@ -81,7 +82,7 @@ export async function startTestServer(overrides: TestServerOptions = {}): Promis
             return true;
           }
         });
-        if (loose.length > 0) throw new Error(`the server logged lines that are not runtime/log.ts JSON: ${loose.slice(0, 3).join(' | ')}`);
+        if (loose.length > 0) throw new Error(`the server logged lines that are not runtime/observability/log.ts JSON: ${loose.slice(0, 3).join(' | ')}`);
       },
     };
   } catch (err) {

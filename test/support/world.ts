@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { operationsById, service } from '../../generated/registry.ts';
-import { oauthGrants } from '../../runtime/db/schema.ts';
-import type { SeedCredentials } from '../../runtime/seed.ts';
+import { oauthGrants } from '../../runtime/data/schema.ts';
+import type { SeedCredentials } from '../../demo/seed.ts';
 import { addGrant, addKey, addUser } from '../auth/fixtures.ts';
 import { api, type Api } from '../e2e/helpers.ts';
 import { connectMcp, structured, type McpSession } from '../mcp/support.ts';

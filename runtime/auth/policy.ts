@@ -1,0 +1,171 @@
+// Visibility rules by caller kind (spec, "Visibility rules by caller kind" 1-6), implemented once.
+// Every handler query on client-bound data goes through a Policy built from the request's principal.
+//
+// Rules 1-3 widen people only: an OAuth operator (Policy.widened). Every API key, bound or unbound,
+// is a service account for them (DESIGN.md "API keys are service accounts for visibility"), even
+// though an unbound key keeps the principal kind 'operator' and so may call operator-audience
+// operations for its owner.
+//
+// 1. An operator reads internal tasks (clientId null) whatever its client scope, an empty one included
+//    (tasks.list, tasks.get, tasks.timeline, actions.list, search, tasks.comments.list): taskWhere().
+// 2. An operator creates, updates, completes and comments on internal tasks whatever its scope:
+//    canWriteInternalTask(), assertTaskWritable().
+// 3. An operator reads every row, client-bound and internal, whatever its scope, on crm.* lists and
+//    search and on pipeline reads: crmAndPipelineReadWhere(). Writes are unchanged.
+// 4. client_admin, service_account and every API key are never widened: internal tasks stay
+//    invisible (404) and a key keeps its client scope.
+// 5. Every other resource keeps the client scope: clientWhere(), canReadClient(), assertClientInScope().
+//    Contact personal data is redacted without pii:read: redactContact().
+// 6. Role labels: staff labels (owner, admin, operator) hold every scope, viewer none; a client-admin
+//    membership role is a permission when it is a scope name. That is resolved into
+//    principal.scopes by authentication (allowedByRole, runtime/auth/principal.ts); the Policy reads
+//    the effective scopes as given.
+import { inArray, isNull, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { Principal } from './principal-type.ts';
+import { notFound } from '../problem-error.ts';
+
+const FALSE: SQL = sql`false`;
+
+export interface ContactLike {
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  redacted?: boolean;
+  [key: string]: unknown;
+}
+
+export type RedactedContact<C> = Omit<C, 'name' | 'email' | 'phone' | 'redacted'> & {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  redacted: boolean;
+};
+
+export class Policy {
+  readonly principal: Principal;
+
+  constructor(principal: Principal) {
+    this.principal = principal;
+  }
+
+  get isOperator(): boolean {
+    return this.principal.kind === 'operator';
+  }
+
+  /** Rules 1-3 apply: a person signed in as an operator (OAuth). API keys are never widened. */
+  get widened(): boolean {
+    return this.principal.kind === 'operator' && this.principal.loginMethod === 'oauth';
+  }
+
+  /** True when the principal reaches every client (an operator without a client binding). */
+  get allClients(): boolean {
+    return this.principal.clientScope.all;
+  }
+
+  get clientIds(): readonly string[] {
+    return this.principal.clientScope.clientIds;
+  }
+
+  hasScope(scope: string): boolean {
+    return this.principal.scopes.has(scope);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Clients (rule 5)
+
+  canReadClient(clientId: string | null | undefined): boolean {
+    if (clientId === null || clientId === undefined) return false;
+    return this.allClients || this.clientIds.includes(clientId);
+  }
+
+  /** 404 not_found unless the client is in the caller's client scope. */
+  assertClientInScope(clientId: string | null | undefined, what = 'Client'): void {
+    if (!this.canReadClient(clientId)) throw notFound(what);
+  }
+
+  /**
+   * Rows whose client column is in the caller's client scope (client-bound rows only; a null
+   * client never matches). Undefined means no restriction (drizzle's and() skips it).
+   */
+  clientWhere(clientIdColumn: AnyColumn): SQL | undefined {
+    if (this.allClients) return sql`${clientIdColumn} is not null`;
+    if (this.clientIds.length === 0) return FALSE;
+    return inArray(clientIdColumn, [...this.clientIds]);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Tasks (rules 1, 2, 4)
+
+  /** Rule 1 / 4: widened operators see client-bound tasks in scope and every internal task; others only their clients. */
+  taskWhere(clientIdColumn: AnyColumn): SQL | undefined {
+    if (this.widened) {
+      if (this.allClients) return undefined;
+      const inScope = this.clientIds.length > 0 ? inArray(clientIdColumn, [...this.clientIds]) : FALSE;
+      return or(isNull(clientIdColumn), inScope);
+    }
+    return this.clientWhere(clientIdColumn);
+  }
+
+  canReadTask(task: { clientId: string | null }): boolean {
+    if (task.clientId === null) return this.widened;
+    return this.canReadClient(task.clientId);
+  }
+
+  /** 404 unless the task is visible to the caller. */
+  assertTaskVisible(task: { clientId: string | null } | null | undefined): asserts task {
+    if (!task || !this.canReadTask(task)) throw notFound('Task');
+  }
+
+  /** Rule 2: only a widened operator creates or changes an internal task. */
+  canWriteInternalTask(): boolean {
+    return this.widened;
+  }
+
+  /** Writes follow the same reach as reads for tasks (rule 2 for internal, client scope otherwise). */
+  canWriteTask(task: { clientId: string | null }): boolean {
+    if (task.clientId === null) return this.canWriteInternalTask();
+    return this.canReadClient(task.clientId);
+  }
+
+  assertTaskWritable(task: { clientId: string | null } | null | undefined): asserts task {
+    if (!task || !this.canWriteTask(task)) throw notFound('Task');
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // CRM and pipeline reads (rule 3)
+
+  /** Rule 3: a widened operator reads every row on crm.* lists and search and pipeline reads; others keep their client scope. */
+  crmAndPipelineReadWhere(clientIdColumn: AnyColumn): SQL | undefined {
+    if (this.widened) return undefined;
+    return this.clientWhere(clientIdColumn);
+  }
+
+  canReadCrmOrPipelineRow(row: { clientId: string | null }): boolean {
+    if (this.widened) return true;
+    return this.canReadClient(row.clientId);
+  }
+
+  /**
+   * A clientId filter on a crm/pipeline read: served for widened operators whatever their scope (rule 3),
+   * 404 for others outside their scope.
+   */
+  assertCrmOrPipelineClientFilter(clientId: string | null | undefined): void {
+    if (clientId === null || clientId === undefined || this.widened) return;
+    this.assertClientInScope(clientId);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Personal data (rule 5)
+
+  get canReadPii(): boolean {
+    return this.hasScope('pii:read');
+  }
+
+  /** Without pii:read, name, email and phone become null and redacted is true. */
+  redactContact<C extends ContactLike>(contact: C): RedactedContact<C> {
+    if (this.canReadPii) {
+      return { ...contact, name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null, redacted: false };
+    }
+    return { ...contact, name: null, email: null, phone: null, redacted: true };
+  }
+}

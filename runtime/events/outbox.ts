@@ -1,0 +1,176 @@
+// The outbound-message outbox: messages leaving the service (campaign sends) are rows of
+// outbound_messages, written in the transaction of the approved write, so a dry run, a pre-flight
+// or a rolled-back write never sends anything. A delivery loop sends due rows after commit:
+//
+// - It runs only when a sender is configured: SVC_SMTP_URL (nodemailer) sends the e-mail channel.
+//   Without it, and for channels no sender handles (sms), rows stay queued, and so do the campaign
+//   (sending) and its campaign_send operation (running) until a sender is configured.
+// - Claiming is FOR UPDATE SKIP LOCKED, so several instances never send one message twice; each
+//   instance runs one pass at a time.
+// - Delivery is at least once: a message sent just before its row's commit failed is sent again.
+// - A message that fails is retried on later passes, at most MAX_ATTEMPTS times, then failed.
+// - When an operation has no queued message left it succeeds (result: sent and failed counts) and
+//   its campaign becomes sent. A scheduled campaign becomes sending when its first message is due.
+import nodemailer from 'nodemailer';
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { Database } from '../data/client.ts';
+import { errorSummary, logLine } from '../observability/log.ts';
+import { campaigns, operations, outboundMessages } from '../data/schema.ts';
+
+export const MAX_ATTEMPTS = 5;
+const BATCH = 50; // not a contract limit: messages claimed per transaction
+
+export interface OutboundMessage {
+  id: string;
+  channel: string;
+  recipient: string;
+  subject: string;
+  body: string;
+}
+
+export interface Sender {
+  /** Channels this sender delivers (e.g. ['email']); other rows stay queued. */
+  channels: readonly string[];
+  send(message: OutboundMessage): Promise<void>;
+}
+
+/** E-mail through nodemailer: an SMTP URL (smtp://user:pass@host:587), or any nodemailer transport options. */
+export function mailSender(transport: string | Parameters<typeof nodemailer.createTransport>[0], from: string): Sender {
+  const mailer = nodemailer.createTransport(transport as never);
+  return {
+    channels: ['email'],
+    async send(m) {
+      await mailer.sendMail({ from, to: m.recipient, subject: m.subject, text: m.body });
+    },
+  };
+}
+
+/** What is kept of a send failure: the error's message, cut to 500 characters (an SMTP reply names no body). */
+function failureText(err: unknown): string {
+  return err instanceof Error ? err.message.slice(0, 500) : 'send failed';
+}
+
+export interface DeliveryReport {
+  sent: number;
+  failed: number;
+  retried: number;
+}
+
+/** One delivery pass: sends due queued messages of the sender's channels and settles finished operations. */
+export async function deliverDue(database: Database, sender: Sender, now = new Date()): Promise<DeliveryReport> {
+  const report: DeliveryReport = { sent: 0, failed: 0, retried: 0 };
+  const touched = new Set<string>();
+  for (;;) {
+    const done = await database.transaction(async (tx) => {
+      const due = await tx
+        .select()
+        .from(outboundMessages)
+        .where(and(eq(outboundMessages.status, 'queued'), lte(outboundMessages.notBefore, now), inArray(outboundMessages.channel, [...sender.channels])))
+        .orderBy(outboundMessages.notBefore, outboundMessages.id)
+        .limit(BATCH)
+        .for('update', { skipLocked: true });
+      let retriedNow = 0;
+      for (const m of due) {
+        if (m.operationId) touched.add(m.operationId);
+        try {
+          await sender.send({ id: m.id, channel: m.channel, recipient: m.recipient, subject: m.subject, body: m.body });
+          await tx.update(outboundMessages).set({ status: 'sent', attempts: m.attempts + 1, sentAt: new Date(), lastError: null }).where(eq(outboundMessages.id, m.id));
+          report.sent++;
+        } catch (err) {
+          const attempts = m.attempts + 1;
+          const final = attempts >= MAX_ATTEMPTS;
+          await tx
+            .update(outboundMessages)
+            .set({ status: final ? 'failed' : 'queued', attempts, lastError: failureText(err) })
+            .where(eq(outboundMessages.id, m.id));
+          if (final) report.failed++;
+          else {
+            report.retried++;
+            retriedNow++;
+          }
+        }
+      }
+      // A short batch is the last; a batch with retries ends the pass (they are retried on the next one).
+      return due.length < BATCH || retriedNow > 0;
+    });
+    if (done) break;
+  }
+  await settle(database, touched, now);
+  return report;
+}
+
+/** Moves operations whose messages are all out (and their campaigns) to their end state; scheduled ones that are due to sending. */
+async function settle(database: Database, operationIds: Set<string>, now: Date): Promise<void> {
+  // Scheduled campaigns whose time came: sending / running.
+  await database.db
+    .update(campaigns)
+    .set({ status: 'sending', updatedAt: now, version: sql`${campaigns.version} + 1` })
+    .where(and(eq(campaigns.status, 'scheduled'), lte(campaigns.scheduledAt, now)));
+  await database.db
+    .update(operations)
+    .set({ status: 'running', updatedAt: now })
+    .where(and(eq(operations.kind, 'campaign_send'), eq(operations.status, 'queued'), sql`exists (select 1 from campaigns c where c.operation_id = "operations"."id" and c.status = 'sending')`));
+
+  for (const id of operationIds) {
+    await database.transaction(async (tx) => {
+      const [counts] = await tx
+        .select({
+          total: sql<string>`count(*)::text`,
+          queued: sql<string>`count(*) filter (where ${outboundMessages.status} = 'queued')::text`,
+          sent: sql<string>`count(*) filter (where ${outboundMessages.status} = 'sent')::text`,
+          failed: sql<string>`count(*) filter (where ${outboundMessages.status} = 'failed')::text`,
+        })
+        .from(outboundMessages)
+        .where(eq(outboundMessages.operationId, id));
+      const total = Number(counts?.total ?? 0);
+      const queued = Number(counts?.queued ?? 0);
+      const progress = total === 0 ? 100 : Math.floor(((total - queued) * 100) / total);
+      if (queued > 0) {
+        await tx.update(operations).set({ progress, updatedAt: now }).where(and(eq(operations.id, id), eq(operations.status, 'running')));
+        return;
+      }
+      const result = { sent: Number(counts?.sent ?? 0), failed: Number(counts?.failed ?? 0) };
+      const [op] = await tx
+        .update(operations)
+        .set({ status: 'succeeded', progress: 100, result, updatedAt: now, finishedAt: now })
+        .where(and(eq(operations.id, id), inArray(operations.status, ['queued', 'running'])))
+        .returning();
+      if (op) {
+        await tx
+          .update(campaigns)
+          .set({ status: 'sent', sentAt: now, updatedAt: now, version: sql`${campaigns.version} + 1` })
+          .where(and(eq(campaigns.operationId, id), inArray(campaigns.status, ['sending', 'scheduled'])));
+      }
+    });
+  }
+}
+
+/** Runs deliverDue every intervalMs, one pass at a time; stop() ends it (and waits for a pass in flight). */
+export function startDeliveryLoop(
+  database: Database,
+  sender: Sender,
+  /** log takes runtime/observability/log.ts lines (logLine). */
+  options: { intervalMs?: number; log?: (line: string) => void } = {},
+): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    if (running) return;
+    running = deliverDue(database, sender)
+      .then((r) => {
+        if (r.sent + r.failed + r.retried > 0) options.log?.(logLine('info', 'outbox_delivered', { sent: r.sent, retried: r.retried, failed: r.failed }));
+      })
+      .catch((err) => options.log?.(logLine('error', 'outbox_pass_failed', { error: errorSummary(err) })))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const timer = setInterval(tick, options.intervalMs ?? 5_000);
+  timer.unref?.();
+  tick();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// The client a proposal concerns, resolved FROM THE DATABASE (never from input alone): table-driven
+// by the resource type the contract's per-operation `subject:` names. A family whose table arrives later (reviews, intake,
+// opportunities, campaigns) registers its loader here. A named subject that does not exist is 404
+// at proposal time.
+import { eq } from 'drizzle-orm';
+import type { OperationDef } from '../contract-types.ts';
+import type { Db } from '../data/client.ts';
+import { clients, intakeRecords, projects } from '../data/schema.ts';
+import { notFound } from '../problem-error.ts';
+
+export interface ApprovalSubject {
+  type: string;
+  id: string;
+  clientId: string | null;
+}
+
+/** Loads the subject's client; undefined when the row does not exist. */
+export type SubjectLoader = (db: Db, id: string) => Promise<{ clientId: string | null } | undefined>;
+
+const loaders = new Map<string, SubjectLoader>();
+
+/** A family plugs in the loader for its resource type (the contract's `subject: { resource }`). */
+export function registerSubjectLoader(resource: string, load: SubjectLoader): void {
+  loaders.set(resource, load);
+}
+
+registerSubjectLoader('project', async (db, id) => {
+  const [row] = await db.select({ clientId: projects.clientId }).from(projects).where(eq(projects.id, id)).limit(1);
+  return row;
+});
+registerSubjectLoader('intake', async (db, id) => {
+  const [row] = await db.select({ clientId: intakeRecords.clientId }).from(intakeRecords).where(eq(intakeRecords.id, id)).limit(1);
+  return row;
+});
+registerSubjectLoader('client', async (db, id) => {
+  const [row] = await db.select({ clientId: clients.id }).from(clients).where(eq(clients.id, id)).limit(1);
+  return row;
+});
+
+/**
+ * The subject the operation's contract names (`subject: { resource, from }`), with its client loaded
+ * from the database. Null for `subject: { none }` (private to the proposer). A resource whose family
+ * has not registered a loader yet has no client (internal: operators only) until it does.
+ */
+export async function resolveSubject(db: Db, op: OperationDef, input: Record<string, unknown>): Promise<ApprovalSubject | null> {
+  if (!op.subject) return null;
+  const { resource, from } = op.subject;
+  const id = input[from];
+  if (typeof id !== 'string') return null;
+  const load = loaders.get(resource);
+  if (!load) return { type: resource, id, clientId: null };
+  const row = await load(db, id);
+  if (!row) throw notFound(resource[0]!.toUpperCase() + resource.slice(1));
+  return { type: resource, id, clientId: row.clientId };
+}
