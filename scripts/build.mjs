@@ -34,23 +34,23 @@ export const EXTERNAL = [
   '@opentelemetry/*',
 ];
 
+/** What both bundles share: split ES modules for Node 20 with linked source maps and a metafile. */
+const COMMON = {
+  absWorkingDir: ROOT,
+  chunkNames: '[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  metafile: true,
+  logLevel: 'warning',
+};
+
 /** Bundles bin/serve.ts into `outdir` (the chunks' directory). Throws esbuild's error. */
 export async function bundleServer(outdir) {
-  return build({
-    absWorkingDir: ROOT,
-    entryPoints: { serve: 'bin/serve.ts' },
-    outdir,
-    chunkNames: '[name]-[hash]',
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    external: EXTERNAL,
-    sourcemap: 'linked',
-    metafile: true,
-    logLevel: 'warning',
-  });
+  return build({ ...COMMON, entryPoints: { serve: 'bin/serve.ts' }, outdir, external: EXTERNAL });
 }
 
 /**
@@ -58,21 +58,7 @@ export async function bundleServer(outdir) {
  * compiler loads ajv, yaml, handlebars, typescript, diff only in the commands that use them.
  */
 export async function bundleCompiler(outdir) {
-  return build({
-    absWorkingDir: ROOT,
-    entryPoints: { cli: 'generator/cli.ts' },
-    outdir,
-    chunkNames: '[name]-[hash]',
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    metafile: true,
-    logLevel: 'warning',
-  });
+  return build({ ...COMMON, entryPoints: { cli: 'generator/cli.ts' }, outdir, packages: 'external' });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -185,17 +185,7 @@ export async function beginIdempotent(db: Db, s: IdempotencyScope, retentionHour
  * caller's transaction rolls back and only the new holder's write remains.
  */
 export async function completeIdempotent(db: Db, s: IdempotencyScope, holder: string, response: StoredResponse): Promise<void> {
-  const done = await db
-    .update(idempotencyRecords)
-    .set({
-      state: 'done',
-      holder: null,
-      responseStatus: response.status,
-      responseBody: { body: response.body ?? null, ...(response.problem ? { problem: response.problem } : {}) },
-      responseHeaders: response.headers,
-    })
-    .where(and(where(s), eq(idempotencyRecords.holder, holder), eq(idempotencyRecords.state, 'in_progress')))
-    .returning({ key: idempotencyRecords.key });
+  const done = await completionStatement(db, s, holder, response);
   if (done.length === 0) throw inProgress();
 }
 
