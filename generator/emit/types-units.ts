@@ -1,0 +1,273 @@
+// generated/types.ts one unit at a time, memoised: the same text as openapi-typescript's transform of
+// the whole document (types.ts), for a fraction of the work when units repeat or did not change.
+//
+// A unit is one member of the file's top-level interfaces: a path (its `paths` member and the
+// `operations` members its methods inject), a webhook (likewise), or a component schema. Each is
+// transformed by openapi-typescript's own exported transforms and printed by its own printer, then the
+// printed members are cut out and concatenated in the order transformSchema would visit them.
+//
+// The memo key is the unit's content with its names replaced by placeholders (the unit's own key, the
+// operationIds it declares and the component names its $refs point to), so a unit that differs from
+// another only by those names (a family cloned under another name) is transformed once. The printed
+// text has the placeholders; the unit's real names are put back. Every $ref the transform resolves is
+// recorded with a fingerprint of what it resolved to, and an entry is reused only when the same refs,
+// resolved for this unit, give the same fingerprints: nothing the transform read differs.
+//
+// Anything outside what this reproduces exactly (a discriminator anywhere, components other than
+// schemas, $defs, names outside a plain character set) makes emitTypesByUnit answer null and
+// types.ts transforms the whole document. test/generator/types-units.test.ts compares both outputs.
+import {
+  astToString,
+  JS_PROPERTY_INDEX_RE,
+  resolveRef,
+  transformComponentsObject,
+  transformPathsObject,
+  tsModifiers,
+  type GlobalContext,
+  type OpenAPI3,
+} from 'openapi-typescript';
+import ts from 'typescript';
+import { TS_HEADER } from './format.ts';
+
+type Doc = Record<string, unknown>;
+type Kind = 'paths' | 'webhooks' | 'schemas';
+
+/** The fields openapi-typescript 7.13.0 reads from a path item and from an operation object. */
+const JSDOC_FIELDS = ['title', 'summary', 'format', 'deprecated', 'description', 'default', 'example', 'examples', 'const', 'enum', 'type', 'nullable'];
+const OPERATION_FIELDS = new Set(['$ref', 'operationId', 'parameters', 'requestBody', 'responses', ...JSDOC_FIELDS]);
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const PATH_ITEM_FIELDS = new Set(['$ref', 'parameters', ...METHODS, ...JSDOC_FIELDS]);
+/** Component sections other than schemas would need their own units: transform the whole document. */
+const OTHER_COMPONENT_SECTIONS = ['responses', 'parameters', 'requestBodies', 'headers', 'pathItems'];
+const EMPTY_COMPONENT_SECTIONS = OTHER_COMPONENT_SECTIONS.map((section) => `    ${section}: never;\n`).join('');
+
+/** Names a placeholder may stand for: printable ASCII but " and \, which TypeScript's printer never escapes. */
+const PLAIN_NAME = /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/;
+const PLACEHOLDER = /__svc(\d+)-?__/g;
+const NAMED = /"\$ref":"#\/components\/schemas\/([^"/~]+)"|"operationId":"([^"]+)"/g;
+
+const collator = new Intl.Collator('en-us', { numeric: true });
+
+/** Entries sorted as openapi-typescript's alphabetize sorts them (a stable sort by the collator). */
+function sortedEntries(value: unknown): [string, unknown][] {
+  if (!value || typeof value !== 'object') return [];
+  return Object.entries(value as Doc).sort(([a], [b]) => collator.compare(a, b));
+}
+
+/** A deep copy with every object's keys in the collator's order (openapi-typescript's sort then does one comparison per key). */
+export function collated(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(collated);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Doc = {};
+  for (const key of Object.keys(value).sort(collator.compare)) out[key] = collated((value as Doc)[key]);
+  return out;
+}
+
+function pick(value: unknown, fields: Set<string>): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Doc = {};
+  for (const [key, v] of Object.entries(value as Doc)) if (fields.has(key)) out[key] = v;
+  return out;
+}
+
+/** A path item (or webhook) with only what the transform reads. */
+function readFields(item: unknown): unknown {
+  const picked = pick(item, PATH_ITEM_FIELDS);
+  if (!picked || typeof picked !== 'object' || Array.isArray(picked)) return picked;
+  for (const method of METHODS) if (method in (picked as Doc)) (picked as Doc)[method] = pick((picked as Doc)[method], OPERATION_FIELDS);
+  return picked;
+}
+
+/**
+ * JSON of a value with its names as placeholders, numbered in order of first appearance after the
+ * names already in `names` (which it extends). A name outside PLAIN_NAME, or a text that already holds
+ * a placeholder's spelling, stays as it is.
+ */
+function normalise(json: string, names: string[]): string {
+  if (json.includes('__svc')) return json;
+  const index = new Map(names.map((name, i) => [name, i]));
+  const place = (name: string): string => {
+    if (!PLAIN_NAME.test(name) || String(Number(name)) === name) return name;
+    let i = index.get(name);
+    if (i === undefined) {
+      i = names.push(name) - 1;
+      index.set(name, i);
+    }
+    return placeholder(name, i);
+  };
+  return json.replace(NAMED, (_match, ref: string | undefined, id: string | undefined) =>
+    ref !== undefined ? `"$ref":"#/components/schemas/${place(ref)}"` : `"operationId":"${place(id!)}"`,
+  );
+}
+
+/** A placeholder printed as the name it stands for would be: bare when an identifier, else quoted. */
+const placeholder = (name: string, i: number): string => `__svc${i}${JS_PROPERTY_INDEX_RE.test(name) ? '' : '-'}__`;
+
+const restore = (text: string, names: string[]): string => text.replace(PLACEHOLDER, (_m, i: string) => names[Number(i)]!);
+
+interface Entry {
+  /** Each ref the transform resolved (with placeholders) and the fingerprint of what it resolved to. */
+  resolved: [string, string][];
+  /** The unit's members of its own interface, and of `operations`, with placeholders. */
+  main: string;
+  operations: string;
+}
+
+/** The memo: unit kind and normalised content -> entries. Kept across runs of one process (svc generate --watch). */
+const memo = new Map<string, Entry[]>();
+
+/** What the last emitTypesByUnit did: units in the document, and how many it transformed (the rest came from the memo). */
+export const typesUnitStats = { units: 0, transformed: 0 };
+const MAX_ENTRIES_PER_KEY = 4;
+
+/** The lines between `open` and the next line that is exactly `close`. */
+function between(text: string, open: string, close: string): string {
+  const start = text.indexOf(`\n${open}\n`);
+  if (start < 0 && !text.startsWith(`${open}\n`)) return '';
+  const from = start < 0 ? open.length + 1 : start + open.length + 2;
+  const end = text.indexOf(`\n${close}\n`, from - 1);
+  return end < from ? '' : text.slice(from, end + 1);
+}
+
+/**
+ * openapiTS()'s context (7.13.0) with our options and the defaults of every option we leave unset.
+ * The discriminators are scanned by the caller (the whole-document path) or known to be none (units).
+ */
+export function transformContext(resolve: (ref: string) => unknown, discriminators: GlobalContext['discriminators']): GlobalContext {
+  return {
+    additionalProperties: false,
+    alphabetize: true,
+    arrayLength: false,
+    // A field with a default may be omitted by the caller (validators fill no defaults): keep it optional.
+    defaultNonNullable: false,
+    discriminators,
+    // A free-form object (an approval's input and result, an event's data) is Record<string, unknown>,
+    // not Record<string, never>, so a handler returns one without a cast.
+    emptyObjectsUnknown: true,
+    enum: false,
+    enumValues: false,
+    conditionalEnums: false,
+    dedupeEnums: false,
+    excludeDeprecated: false,
+    exportType: false,
+    immutable: false,
+    rootTypes: false,
+    rootTypesNoSchemaPrefix: false,
+    rootTypesKeepCasing: false,
+    injectFooter: [],
+    pathParamsAsTypes: false,
+    postTransform: undefined,
+    propertiesRequiredByDefault: false,
+    // Read only by openapiTS's lint and bundle step, never by the transforms.
+    redoc: undefined as unknown as GlobalContext['redoc'],
+    silent: true,
+    inject: undefined,
+    transform: undefined,
+    transformProperty: undefined,
+    makePathsEnum: false,
+    generatePathParams: false,
+    readWriteMarkers: false,
+    resolve: resolve as GlobalContext['resolve'],
+  };
+}
+
+const ROOT: Record<Kind, string> = { paths: 'paths', webhooks: 'webhooks', schemas: 'components' };
+
+/** Transform one unit (placeholders in, placeholders out), recording each ref it resolves. */
+function transformUnit(kind: Kind, key: string, json: string, resolve: (ref: string) => unknown, fingerprint: (ref: string) => string): Entry {
+  const resolved = new Map<string, string>();
+  const ctx = transformContext((ref) => {
+    if (!resolved.has(ref)) resolved.set(ref, fingerprint(ref));
+    return resolve(ref);
+  }, { objects: {}, refsHandled: [] });
+  const one = { [key]: collated(JSON.parse(json)) };
+  // A webhook prints as a path does (transformWebhooksObject is not exported; it differs from
+  // transformPathsObject only for a $ref item, which emitTypesByUnit leaves to the whole transform).
+  const literal =
+    (kind === 'schemas' ? transformComponentsObject({ schemas: one } as never, ctx)[0] : transformPathsObject(one as never, ctx)) as ts.TypeLiteralNode;
+  const declaration = ts.factory.createInterfaceDeclaration(tsModifiers({ export: true }), ROOT[kind], undefined, undefined, literal.members);
+  const text = astToString([declaration, ...ctx.injectFooter]);
+  const own = between(text, `export interface ${ROOT[kind]} {`, '}');
+  const main = kind === 'schemas' ? between(`\n${own}`, '    schemas: {', '    };') : own;
+  return { resolved: [...resolved], main, operations: between(text, 'export interface operations {', '}') };
+}
+
+/**
+ * generated/types.ts built unit by unit (see the head of this file), or null when the document uses
+ * something the units do not reproduce exactly: the caller then transforms the whole document.
+ */
+export function emitTypesByUnit(doc: Doc): string | null {
+  const components = (doc.components ?? {}) as Doc;
+  if ('$defs' in doc || OTHER_COMPONENT_SECTIONS.some((section) => section in components)) return null;
+  const units: { kind: Kind; name: string; own: boolean; json: string; names: string[] }[] = [];
+  for (const [kind, entries] of [
+    ['paths', sortedEntries(doc.paths)],
+    ['webhooks', sortedEntries(doc.webhooks)],
+    ['schemas', sortedEntries(components.schemas)],
+  ] as [Kind, [string, unknown][]][]) {
+    for (const [name, value] of entries) {
+      const raw = JSON.stringify(kind === 'schemas' ? value : readFields(value)) ?? 'null';
+      // A discriminator makes the transform read other units (scanDiscriminators): not reproduced here.
+      if (raw.includes('"discriminator":')) return null;
+      if (kind === 'webhooks' && value && typeof value === 'object' && '$ref' in value) return null;
+      // The unit's own key is a placeholder too when it is a plain name (then it is names[0]).
+      const own = PLAIN_NAME.test(name) && String(Number(name)) !== name && !raw.includes('__svc');
+      const names: string[] = own ? [name] : [];
+      const json = normalise(raw, names);
+      units.push({ kind, name, own, json, names });
+    }
+  }
+
+  // What each ref resolves to in this document, normalised with names of its own: two refs that
+  // resolve to content differing only in names give the same fingerprint.
+  const fingerprints = new Map<string, string>();
+  const realFingerprint = (ref: string): string => {
+    let print = fingerprints.get(ref);
+    if (print === undefined) {
+      const node = resolveRef(doc as unknown as OpenAPI3, ref, { silent: true });
+      print = node === undefined ? 'undefined' : normalise(JSON.stringify(node), []);
+      fingerprints.set(ref, print);
+    }
+    return print;
+  };
+
+  const used = new Set<string>();
+  typesUnitStats.units = units.length;
+  typesUnitStats.transformed = 0;
+  const mains: Record<Kind, string[]> = { paths: [], webhooks: [], schemas: [] };
+  const operations: string[] = [];
+  for (const unit of units) {
+    // A unit whose key stays as it is prints that key: it is part of what the entry is for.
+    const memoKey = `${unit.kind}\0${unit.own ? '' : unit.name}\0${unit.json}`;
+    used.add(memoKey);
+    const real = (ref: string) => restore(ref, unit.names);
+    const entries = memo.get(memoKey) ?? [];
+    let entry = entries.find((e) => e.resolved.every(([ref, print]) => realFingerprint(real(ref)) === print));
+    if (!entry) {
+      typesUnitStats.transformed++;
+      entry = transformUnit(
+        unit.kind,
+        unit.own ? placeholder(unit.name, 0) : unit.name,
+        unit.json,
+        (ref) => resolveRef(doc as unknown as OpenAPI3, real(ref), { silent: true }),
+        (ref) => realFingerprint(real(ref)),
+      );
+      memo.set(memoKey, [entry, ...entries].slice(0, MAX_ENTRIES_PER_KEY));
+    }
+    mains[unit.kind].push(restore(entry.main, unit.names));
+    if (entry.operations) operations.push(restore(entry.operations, unit.names));
+  }
+  for (const key of memo.keys()) if (!used.has(key)) memo.delete(key);
+
+  const block = (root: string, members: string[]) =>
+    members.length ? `export interface ${root} {\n${members.join('')}}\n` : `export type ${root} = Record<string, never>;\n`;
+  const schemas = mains.schemas.length ? `    schemas: {\n${mains.schemas.join('')}    };\n` : '    schemas: never;\n';
+  return (
+    TS_HEADER +
+    block('paths', mains.paths) +
+    block('webhooks', mains.webhooks) +
+    `export interface components {\n${schemas}${EMPTY_COMPONENT_SECTIONS}}\n` +
+    'export type $defs = Record<string, never>;\n' +
+    block('operations', operations)
+  );
+}
