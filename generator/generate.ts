@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { emitAll } from './emit/index.ts';
 import { GENERATED_NOTE, LEGACY_GENERATED_NOTE } from './emit/format.ts';
-import { displayPath, loadContract } from './load.ts';
+import { displayPath, loadContractAsync } from './load.ts';
 import { buildModel, type Model } from './model.ts';
 import { inputsKey, writeEntry } from './cache.ts';
 
@@ -15,7 +15,7 @@ export async function compileContract(contractDir: string): Promise<Map<string, 
 
 /** compileContract, with the model it built (svc generate scaffolds handlers from its operations). */
 export async function compileWithModel(contractDir: string): Promise<{ files: Map<string, string>; model: Model }> {
-  const contract = loadContract(contractDir);
+  const contract = await loadContractAsync(contractDir);
   const model = buildModel(contract);
   try {
     return { files: await emitAll(model), model };

@@ -1,7 +1,8 @@
 // Step 1: read contract/ (svc.yaml, schemas/*.yaml, families/*.yaml) keeping source positions.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CST, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, type Node } from 'yaml';
+import { CST, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, type Document, type Node } from 'yaml';
+import type { ParseAnswer } from './parallel/protocol.ts';
 import { pathKey, type Diagnostic, type JsonPath, type NodePositions, type SourceFile } from './source.ts';
 
 export interface LoadedContract {
@@ -94,20 +95,26 @@ function syntaxDiagnostic(shown: string, text: string, errors: readonly { messag
   return { file: shown, line: pos.line, col: pos.col, rule: 'yaml-syntax', message };
 }
 
-export function parseYamlFile(file: string, text: string, diagnostics: Diagnostic[]): SourceFile {
+function parse(text: string): { doc: Document; lines: LineCounter } {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
-  const shown = displayPath(file);
-  if (doc.errors.length) diagnostics.push(syntaxDiagnostic(shown, text, doc.errors, lines));
-  const data = doc.errors.length ? null : doc.toJS({ maxAliasCount: 1000 });
-  // Positions are read only to report a diagnostic: collect them on first use, not for every node of
-  // every file of every run (a fifth of loading a contract that has no errors).
+  return { doc: parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true }), lines };
+}
+
+const toData = (doc: Document) => doc.toJS({ maxAliasCount: 1000 });
+
+/**
+ * A parsed file. Positions are read only to report a diagnostic: they are collected on first use (not
+ * for every node of every file of every run: a fifth of loading a contract that has no errors), from
+ * the parse that made the data when it is kept, else from a new parse of the text.
+ */
+function sourceOf(shown: string, data: unknown, parsed: () => { doc: Document; lines: LineCounter }): SourceFile {
   let positions: Map<string, NodePositions> | undefined;
   return {
     file: shown,
     data,
     get positions() {
       if (!positions) {
+        const { doc, lines } = parsed();
         positions = new Map();
         collectPositions(doc.contents, [], null, lines, positions);
       }
@@ -116,25 +123,126 @@ export function parseYamlFile(file: string, text: string, diagnostics: Diagnosti
   };
 }
 
-export function loadContract(dir: string): LoadedContract {
-  const diagnostics: Diagnostic[] = [];
-  const read = (file: string) => parseYamlFile(file, readFileSync(file, 'utf8'), diagnostics);
+export function parseYamlFile(file: string, text: string, diagnostics: Diagnostic[]): SourceFile {
+  const parsed = parse(text);
+  const shown = displayPath(file);
+  if (parsed.doc.errors.length) diagnostics.push(syntaxDiagnostic(shown, text, parsed.doc.errors, parsed.lines));
+  return sourceOf(shown, parsed.doc.errors.length ? null : toData(parsed.doc), () => parsed);
+}
+
+/** A file's data alone (the worker's share of a large contract): null and ok false when it has YAML errors. */
+export function parseYamlData(_file: string, text: string): ParseAnswer {
+  const { doc } = parse(text);
+  return doc.errors.length ? { data: null, ok: false } : { data: toData(doc), ok: true };
+}
+
+interface ContractFiles {
+  svc: string | null;
+  schemas: string[];
+  families: string[];
+}
+
+function contractFiles(dir: string): ContractFiles {
   const svcPath = path.join(dir, 'svc.yaml');
-  let svc: SourceFile | null = null;
-  if (existsSync(svcPath)) svc = read(svcPath);
-  else
+  return { svc: existsSync(svcPath) ? svcPath : null, schemas: yamlFilesIn(path.join(dir, 'schemas')), families: yamlFilesIn(path.join(dir, 'families')) };
+}
+
+function assemble(dir: string, files: ContractFiles, read: (file: string) => SourceFile, diagnostics: Diagnostic[]): LoadedContract {
+  if (!files.svc)
     diagnostics.push({
-      file: displayPath(svcPath),
+      file: displayPath(path.join(dir, 'svc.yaml')),
       line: 1,
       col: 1,
       rule: 'missing-file',
-      message: `The contract has no svc.yaml. Create ${displayPath(svcPath)} or point --contract at the contract directory.`,
+      message: `The contract has no svc.yaml. Create ${displayPath(path.join(dir, 'svc.yaml'))} or point --contract at the contract directory.`,
     });
-  return {
-    dir,
-    svc,
-    schemaFiles: yamlFilesIn(path.join(dir, 'schemas')).map(read),
-    familyFiles: yamlFilesIn(path.join(dir, 'families')).map(read),
-    diagnostics,
+  return { dir, svc: files.svc ? read(files.svc) : null, schemaFiles: files.schemas.map(read), familyFiles: files.families.map(read), diagnostics };
+}
+
+/**
+ * Files parsed by this process, by path: a file whose text has not changed is not parsed again (svc
+ * generate --watch re-reads every file on each change and parses the edited ones). Its syntax
+ * diagnostic, if it had one, is reported again. Entries of files that are gone are dropped.
+ */
+const parsedFiles = new Map<string, { text: string; source: SourceFile; diagnostic: Diagnostic | null }>();
+
+function remembered(file: string, text: string, diagnostics: Diagnostic[], parseHere: () => SourceFile): SourceFile {
+  const key = path.resolve(file);
+  const known = parsedFiles.get(key);
+  if (known && known.text === text && known.source.file === displayPath(file)) {
+    if (known.diagnostic) diagnostics.push(known.diagnostic);
+    return known.source;
+  }
+  const before = diagnostics.length;
+  const source = parseHere();
+  parsedFiles.set(key, { text, source, diagnostic: diagnostics.length > before ? diagnostics[diagnostics.length - 1]! : null });
+  return source;
+}
+
+function forget(files: ContractFiles, dir: string): void {
+  const keep = new Set([files.svc, ...files.schemas, ...files.families].filter((f): f is string => !!f).map((f) => path.resolve(f)));
+  const root = path.resolve(dir) + path.sep;
+  for (const key of parsedFiles.keys()) if (key.startsWith(root) && !keep.has(key)) parsedFiles.delete(key);
+}
+
+export function loadContract(dir: string): LoadedContract {
+  const diagnostics: Diagnostic[] = [];
+  const files = contractFiles(dir);
+  forget(files, dir);
+  const read = (file: string) => {
+    const text = readFileSync(file, 'utf8');
+    return remembered(file, text, diagnostics, () => parseYamlFile(file, text, diagnostics));
   };
+  return assemble(dir, files, read, diagnostics);
+}
+
+/**
+ * loadContract, with about half of a large contract's family files parsed on the compiler's worker
+ * thread (parallel/index.ts) while this thread parses the rest. A file the worker found broken is
+ * parsed again here for its diagnostic; every file's positions come from a new parse on first use.
+ */
+export async function loadContractAsync(dir: string): Promise<LoadedContract> {
+  const files = contractFiles(dir);
+  const texts = new Map([files.svc, ...files.schemas, ...files.families].filter((f): f is string => !!f).map((f) => [f, readFileSync(f, 'utf8')]));
+  let bytes = 0;
+  for (const text of texts.values()) bytes += text.length;
+  const { parallelMinBytes, parseOnWorker } = await import('./parallel/index.ts');
+  const fresh = files.families.filter((f) => parsedFiles.get(path.resolve(f))?.text !== texts.get(f));
+  if (bytes < parallelMinBytes() || fresh.length < 2) return loadContract(dir);
+
+  // The worker takes the first fresh family files up to half of their bytes; this thread the rest.
+  let half = 0;
+  for (const f of fresh) half += texts.get(f)!.length;
+  half /= 2;
+  const toWorker: string[] = [];
+  let given = 0;
+  for (const f of fresh) {
+    if (given >= half) break;
+    toWorker.push(f);
+    given += texts.get(f)!.length;
+  }
+  const answers = parseOnWorker(toWorker.map((file) => ({ file, text: texts.get(file)! })));
+  // Each file's source and its diagnostics, put in file order by assemble, as loadContract reports them.
+  const done = new Map<string, { source: SourceFile; diagnostics: Diagnostic[] }>();
+  const settle = (f: string, answer: () => ParseAnswer) => {
+    const text = texts.get(f)!;
+    const own: Diagnostic[] = [];
+    // Kept without its parse tree (a large contract's trees would double the memory): positions re-parse.
+    const source = remembered(f, text, own, () => {
+      const { data, ok } = answer();
+      return ok ? sourceOf(displayPath(f), data, () => parse(text)) : parseYamlFile(f, text, own);
+    });
+    done.set(f, { source, diagnostics: own });
+  };
+  const onWorker = new Set(toWorker);
+  for (const f of [files.svc, ...files.schemas, ...files.families]) if (f && !onWorker.has(f)) settle(f, () => parseYamlData(f, texts.get(f)!));
+  const parsed = await answers;
+  toWorker.forEach((f, i) => settle(f, () => parsed[i]!));
+  forget(files, dir);
+  const diagnostics: Diagnostic[] = [];
+  return assemble(dir, files, (f) => {
+    const { source, diagnostics: own } = done.get(f)!;
+    diagnostics.push(...own);
+    return source;
+  }, diagnostics);
 }

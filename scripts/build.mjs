@@ -58,7 +58,7 @@ export async function bundleServer(outdir) {
  * compiler loads ajv, yaml, handlebars, typescript, diff only in the commands that use them.
  */
 export async function bundleCompiler(outdir) {
-  return build({ ...COMMON, entryPoints: { cli: 'generator/cli.ts' }, outdir, packages: 'external' });
+  return build({ ...COMMON, entryPoints: { cli: 'generator/cli.ts', worker: 'generator/parallel/worker.ts' }, outdir, packages: 'external' });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

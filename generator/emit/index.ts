@@ -1,34 +1,42 @@
 // Every generated file, as relative path -> content. Emitters read only the model.
 import type { Model } from '../model.ts';
 import { emitContract } from './contract.ts';
-import { emitDocs } from './docs.ts';
 import { emitHandlers } from './handlers.ts';
 import { emitMcpTools } from './mcp-tools.ts';
 import { buildOpenApi } from './openapi.ts';
-import { generatedJson } from './format.ts';
+import { byString, generatedJson } from './format.ts';
 import { emitRegistry } from './registry.ts';
 import { emitRoutes } from './routes.ts';
-import { emitTypes } from './types.ts';
-import { emitValidators } from './validators.ts';
 import { emitChangelog } from './changelog.ts';
 import { publishDynamicTools } from './mcp-dynamic.ts';
+import { emitWorkerShare } from './worker-share.ts';
+import { emitOnWorkerThread, parallelMinOperations } from '../parallel/index.ts';
 
-export async function emitAll(model: Model): Promise<Map<string, string>> {
+/** What the main thread emits: the OpenAPI document and its types, the registry, routes, tools, handler interfaces, changelog. */
+async function emitMainShare(model: Model): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const openapi = buildOpenApi(model);
   publishDynamicTools(openapi, model);
   files.set('openapi.json', generatedJson(openapi));
+  // openapi-typescript and TypeScript load here, on first use (test/governance/compiler-build.test.ts).
+  const { emitTypes } = await import('./types.ts');
   files.set('types.ts', await emitTypes(openapi));
   files.set('registry.ts', emitRegistry(model));
   files.set('contract.ts', emitContract(model));
-  const validators = emitValidators(model);
-  files.set('validators.js', validators.js);
-  files.set('validators.d.ts', validators.dts);
-  for (const [file, text] of validators.families) files.set(file, text);
   files.set('routes.ts', emitRoutes(model));
   files.set('mcp-tools.ts', emitMcpTools(model));
   for (const [file, text] of emitHandlers(model)) files.set(file, text);
-  for (const [file, text] of emitDocs(model)) files.set(file, text);
   for (const [file, text] of emitChangelog(model)) files.set(file, text);
-  return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return files;
+}
+
+export async function emitAll(model: Model): Promise<Map<string, string>> {
+  // A large contract sends the worker its share (worker-share.ts) first. The worker's failure (an ajv
+  // refusal, say) is met by running that share here, which throws the error itself for
+  // compileWithModel to locate, or succeeds when the thread was the trouble.
+  const shared = model.operations.length >= parallelMinOperations() ? emitOnWorkerThread(model) : null;
+  const files = await emitMainShare(model);
+  const theirs = shared ? await shared.catch(() => emitWorkerShare(model)) : emitWorkerShare(model);
+  for (const [file, text] of theirs) files.set(file, text);
+  return new Map([...files].sort(([a], [b]) => byString(a, b)));
 }
