@@ -82,23 +82,49 @@ export interface WriteReport {
   kept: string[];
 }
 
+/**
+ * What this process last wrote (or found already there) in each generated file: the text, and the
+ * file's identity then. `svc generate --watch` rewrites thousands of files of which a few changed:
+ * a file whose size, modification and change times and inode are still those recorded, and whose new
+ * text is the recorded one, is left alone without being read (at 8,200 operations, reading 200 MB
+ * back took 0.6 s of each re-emit). A file edited by hand changes its times, so it is read and compared.
+ */
+const lastWritten = new Map<string, { text: string; stamp: string }>();
+/** The directory lastWritten describes: writing another forgets it (only a watcher writes one directory again and again). */
+let lastOutDir = '';
+const stampOf = (file: string): string | null => {
+  const st = statSync(file, { throwIfNoEntry: false });
+  return st ? `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` : null;
+};
+
 export function writeGenerated(files: Map<string, string>, outDir: string): WriteReport {
   const report: WriteReport = { written: [], unchanged: 0, removed: [], kept: [] };
+  if (path.resolve(outDir) !== lastOutDir) {
+    lastWritten.clear();
+    lastOutDir = path.resolve(outDir);
+  }
   for (const [rel, text] of files) {
-    const file = path.join(outDir, rel);
-    if (existsSync(file) && holds(file, text)) {
+    const file = path.resolve(outDir, rel);
+    const known = lastWritten.get(file);
+    const stamp = stampOf(file);
+    if (known && stamp && known.stamp === stamp && known.text === text) {
       report.unchanged++;
       continue;
     }
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, text);
-    report.written.push(rel);
+    if (stamp && holds(file, text)) report.unchanged++;
+    else {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, text);
+      report.written.push(rel);
+    }
+    lastWritten.set(file, { text, stamp: stampOf(file)! });
   }
   for (const rel of listFiles(outDir)) {
     if (files.has(rel)) continue;
     const file = path.join(outDir, rel);
     if (carriesMarker(file)) {
       rmSync(file);
+      lastWritten.delete(path.resolve(file));
       report.removed.push(rel);
     } else report.kept.push(rel);
   }

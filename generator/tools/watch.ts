@@ -3,7 +3,8 @@
 import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { compileAndRecord, writeGenerated } from '../generate.ts';
+import { inputsKey, writeEntry } from '../cache.ts';
+import { compileWithModel, writeGenerated } from '../generate.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics, type Diagnostic } from '../source.ts';
 import { consoleIo, parseArgs, type CliIo } from '../snapshot.ts';
 
@@ -78,7 +79,24 @@ function dirsUnder(dir: string): string[] {
 export function startWatch(options: WatchOptions): Watcher {
   const io = options.io ?? consoleIo;
   const debounce = options.debounceMs ?? 100;
-  const compile = options.compile ?? (async (dir: string) => (await compileAndRecord(dir)).files);
+  // The default compile records its output in the content-hash cache (cache.ts), so that a --check
+  // after the session is answered at once; it does so after writing and reporting (recorded below):
+  // hashing every generated file is bookkeeping, not part of what the author waits for.
+  let toRecord: { key: string; files: Map<string, string> } | null = null;
+  const compile =
+    options.compile ??
+    (async (dir: string) => {
+      const key = inputsKey(dir);
+      const { files } = await compileWithModel(dir);
+      toRecord = { key, files };
+      return files;
+    });
+  const record = () => {
+    const pending = toRecord;
+    toRecord = null;
+    // Nothing is recorded when the contract changed while it compiled (its output may mix both versions).
+    if (pending && inputsKey(options.contract) === pending.key) writeEntry(options.contract, pending.key, pending.files);
+  };
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<WatchRun> | null = null;
   let again = false;
@@ -94,6 +112,7 @@ export function startWatch(options: WatchOptions): Watcher {
       io.out(
         `[svc watch] ${new Date().toISOString().slice(11, 19)} generated ${options.out}/ in ${Math.round(result.ms!)} ms (${report.written.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged).`,
       );
+      record();
     } catch (err) {
       if (!(err instanceof ContractError)) {
         io.err(`[svc watch] ${(err as Error).stack ?? String(err)}`);

@@ -50,9 +50,12 @@ describe('golden output', () => {
       writeFileSync(path.join(tmp.dir, 'routes.ts'), files.get('routes.ts')!.replace('tasks.batch_create', 'tasks.batch'));
       rmSync(path.join(tmp.dir, 'docs/llms.txt'));
       writeFileSync(path.join(tmp.dir, 'handlers/old.ts'), `// ${GENERATED_NOTE}\n`);
+      // An edit that keeps the size: writeGenerated remembers what it wrote, and must still see it.
+      const contractTs = files.get('contract.ts')!;
+      writeFileSync(path.join(tmp.dir, 'contract.ts'), contractTs.replace('export', 'EXPORT'));
       const report = checkGenerated(files, tmp.dir);
       expect(report.ok).toBe(false);
-      expect(report.stale).toEqual(['routes.ts']);
+      expect(report.stale).toEqual(['contract.ts', 'routes.ts']);
       expect(report.missing).toEqual(['docs/llms.txt']);
       expect(report.extra).toEqual(['handlers/old.ts']);
       expect(report.text).toContain('-  { id: "tasks.batch"');
@@ -60,6 +63,7 @@ describe('golden output', () => {
       // Writing again repairs everything and removes the stale generated file.
       const written = writeGenerated(files, tmp.dir);
       expect(written.removed).toEqual(['handlers/old.ts']);
+      expect(written.written.sort()).toEqual(['contract.ts', 'docs/llms.txt', 'routes.ts']);
       expect(checkGenerated(files, tmp.dir).ok).toBe(true);
     } finally {
       tmp.cleanup();
