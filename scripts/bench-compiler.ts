@@ -1,11 +1,13 @@
 // The compiler as its users run it: whole `svc` processes (node bin/svc.js ..., from the compiler's
-// build in dist/compiler/ when fresh), wall time and peak resident memory of each, median of runs.
+// build in dist/compiler/ when fresh), wall time, peak resident memory and CPU time (every thread) of
+// each, median of runs, each run after a `sync` (no run pays for the previous one's writes).
 //   svc --help; svc generate --check on the real contract with the cache warm (the run after a
 //   generate) and with no cache (SVC_NO_CACHE=1: the full compile, as on a fresh CI checkout);
 //   svc generate after a one-family edit (tasks.yaml, into a temporary out directory); svc generate
-//   on the 10x and 100x synthetic contracts (820 and 8,200 operations); and, in process, the re-emit
+//   on the 10x and 100x synthetic contracts (820 and 8,200 operations; at 8,200 also on one thread,
+//   SVC_PARALLEL_MIN_OPERATIONS set out of reach, to show what the second thread buys); and, in process, the re-emit
 //   of svc generate --watch after a one-family edit (82 and 8,200 operations). --quick: 82 operations only.
-// Peak memory comes from GNU time (/usr/bin/time -f): without it, wall time only.
+// Peak memory and CPU time come from GNU time (/usr/bin/time -f): without it, wall time only.
 // Run: node --import tsx scripts/bench-compiler.ts [--quick]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,25 +27,32 @@ export interface CompilerRow {
   wallMs: number;
   /** Peak resident memory in MiB; null without GNU time. */
   peakMiB: number | null;
+  /** CPU seconds (user + system, every thread) of the process; null without GNU time or in process. */
+  cpuS?: number | null;
   target?: string;
 }
 
 interface Sample {
   wallMs: number;
   peakMiB: number | null;
+  cpuS: number | null;
 }
 
 /** One whole `node bin/svc.js ...` process. Throws when it exits non-zero. */
 function runOnce(args: string[], env: NodeJS.ProcessEnv = {}): Sample {
   const withTime = existsSync(GNU_TIME);
   const command = withTime ? GNU_TIME : process.execPath;
-  const argv = withTime ? ['-f', '__peak_kb=%M', process.execPath, SVC, ...args] : [SVC, ...args];
+  const argv = withTime ? ['-f', '__peak_kb=%M __cpu=%U+%S', process.execPath, SVC, ...args] : [SVC, ...args];
+  // Dirty pages of the previous run (an 8,200-operation generate writes 200 MB) are flushed first, so
+  // that no run pays for the one before it.
+  spawnSync('sync');
   const started = performance.now();
   const run = spawnSync(command, argv, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
   const wallMs = performance.now() - started;
   if (run.status !== 0) throw new Error(`svc ${args.join(' ')} exited ${run.status}: ${run.stderr.slice(-400)}`);
   const kb = /__peak_kb=(\d+)/.exec(run.stderr ?? '');
-  return { wallMs, peakMiB: kb ? Number(kb[1]) / 1024 : null };
+  const cpu = /__cpu=([\d.]+)\+([\d.]+)/.exec(run.stderr ?? '');
+  return { wallMs, peakMiB: kb ? Number(kb[1]) / 1024 : null, cpuS: cpu ? Number(cpu[1]) + Number(cpu[2]) : null };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -51,7 +60,8 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 function measure(label: string, runs: number, once: () => Sample, target?: string): CompilerRow {
   const samples = Array.from({ length: runs }, once);
   const peaks = samples.map((s) => s.peakMiB).filter((p): p is number => p !== null);
-  return { label, wallMs: median(samples.map((s) => s.wallMs)), peakMiB: peaks.length ? median(peaks) : null, target };
+  const cpus = samples.map((s) => s.cpuS).filter((c): c is number => c !== null);
+  return { label, wallMs: median(samples.map((s) => s.wallMs)), peakMiB: peaks.length ? median(peaks) : null, cpuS: cpus.length ? median(cpus) : null, target };
 }
 
 export async function benchCompiler(options: { quick?: boolean } = {}): Promise<CompilerRow[]> {
@@ -88,7 +98,16 @@ export async function benchCompiler(options: { quick?: boolean } = {}): Promise<
           return runOnce(['generate', '--contract', big, '--out', bigOut], { SVC_NO_CACHE: '1' });
         }, factor >= 100 ? '<= 10 s' : undefined);
         rows.push(row);
-        if (factor >= 100) rows.push(await watchReemit(big, path.join(work, 'watch-out-100x'), 'tasks.yaml', 3, '<= 1 s'));
+        if (factor >= 100) {
+          // The same on one thread (parallel/index.ts's worker never started): what the second thread buys.
+          rows.push(
+            measure(`svc generate (${82 * factor} ops, no cache, one thread)`, 1, () => {
+              rmSync(bigOut, { recursive: true, force: true });
+              return runOnce(['generate', '--contract', big, '--out', bigOut], { SVC_NO_CACHE: '1', SVC_PARALLEL_MIN_OPERATIONS: String(Number.MAX_SAFE_INTEGER) });
+            }),
+          );
+          rows.push(await watchReemit(big, path.join(work, 'watch-out-100x'), 'tasks.yaml', 3, '<= 1 s'));
+        }
       }
     }
   } finally {
@@ -126,12 +145,12 @@ async function watchReemit(contract: string, out: string, familyFile: string, ru
 }
 
 export function formatCompilerRows(rows: CompilerRow[]): string[] {
-  const lines = [`${'command'.padEnd(56)}  wall ms   peak MiB  ms/op  target`];
+  const lines = [`${'command'.padEnd(56)}  wall ms   peak MiB  cpu s  ms/op  target`];
   for (const r of rows) {
     const ops = /\((\d+) ops/.exec(r.label);
     const perOp = ops && !r.label.includes('--check') && !r.label.includes('edit') && !r.label.includes('re-emit') ? (r.wallMs / Number(ops[1])).toFixed(2) : '';
     lines.push(
-      `${r.label.padEnd(56)}  ${r.wallMs.toFixed(0).padStart(7)}  ${(r.peakMiB === null ? '-' : r.peakMiB.toFixed(0)).padStart(9)}  ${perOp.padStart(5)}  ${r.target ?? ''}`,
+      `${r.label.padEnd(56)}  ${r.wallMs.toFixed(0).padStart(7)}  ${(r.peakMiB === null ? '-' : r.peakMiB.toFixed(0)).padStart(9)}  ${(r.cpuS == null ? '-' : r.cpuS.toFixed(2)).padStart(5)}  ${perOp.padStart(5)}  ${r.target ?? ''}`,
     );
   }
   return lines;
