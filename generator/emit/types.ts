@@ -2,6 +2,7 @@
 import { astToString, resolveRef, scanDiscriminators, transformSchema, type OpenAPI3 } from 'openapi-typescript';
 import { TS_HEADER } from './format.ts';
 import { collated, emitTypesByUnit, transformContext } from './types-units.ts';
+import { session } from '../session.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -36,7 +37,24 @@ export function emitTypesWhole(openapi: Doc): string {
   return TS_HEADER + astToString(transformSchema(schema, ctx));
 }
 
-/** The same text unit by unit and memoised (types-units.ts) when the document allows, else whole. */
+/**
+ * Units (top-level members) from which the unit-by-unit emitter pays on a single compile: it does more
+ * work per unit than the whole transform (a print per unit), and wins by transforming repeated units
+ * once (at 2,400 units, 820 synthetic operations: 0.37 s against 0.97 s; at 337, the real contract:
+ * 0.22 s against 0.11 s, cold).
+ */
+const UNITS_MIN = 600;
+
+function unitCount(openapi: Doc): number {
+  const count = (v: unknown) => (v && typeof v === 'object' ? Object.keys(v).length : 0);
+  return count(openapi.paths) + count(openapi.webhooks) + count((openapi.components as Doc | undefined)?.schemas);
+}
+
+/**
+ * The same text unit by unit and memoised (types-units.ts) when that pays (a large document, or a
+ * watcher's every compile after its first) and the document allows it; else the whole transform.
+ */
 export async function emitTypes(openapi: Doc): Promise<string> {
-  return emitTypesByUnit(openapi) ?? emitTypesWhole(openapi);
+  const byUnit = session.longLived || unitCount(openapi) >= UNITS_MIN ? emitTypesByUnit(openapi) : null;
+  return byUnit ?? emitTypesWhole(openapi);
 }

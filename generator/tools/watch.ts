@@ -7,6 +7,7 @@ import { inputsKey, writeEntry } from '../cache.ts';
 import { compileWithModel, writeGenerated } from '../generate.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics, type Diagnostic } from '../source.ts';
 import { consoleIo, parseArgs, type CliIo } from '../snapshot.ts';
+import { session } from '../session.ts';
 
 /** The offending line with one line of context on each side and a caret under the column. */
 export function codeFrame(d: Pick<Diagnostic, 'file' | 'line' | 'col'>, text?: string): string {
@@ -77,6 +78,7 @@ function dirsUnder(dir: string): string[] {
 }
 
 export function startWatch(options: WatchOptions): Watcher {
+  session.longLived = true;
   const io = options.io ?? consoleIo;
   const debounce = options.debounceMs ?? 100;
   // The default compile records its output in the content-hash cache (cache.ts), so that a --check
