@@ -80,11 +80,10 @@ function readFields(item: unknown): unknown {
 
 /**
  * JSON of a value with its names as placeholders, numbered in order of first appearance after the
- * names already in `names` (which it extends). A name outside PLAIN_NAME, or a text that already holds
- * a placeholder's spelling, stays as it is.
+ * names already in `names` (which it extends). A name outside PLAIN_NAME stays as it is. Only for a
+ * text that holds no placeholder's spelling (`__svc`) of its own.
  */
 function normalise(json: string, names: string[]): string {
-  if (json.includes('__svc')) return json;
   const index = new Map(names.map((name, i) => [name, i]));
   const place = (name: string): string => {
     if (!PLAIN_NAME.test(name) || String(Number(name)) === name) return name;
@@ -199,7 +198,7 @@ function transformUnit(kind: Kind, key: string, json: string, resolve: (ref: str
 export function emitTypesByUnit(doc: Doc): string | null {
   const components = (doc.components ?? {}) as Doc;
   if ('$defs' in doc || OTHER_COMPONENT_SECTIONS.some((section) => section in components)) return null;
-  const units: { kind: Kind; name: string; own: boolean; json: string; names: string[] }[] = [];
+  const units: { kind: Kind; name: string; own: boolean; plain: boolean; json: string; names: string[] }[] = [];
   for (const [kind, entries] of [
     ['paths', sortedEntries(doc.paths)],
     ['webhooks', sortedEntries(doc.webhooks)],
@@ -210,11 +209,13 @@ export function emitTypesByUnit(doc: Doc): string | null {
       // A discriminator makes the transform read other units (scanDiscriminators): not reproduced here.
       if (raw.includes('"discriminator":')) return null;
       if (kind === 'webhooks' && value && typeof value === 'object' && '$ref' in value) return null;
+      // A text that already holds a placeholder's spelling keeps every name (and is never restored).
+      const plain = !raw.includes('__svc');
       // The unit's own key is a placeholder too when it is a plain name (then it is names[0]).
-      const own = PLAIN_NAME.test(name) && String(Number(name)) !== name && !raw.includes('__svc');
+      const own = plain && PLAIN_NAME.test(name) && String(Number(name)) !== name;
       const names: string[] = own ? [name] : [];
-      const json = normalise(raw, names);
-      units.push({ kind, name, own, json, names });
+      const json = plain ? normalise(raw, names) : raw;
+      units.push({ kind, name, own, plain, json, names });
     }
   }
 
@@ -225,7 +226,8 @@ export function emitTypesByUnit(doc: Doc): string | null {
     let print = fingerprints.get(ref);
     if (print === undefined) {
       const node = resolveRef(doc as unknown as OpenAPI3, ref, { silent: true });
-      print = node === undefined ? 'undefined' : normalise(JSON.stringify(node), []);
+      const json = node === undefined ? 'undefined' : JSON.stringify(node);
+      print = json.includes('__svc') ? json : normalise(json, []);
       fingerprints.set(ref, print);
     }
     return print;
@@ -240,7 +242,7 @@ export function emitTypesByUnit(doc: Doc): string | null {
     // A unit whose key stays as it is prints that key: it is part of what the entry is for.
     const memoKey = `${unit.kind}\0${unit.own ? '' : unit.name}\0${unit.json}`;
     used.add(memoKey);
-    const real = (ref: string) => restore(ref, unit.names);
+    const real = (text: string) => (unit.plain ? restore(text, unit.names) : text);
     const entries = memo.get(memoKey) ?? [];
     let entry = entries.find((e) => e.resolved.every(([ref, print]) => realFingerprint(real(ref)) === print));
     if (!entry) {
@@ -254,8 +256,8 @@ export function emitTypesByUnit(doc: Doc): string | null {
       );
       memo.set(memoKey, [entry, ...entries].slice(0, MAX_ENTRIES_PER_KEY));
     }
-    mains[unit.kind].push(restore(entry.main, unit.names));
-    if (entry.operations) operations.push(restore(entry.operations, unit.names));
+    mains[unit.kind].push(real(entry.main));
+    if (entry.operations) operations.push(real(entry.operations));
   }
   for (const key of memo.keys()) if (!used.has(key)) memo.delete(key);
 

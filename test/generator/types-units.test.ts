@@ -120,6 +120,8 @@ describe('types.ts unit by unit', () => {
     doc.components.schemas['123'] = { type: 'integer' };
     doc.components.schemas['has"quote'] = { type: 'boolean' };
     doc.components.schemas['__svc0__'] = { $ref: '#/components/schemas/A' };
+    doc.components.schemas.Spelled = { type: 'string', description: 'Mentions __svc5__ and __svc0-__, which are not placeholders.' };
+    doc.paths['/v1/b'].get.description = 'Reads __svc1__.';
     doc.paths['/v1/a:do-it'] = { post: { operationId: 'a.do_it', responses: { '204': { description: 'done' } } } };
     doc.paths['/v1/ünï'] = { post: { operationId: 'ünï', responses: { '204': { description: 'done' } } } };
     expectSame(doc);
