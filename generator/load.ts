@@ -179,10 +179,18 @@ function remembered(file: string, text: string, diagnostics: Diagnostic[], parse
   return source;
 }
 
+/** The contract directory parsedFiles describes: loading another forgets it (only a watcher loads one again and again). */
+let rememberedDir = '';
+
+/** Before a load of `dir`: drop what was remembered of another directory, and of files of `dir` that are gone. */
 function forget(files: ContractFiles, dir: string): void {
+  if (path.resolve(dir) !== rememberedDir) {
+    parsedFiles.clear();
+    rememberedDir = path.resolve(dir);
+    return;
+  }
   const keep = new Set([files.svc, ...files.schemas, ...files.families].filter((f): f is string => !!f).map((f) => path.resolve(f)));
-  const root = path.resolve(dir) + path.sep;
-  for (const key of parsedFiles.keys()) if (key.startsWith(root) && !keep.has(key)) parsedFiles.delete(key);
+  for (const key of parsedFiles.keys()) if (!keep.has(key)) parsedFiles.delete(key);
 }
 
 export function loadContract(dir: string): LoadedContract {
@@ -207,6 +215,7 @@ export async function loadContractAsync(dir: string): Promise<LoadedContract> {
   let bytes = 0;
   for (const text of texts.values()) bytes += text.length;
   const { parallelMinBytes, parseOnWorker } = await import('./parallel/index.ts');
+  forget(files, dir);
   const fresh = files.families.filter((f) => parsedFiles.get(path.resolve(f))?.text !== texts.get(f));
   if (bytes < parallelMinBytes() || fresh.length < 2) return loadContract(dir);
 
@@ -238,7 +247,6 @@ export async function loadContractAsync(dir: string): Promise<LoadedContract> {
   for (const f of [files.svc, ...files.schemas, ...files.families]) if (f && !onWorker.has(f)) settle(f, () => parseYamlData(f, texts.get(f)!));
   const parsed = await answers;
   toWorker.forEach((f, i) => settle(f, () => parsed[i]!));
-  forget(files, dir);
   const diagnostics: Diagnostic[] = [];
   return assemble(dir, files, (f) => {
     const { source, diagnostics: own } = done.get(f)!;
