@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CST, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, type Document, type Node } from 'yaml';
 import type { ParseAnswer } from './parallel/protocol.ts';
+import { session } from './session.ts';
 import { pathKey, type Diagnostic, type JsonPath, type NodePositions, type SourceFile } from './source.ts';
 
 export interface LoadedContract {
@@ -160,13 +161,15 @@ function assemble(dir: string, files: ContractFiles, read: (file: string) => Sou
 }
 
 /**
- * Files parsed by this process, by path: a file whose text has not changed is not parsed again (svc
- * generate --watch re-reads every file on each change and parses the edited ones). Its syntax
+ * Files parsed by a watcher (session.ts), by path: a file whose text has not changed is not parsed
+ * again (svc generate --watch re-reads every file on each change and parses the edited ones). Its syntax
  * diagnostic, if it had one, is reported again. Entries of files that are gone are dropped.
  */
 const parsedFiles = new Map<string, { text: string; source: SourceFile; diagnostic: Diagnostic | null }>();
 
 function remembered(file: string, text: string, diagnostics: Diagnostic[], parseHere: () => SourceFile): SourceFile {
+  // One compile (every command but a watcher) would only hold the contract in memory for nothing.
+  if (!session.longLived) return parseHere();
   const key = path.resolve(file);
   const known = parsedFiles.get(key);
   if (known && known.text === text && known.source.file === displayPath(file)) {

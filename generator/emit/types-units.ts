@@ -198,26 +198,6 @@ function transformUnit(kind: Kind, key: string, json: string, resolve: (ref: str
 export function emitTypesByUnit(doc: Doc): string | null {
   const components = (doc.components ?? {}) as Doc;
   if ('$defs' in doc || OTHER_COMPONENT_SECTIONS.some((section) => section in components)) return null;
-  const units: { kind: Kind; name: string; own: boolean; plain: boolean; json: string; names: string[] }[] = [];
-  for (const [kind, entries] of [
-    ['paths', sortedEntries(doc.paths)],
-    ['webhooks', sortedEntries(doc.webhooks)],
-    ['schemas', sortedEntries(components.schemas)],
-  ] as [Kind, [string, unknown][]][]) {
-    for (const [name, value] of entries) {
-      const raw = JSON.stringify(kind === 'schemas' ? value : readFields(value)) ?? 'null';
-      // A discriminator makes the transform read other units (scanDiscriminators): not reproduced here.
-      if (raw.includes('"discriminator":')) return null;
-      if (kind === 'webhooks' && value && typeof value === 'object' && '$ref' in value) return null;
-      // A text that already holds a placeholder's spelling keeps every name (and is never restored).
-      const plain = !raw.includes('__svc');
-      // The unit's own key is a placeholder too when it is a plain name (then it is names[0]).
-      const own = plain && PLAIN_NAME.test(name) && String(Number(name)) !== name;
-      const names: string[] = own ? [name] : [];
-      const json = plain ? normalise(raw, names) : raw;
-      units.push({ kind, name, own, plain, json, names });
-    }
-  }
 
   // What each ref resolves to in this document, normalised with names of its own: two refs that
   // resolve to content differing only in names give the same fingerprint.
@@ -234,30 +214,49 @@ export function emitTypesByUnit(doc: Doc): string | null {
   };
 
   const used = new Set<string>();
-  typesUnitStats.units = units.length;
+  typesUnitStats.units = 0;
   typesUnitStats.transformed = 0;
   const mains: Record<Kind, string[]> = { paths: [], webhooks: [], schemas: [] };
   const operations: string[] = [];
-  for (const unit of units) {
-    // A unit whose key stays as it is prints that key: it is part of what the entry is for.
-    const memoKey = `${unit.kind}\0${unit.own ? '' : unit.name}\0${unit.json}`;
-    used.add(memoKey);
-    const real = (text: string) => (unit.plain ? restore(text, unit.names) : text);
-    const entries = memo.get(memoKey) ?? [];
-    let entry = entries.find((e) => e.resolved.every(([ref, print]) => realFingerprint(real(ref)) === print));
-    if (!entry) {
-      typesUnitStats.transformed++;
-      entry = transformUnit(
-        unit.kind,
-        unit.own ? placeholder(unit.name, 0) : unit.name,
-        unit.json,
-        (ref) => resolveRef(doc as unknown as OpenAPI3, real(ref), { silent: true }),
-        (ref) => realFingerprint(real(ref)),
-      );
-      memo.set(memoKey, [entry, ...entries].slice(0, MAX_ENTRIES_PER_KEY));
+  // One unit at a time, so that only the distinct units' texts stay in memory (the memo's keys).
+  for (const [kind, entries] of [
+    ['paths', sortedEntries(doc.paths)],
+    ['webhooks', sortedEntries(doc.webhooks)],
+    ['schemas', sortedEntries(components.schemas)],
+  ] as [Kind, [string, unknown][]][]) {
+    for (const [name, value] of entries) {
+      const raw = JSON.stringify(kind === 'schemas' ? value : readFields(value)) ?? 'null';
+      // A discriminator makes the transform read other units (scanDiscriminators): not reproduced
+      // here. What the units before it put in the memo is correct and stays.
+      if (raw.includes('"discriminator":')) return null;
+      if (kind === 'webhooks' && value && typeof value === 'object' && '$ref' in value) return null;
+      typesUnitStats.units++;
+      // A text that already holds a placeholder's spelling keeps every name (and is never restored).
+      const plain = !raw.includes('__svc');
+      // The unit's own key is a placeholder too when it is a plain name (then it is names[0]).
+      const own = plain && PLAIN_NAME.test(name) && String(Number(name)) !== name;
+      const names: string[] = own ? [name] : [];
+      const json = plain ? normalise(raw, names) : raw;
+      // A unit whose key stays as it is prints that key: it is part of what the entry is for.
+      const memoKey = `${kind}\0${own ? '' : name}\0${json}`;
+      used.add(memoKey);
+      const real = (text: string) => (plain ? restore(text, names) : text);
+      const known = memo.get(memoKey) ?? [];
+      let entry = known.find((e) => e.resolved.every(([ref, print]) => realFingerprint(real(ref)) === print));
+      if (!entry) {
+        typesUnitStats.transformed++;
+        entry = transformUnit(
+          kind,
+          own ? placeholder(name, 0) : name,
+          json,
+          (ref) => resolveRef(doc as unknown as OpenAPI3, real(ref), { silent: true }),
+          (ref) => realFingerprint(real(ref)),
+        );
+        memo.set(memoKey, [entry, ...known].slice(0, MAX_ENTRIES_PER_KEY));
+      }
+      mains[kind].push(real(entry.main));
+      if (entry.operations) operations.push(real(entry.operations));
     }
-    mains[unit.kind].push(real(entry.main));
-    if (entry.operations) operations.push(real(entry.operations));
   }
   for (const key of memo.keys()) if (!used.has(key)) memo.delete(key);
 

@@ -1,15 +1,28 @@
-// loadContract parses a file again only when its text changed (svc generate --watch re-reads every
-// file on each change): untouched files keep their parse, an edited one is parsed anew, a broken one
-// reports its error on every load, and a removed one is forgotten.
+// In a watcher (session.longLived), loadContract parses a file again only when its text changed (svc
+// generate --watch re-reads every file on each change): untouched files keep their parse, an edited
+// one is parsed anew, a broken one reports its error on every load, and a removed one is forgotten.
+// Any other process parses every file each time (it keeps nothing).
 import { describe, expect, it } from 'vitest';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadContract } from '../../generator/load.ts';
+import { session } from '../../generator/session.ts';
 import { ContractCopy } from './helpers.ts';
 
 describe('loading a contract again', () => {
-  it('re-parses only what changed', () => {
+  it('keeps nothing outside a watcher', () => {
     const copy = new ContractCopy();
+    try {
+      expect(session.longLived).toBe(false);
+      expect(loadContract(copy.dir).familyFiles[0]).not.toBe(loadContract(copy.dir).familyFiles[0]);
+    } finally {
+      copy.cleanup();
+    }
+  });
+
+  it('re-parses only what changed in a watcher', () => {
+    const copy = new ContractCopy();
+    session.longLived = true;
     try {
       const first = loadContract(copy.dir);
       const second = loadContract(copy.dir);
@@ -31,6 +44,7 @@ describe('loading a contract again', () => {
       rmSync(tasks);
       expect(loadContract(copy.dir).familyFiles.some((f) => f.file.endsWith('families/tasks.yaml'))).toBe(false);
     } finally {
+      session.longLived = false;
       copy.cleanup();
     }
   });
