@@ -140,8 +140,10 @@ function openCursor<B>(secret: string, cursor: string, maxLength: number): B {
   const dot = cursor.indexOf('.');
   if (dot <= 0 || dot !== cursor.lastIndexOf('.')) throw bad('is not a cursor from this API');
   const encoded = cursor.slice(0, dot);
-  const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
-  const expected = Buffer.from(sign(secret, encoded), 'base64url');
+  // The signature's text, not its decoded bytes: base64url's last character carries unused bits, and a
+  // lenient decode would take a cursor altered there (or with stray characters) as the one issued.
+  const given = Buffer.from(cursor.slice(dot + 1), 'utf8');
+  const expected = Buffer.from(sign(secret, encoded), 'utf8');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw bad('was altered or was not issued by this service');
   }

@@ -85,9 +85,22 @@ describe('events.list', () => {
     expect(out.status).toBe(404);
     const first = (await (await rest(s.credentials.operatorKey, '/v1/events?pageSize=1')).json()) as { nextCursor: string };
     expect(first.nextCursor).toBeTruthy();
-    const bad = await rest(s.credentials.operatorKey, `/v1/events?pageSize=1&cursor=${first.nextCursor.slice(0, -2)}xx`);
-    expect(bad.status).toBe(422);
-    expect(((await bad.json()) as { errors: { pointer: string }[] }).errors[0]!.pointer).toBe('/cursor');
+    // Altered three ways: its last two characters, a character of its body, and its signature's last
+    // character swapped for one that decodes to the same bytes (base64url's unused bits).
+    const [body, signature] = first.nextCursor.split('.') as [string, string];
+    const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = B64.indexOf(signature.at(-1)!);
+    const altered = [
+      `${first.nextCursor.slice(0, -2)}${first.nextCursor.endsWith('xx') ? 'yy' : 'xx'}`,
+      `${body[0] === 'e' ? 'f' : 'e'}${body.slice(1)}.${signature}`,
+      `${body}.${signature.slice(0, -1)}${B64[last ^ 1]}`,
+    ];
+    expect(Buffer.from(altered[2]!.split('.')[1]!, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
+    for (const cursor of altered) {
+      const bad = await rest(s.credentials.operatorKey, `/v1/events?pageSize=1&cursor=${cursor}`);
+      expect(bad.status, cursor).toBe(422);
+      expect(((await bad.json()) as { errors: { pointer: string }[] }).errors[0]!.pointer).toBe('/cursor');
+    }
     const other = await rest(s.credentials.operatorKey, `/v1/events?pageSize=1&types=task.created&cursor=${first.nextCursor}`);
     expect(other.status).toBe(422);
     const unknown = await rest(s.credentials.operatorKey, '/v1/events?after=evt_doesnotexist');
