@@ -197,11 +197,16 @@ function forget(files: ContractFiles, dir: string): void {
 }
 
 export function loadContract(dir: string): LoadedContract {
-  const diagnostics: Diagnostic[] = [];
   const files = contractFiles(dir);
   forget(files, dir);
+  return loadHere(dir, files, (file) => readFileSync(file, 'utf8'));
+}
+
+/** Every file parsed on this thread, its text from `textOf`. */
+function loadHere(dir: string, files: ContractFiles, textOf: (file: string) => string): LoadedContract {
+  const diagnostics: Diagnostic[] = [];
   const read = (file: string) => {
-    const text = readFileSync(file, 'utf8');
+    const text = textOf(file);
     return remembered(file, text, diagnostics, () => parseYamlFile(file, text, diagnostics));
   };
   return assemble(dir, files, read, diagnostics);
@@ -220,7 +225,7 @@ export async function loadContractAsync(dir: string): Promise<LoadedContract> {
   const { parallelMinBytes, parseOnWorker } = await import('./parallel/index.ts');
   forget(files, dir);
   const fresh = files.families.filter((f) => parsedFiles.get(path.resolve(f))?.text !== texts.get(f));
-  if (bytes < parallelMinBytes() || fresh.length < 2) return loadContract(dir);
+  if (bytes < parallelMinBytes() || fresh.length < 2) return loadHere(dir, files, (file) => texts.get(file)!);
 
   // The worker takes the first fresh family files up to half of their bytes; this thread the rest.
   let half = 0;
