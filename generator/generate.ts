@@ -7,6 +7,7 @@ import { GENERATED_NOTE, LEGACY_GENERATED_NOTE } from './emit/format.ts';
 import { displayPath, loadContractAsync } from './load.ts';
 import { buildModel, type Model } from './model.ts';
 import { inputsKey, writeEntry } from './cache.ts';
+import { onForget } from './session.ts';
 
 /** Contract directory -> every generated file (relative path -> content). Throws ContractError. */
 export async function compileContract(contractDir: string): Promise<Map<string, string>> {
@@ -93,6 +94,10 @@ export interface WriteReport {
 const lastWritten = new Map<string, { text: string; stamp: string }>();
 /** The directory lastWritten describes: writing another forgets it (only a watcher writes one directory again and again). */
 let lastOutDir = '';
+onForget(() => {
+  lastWritten.clear();
+  lastOutDir = '';
+});
 const stampOf = (file: string): string | null => {
   const st = statSync(file, { throwIfNoEntry: false });
   return st ? `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` : null;

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CST, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, type Document, type Node } from 'yaml';
 import type { ParseAnswer } from './parallel/protocol.ts';
-import { session } from './session.ts';
+import { onForget, session } from './session.ts';
 import { pathKey, type Diagnostic, type JsonPath, type NodePositions, type SourceFile } from './source.ts';
 
 export interface LoadedContract {
@@ -184,6 +184,10 @@ function remembered(file: string, text: string, diagnostics: Diagnostic[], parse
 
 /** The contract directory parsedFiles describes: loading another forgets it (only a watcher loads one again and again). */
 let rememberedDir = '';
+onForget(() => {
+  parsedFiles.clear();
+  rememberedDir = '';
+});
 
 /** Before a load of `dir`: drop what was remembered of another directory, and of files of `dir` that are gone. */
 function forget(files: ContractFiles, dir: string): void {

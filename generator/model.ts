@@ -16,7 +16,8 @@ import { buildMcpTool } from './mcp.ts';
 import { buildDynamicTools } from './mcp-dynamic.ts';
 import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParams, strings, type Obj } from './raw.ts';
 import { COMPONENT_PREFIX, Dereferencer, jsonTypeOf, toComponentForm } from './schema.ts';
-import { ContractError, diagnostic, type Diagnostic } from './source.ts';
+import { ContractError, diagnostic, type Diagnostic, type SourceFile } from './source.ts';
+import { onForget, session } from './session.ts';
 
 export interface ModelOperation {
   def: OperationDef;
@@ -123,22 +124,82 @@ function inputSchema(raw: unknown, contractSchemas: Map<string, unknown>, paged:
   return toComponentForm(schema);
 }
 
-export function buildModel(contract: LoadedContract): Model {
-  const diagnostics = checkContract(contract);
-  if (diagnostics.length) throw new ContractError(diagnostics);
-  const svc = asObj(contract.svc?.data);
-  const info = asObj(svc.info);
+/**
+ * What a model is built in besides the family files: svc.yaml and the schema files, parsed. A
+ * watcher's loader hands back the same parsed objects while their text is unchanged (load.ts), so an
+ * environment is the same when every one of those objects is.
+ */
+interface Environment {
+  sources: readonly unknown[];
+  contractSchemas: Map<string, unknown>;
+  schemaHome: Map<string, { file: SourceFile }>;
+  contractSchemaNames: string[];
+  /** The contract's schemas in component form, and Problem and the outcome envelopes. */
+  baseSchemas: Record<string, JsonSchema>;
+  /** Each family file's part of the model, built in this environment (a watcher's memo). */
+  families: WeakMap<SourceFile, FamilyPart>;
+}
 
+/** One family file's part of the model: its operations and the component schemas they generate. */
+interface FamilyPart {
+  family: string;
+  description: string;
+  operations: ModelOperation[];
+  generated: [string, JsonSchema][];
+  clashes: Diagnostic[];
+}
+
+/**
+ * A watcher's last FamilyModel of each family name: handed back when the family's description and
+ * operations (by identity) are those, so that emitters may keep what they derived from it.
+ */
+let lastFamilies = new Map<string, FamilyModel>();
+
+function sameFamily(family: FamilyModel): FamilyModel {
+  if (!session.longLived) return family;
+  const last = lastFamilies.get(family.name);
+  if (last && last.description === family.description && last.operations.length === family.operations.length && last.operations.every((op, i) => op === family.operations[i]))
+    return last;
+  lastFamilies.set(family.name, family);
+  return family;
+}
+
+/** The environment of the last build in this process; a watcher's next build reuses it when nothing in it changed. */
+let lastEnvironment: Environment | null = null;
+onForget(() => {
+  lastEnvironment = null;
+  lastFamilies = new Map();
+});
+
+function environmentOf(contract: LoadedContract): Environment {
+  const sources = [contract.svc, ...contract.schemaFiles];
+  const last = lastEnvironment;
+  if (session.longLived && last && last.sources.length === sources.length && last.sources.every((s, i) => s === sources[i])) return last;
   const contractSchemas = new Map<string, unknown>();
-  const schemaHome = new Map<string, { file: (typeof contract.schemaFiles)[number] }>();
+  const schemaHome = new Map<string, { file: SourceFile }>();
   for (const file of contract.schemaFiles)
     for (const [name, schema] of Object.entries(asObj(file.data))) {
       contractSchemas.set(name, schema);
       schemaHome.set(name, { file });
     }
   const contractSchemaNames = [...contractSchemas.keys()].sort();
-  const schemas: Record<string, JsonSchema> = {};
-  for (const name of contractSchemaNames) schemas[name] = toComponentForm(contractSchemas.get(name));
+  const baseSchemas: Record<string, JsonSchema> = {};
+  for (const name of contractSchemaNames) baseSchemas[name] = toComponentForm(contractSchemas.get(name));
+  if (!contractSchemas.has('Problem')) baseSchemas.Problem = PROBLEM_SCHEMA;
+  const environment: Environment = { sources, contractSchemas, schemaHome, contractSchemaNames, baseSchemas, families: new WeakMap() };
+  if (session.longLived) lastEnvironment = environment;
+  return environment;
+}
+
+export function buildModel(contract: LoadedContract): Model {
+  const diagnostics = checkContract(contract);
+  if (diagnostics.length) throw new ContractError(diagnostics);
+  const svc = asObj(contract.svc?.data);
+  const info = asObj(svc.info);
+
+  const env = environmentOf(contract);
+  const { contractSchemas, schemaHome, contractSchemaNames } = env;
+  const schemas: Record<string, JsonSchema> = { ...env.baseSchemas };
 
   const clashes: Diagnostic[] = [];
   const addGenerated = (name: string, schema: JsonSchema) => {
@@ -147,7 +208,6 @@ export function buildModel(contract: LoadedContract): Model {
       clashes.push(diagnostic(home.file, [name], 'generated-name-clash', `Schema ${name} has the name the generator gives to a generated schema. Rename the contract schema.`, 'key'));
     schemas[name] = schema;
   };
-  if (!contractSchemas.has('Problem')) schemas.Problem = PROBLEM_SCHEMA;
   addGenerated('PlannedOutcome', plannedOutcome(contractSchemas.has('Plan')));
   addGenerated('ProposedOutcome', proposedOutcome(contractSchemas.has('Approval')));
 
@@ -197,91 +257,12 @@ export function buildModel(contract: LoadedContract): Model {
   const operations: ModelOperation[] = [];
   const familyDescriptions = new Map<string, string>();
   for (const file of contract.familyFiles) {
-    const data = asObj(file.data);
-    const family = String(data.family);
-    familyDescriptions.set(family, text(data.description));
-    for (const rawOp of asArray(data.operations)) {
-      const op = asObj(rawOp);
-      const id = String(op.id);
-      const kind = op.kind as 'read' | 'command';
-      const http = asObj(op.http);
-      const method = String(http.method) as HttpMethod;
-      const path = String(http.path);
-      const paged = kind === 'read' && 'page' in op;
-      const name = pascal(id);
-      const input = inputSchema(op.input, contractSchemas, paged);
-      const inputName = `${name}Input`;
-      addGenerated(inputName, input);
-
-      let outputName: string;
-      let pageItem: JsonSchema | null = null;
-      if (kind === 'command') {
-        outputName = `${name}Output`;
-        addGenerated(outputName, toComponentForm(op.result));
-      } else {
-        outputName = `${name}Output`;
-        if (paged) {
-          pageItem = toComponentForm(op.page);
-          addGenerated(outputName, pageSchema(pageItem));
-        } else addGenerated(outputName, toComponentForm(op.output));
-      }
-
-      const pathNames = new Set(pathParams(path));
-      const queryFromBody = new Set(strings(http.query));
-      const required = new Set(strings(input.required));
-      const params: Record<string, ParamLocation> = {};
-      const paramTypes: Record<string, string> = {};
-      const inputs: ModelOperation['inputs'] = [];
-      for (const [prop, schema] of Object.entries(asObj(input.properties))) {
-        const location: ParamLocation = pathNames.has(prop)
-          ? 'path'
-          : !BODY_METHODS.has(method) || queryFromBody.has(prop)
-            ? 'query'
-            : 'body';
-        params[prop] = location;
-        if (location !== 'body') paramTypes[prop] = jsonTypeOf(deref.deref(schema));
-        inputs.push({ name: prop, location, required: required.has(prop), schema: schema as JsonSchema });
-      }
-
-      const mcp = asObj(op.mcp);
-      const isTool = mcp.tool === true;
-      const declaredErrors = strings(op.errors);
-      const base = {
-        id,
-        family,
-        kind,
-        tier: kind === 'command' ? (op.tier as 1 | 2 | 3) : null,
-        subject: subjectOf(op),
-        scope: typeof op.scope === 'string' ? op.scope : null,
-        audience: strings(op.audience) as PrincipalKind[],
-        summary: text(op.summary),
-        method,
-        path,
-        params,
-        paramTypes,
-        successStatus: kind === 'command' && typeof http.status === 'number' ? http.status : 200,
-        paged,
-        stream: op.stream === 'sse' ? ('sse' as const) : null,
-        idempotency: kind === 'command' ? ((op.idempotency as OperationDef['idempotency']) ?? 'honoured') : ('none' as const),
-        ifMatch: kind === 'command' ? ((op.ifMatch as OperationDef['ifMatch']) ?? 'none') : ('none' as const),
-        emits: strings(op.emits),
-        deprecated: isObj(op.deprecated) ? (op.deprecated as unknown as OperationDef['deprecated']) : null,
-      };
-      const description = text(op.description) || text(op.summary);
-      const def: OperationDef = {
-        ...base,
-        problems: problemsOf(base, declaredErrors, inputs.length > 0),
-        mcp: null,
-        mcpReason: isTool ? null : text(mcp.reason),
-      };
-      if (isTool)
-        def.mcp = buildMcpTool(def, description, deref.deref(ref(inputName)), deref.deref(ref(outputName)), 'Plan' in schemas ? deref.deref(ref('Plan')) : null, {
-          destructive: kind === 'command' ? mcp.destructive === true : false,
-          idempotent: kind === 'command' ? mcp.idempotent === true : true,
-          openWorld: mcp.openWorld === true,
-        });
-      operations.push({ def, pascal: name, description, decision: decisionOf(op), declaredErrors, inputName, outputName, pageItem, inputs });
-    }
+    const part = env.families.get(file) ?? familyPart(file, env, schemas, deref, 'Plan' in schemas);
+    if (session.longLived) env.families.set(file, part);
+    familyDescriptions.set(part.family, part.description);
+    operations.push(...part.operations);
+    for (const [name, schema] of part.generated) schemas[name] = schema;
+    clashes.push(...part.clashes);
   }
   if (clashes.length) throw new ContractError(clashes);
   // The dynamic mode's meta-tools: their annotations derive from the operation tools they reach.
@@ -292,7 +273,7 @@ export function buildModel(contract: LoadedContract): Model {
 
   const byFamily = new Map<string, ModelOperation[]>();
   for (const op of operations) byFamily.set(op.def.family, [...(byFamily.get(op.def.family) ?? []), op]);
-  const families = [...familyDescriptions.keys()].sort().map((name) => ({
+  const families = [...familyDescriptions.keys()].sort().map((name) => sameFamily({
     name,
     description: familyDescriptions.get(name) ?? '',
     operations: byFamily.get(name) ?? [],
@@ -339,4 +320,108 @@ function subjectOf(op: Record<string, unknown>): OperationDef['subject'] {
   const s = op.subject;
   if (!isObj(s) || typeof s.resource !== 'string' || typeof s.from !== 'string') return null;
   return { resource: s.resource, from: s.from };
+}
+
+/**
+ * The operations of one family file and the component schemas they generate. Reads nothing of the
+ * other family files: a family's $refs name contract schemas only (check.ts), so a watcher keeps the
+ * part while its file and the environment are unchanged.
+ */
+function familyPart(file: SourceFile, env: Environment, schemas: Record<string, JsonSchema>, deref: Dereferencer, hasPlan: boolean): FamilyPart {
+  const { contractSchemas, schemaHome } = env;
+  const data = asObj(file.data);
+  const family = String(data.family);
+  const operations: ModelOperation[] = [];
+  const generated: [string, JsonSchema][] = [];
+  const clashes: Diagnostic[] = [];
+  const addGenerated = (name: string, schema: JsonSchema) => {
+    const home = schemaHome.get(name);
+    if (home)
+      clashes.push(diagnostic(home.file, [name], 'generated-name-clash', `Schema ${name} has the name the generator gives to a generated schema. Rename the contract schema.`, 'key'));
+    generated.push([name, schema]);
+    schemas[name] = schema; // deref (over schemas) resolves the operation's own schemas below
+  };
+  for (const rawOp of asArray(data.operations)) {
+    const op = asObj(rawOp);
+    const id = String(op.id);
+    const kind = op.kind as 'read' | 'command';
+    const http = asObj(op.http);
+    const method = String(http.method) as HttpMethod;
+    const path = String(http.path);
+    const paged = kind === 'read' && 'page' in op;
+    const name = pascal(id);
+    const input = inputSchema(op.input, contractSchemas, paged);
+    const inputName = `${name}Input`;
+    addGenerated(inputName, input);
+
+    let outputName: string;
+    let pageItem: JsonSchema | null = null;
+    if (kind === 'command') {
+      outputName = `${name}Output`;
+      addGenerated(outputName, toComponentForm(op.result));
+    } else {
+      outputName = `${name}Output`;
+      if (paged) {
+        pageItem = toComponentForm(op.page);
+        addGenerated(outputName, pageSchema(pageItem));
+      } else addGenerated(outputName, toComponentForm(op.output));
+    }
+
+    const pathNames = new Set(pathParams(path));
+    const queryFromBody = new Set(strings(http.query));
+    const required = new Set(strings(input.required));
+    const params: Record<string, ParamLocation> = {};
+    const paramTypes: Record<string, string> = {};
+    const inputs: ModelOperation['inputs'] = [];
+    for (const [prop, schema] of Object.entries(asObj(input.properties))) {
+      const location: ParamLocation = pathNames.has(prop)
+        ? 'path'
+        : !BODY_METHODS.has(method) || queryFromBody.has(prop)
+          ? 'query'
+          : 'body';
+      params[prop] = location;
+      if (location !== 'body') paramTypes[prop] = jsonTypeOf(deref.deref(schema));
+      inputs.push({ name: prop, location, required: required.has(prop), schema: schema as JsonSchema });
+    }
+
+    const mcp = asObj(op.mcp);
+    const isTool = mcp.tool === true;
+    const declaredErrors = strings(op.errors);
+    const base = {
+      id,
+      family,
+      kind,
+      tier: kind === 'command' ? (op.tier as 1 | 2 | 3) : null,
+      subject: subjectOf(op),
+      scope: typeof op.scope === 'string' ? op.scope : null,
+      audience: strings(op.audience) as PrincipalKind[],
+      summary: text(op.summary),
+      method,
+      path,
+      params,
+      paramTypes,
+      successStatus: kind === 'command' && typeof http.status === 'number' ? http.status : 200,
+      paged,
+      stream: op.stream === 'sse' ? ('sse' as const) : null,
+      idempotency: kind === 'command' ? ((op.idempotency as OperationDef['idempotency']) ?? 'honoured') : ('none' as const),
+      ifMatch: kind === 'command' ? ((op.ifMatch as OperationDef['ifMatch']) ?? 'none') : ('none' as const),
+      emits: strings(op.emits),
+      deprecated: isObj(op.deprecated) ? (op.deprecated as unknown as OperationDef['deprecated']) : null,
+    };
+    const description = text(op.description) || text(op.summary);
+    const def: OperationDef = {
+      ...base,
+      problems: problemsOf(base, declaredErrors, inputs.length > 0),
+      mcp: null,
+      mcpReason: isTool ? null : text(mcp.reason),
+    };
+    if (isTool)
+      def.mcp = buildMcpTool(def, description, deref.deref(ref(inputName)), deref.deref(ref(outputName)), hasPlan ? deref.deref(ref('Plan')) : null, {
+        destructive: kind === 'command' ? mcp.destructive === true : false,
+        idempotent: kind === 'command' ? mcp.idempotent === true : true,
+        openWorld: mcp.openWorld === true,
+      });
+    operations.push({ def, pascal: name, description, decision: decisionOf(op), declaredErrors, inputName, outputName, pageItem, inputs });
+  }
+  return { family, description: text(data.description), operations, generated, clashes };
 }

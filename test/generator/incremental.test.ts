@@ -1,0 +1,113 @@
+// svc generate --watch compiles again after each edit, keeping what it derived from the files that did
+// not change (session.ts: the loader's parsed files, the model's family parts, each emitter's memos).
+// Whatever it keeps, each compile must produce exactly what a fresh compile of the same contract does.
+// A contract of two copies of every family is edited in each way an author edits (one family's text,
+// another family's operation, svc.yaml, a shared schema, a family added and removed with the totals,
+// an error and its fix), and after each edit the watcher's compile is compared, file by file, with a
+// fresh one (session.longLived false: no memo is read or written).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { compileContract } from '../../generator/generate.ts';
+import { forgetSessionMemos, session } from '../../generator/session.ts';
+import { ContractError } from '../../generator/source.ts';
+import { synthContract } from '../../scripts/synth-contract.ts';
+import { CONTRACT_DIR, tempDir } from './helpers.ts';
+
+let tmp: ReturnType<typeof tempDir>;
+let dir: string;
+
+beforeAll(() => {
+  tmp = tempDir('incremental');
+  dir = synthContract(2, CONTRACT_DIR, path.join(tmp.dir, 'contract'));
+});
+afterAll(() => {
+  session.longLived = false;
+  forgetSessionMemos();
+  tmp.cleanup();
+});
+
+const file = (rel: string) => path.join(dir, rel);
+const edit = (rel: string, from: string, to: string) => {
+  const text = readFileSync(file(rel), 'utf8');
+  if (!text.includes(from)) throw new Error(`${JSON.stringify(from)} not in ${rel}`);
+  writeFileSync(file(rel), text.replace(from, to));
+};
+
+/** The watcher's compile (memos kept) and a fresh one of the same files: the same files, the same texts. */
+async function expectSameAsFresh(): Promise<Map<string, string>> {
+  session.longLived = true;
+  const incremental = await compileContract(dir);
+  session.longLived = false;
+  const fresh = await compileContract(dir);
+  session.longLived = true;
+  expect([...incremental.keys()]).toEqual([...fresh.keys()]);
+  const differing = [...fresh].filter(([name, text]) => incremental.get(name) !== text).map(([name]) => name);
+  expect(differing, 'files the incremental compile got wrong').toEqual([]);
+  return incremental;
+}
+
+/** svc.yaml's totals moved by what one family file holds (sign -1: the family removed). */
+function moveTotals(familyText: string, sign: 1 | -1): void {
+  const ops = (parse(familyText) as { operations: { kind: string; mcp?: { tool?: boolean } }[] }).operations;
+  const svc = readFileSync(file('svc.yaml'), 'utf8');
+  const totals = (parse(svc) as { totals: Record<string, number> }).totals;
+  const next: Record<string, number> = {
+    operations: totals.operations! + sign * ops.length,
+    reads: totals.reads! + sign * ops.filter((o) => o.kind === 'read').length,
+    commands: totals.commands! + sign * ops.filter((o) => o.kind === 'command').length,
+    families: totals.families! + sign,
+    tools: totals.tools! + sign * ops.filter((o) => o.mcp?.tool === true).length,
+  };
+  let text = svc;
+  for (const [key, value] of Object.entries(next)) text = text.replace(new RegExp(`(\\n  ${key}: )\\d+`), `$1${value}`);
+  writeFileSync(file('svc.yaml'), text);
+}
+
+describe('a watcher compiles each edit as a fresh compile would', () => {
+  it('after edits to families, svc.yaml and schemas, an error and its fix, and families added and removed', async () => {
+    session.longLived = true;
+    forgetSessionMemos();
+    const first = await compileContract(dir);
+    expect(first.size).toBeGreaterThan(40);
+
+    // One family's description; then an operation of another family (its copy).
+    edit('families/tasks.yaml', 'Work items, client-bound', 'Work items (edited), client-bound');
+    await expectSameAsFresh();
+    edit('families/tasks_x2.yaml', 'List tasks', 'List the tasks');
+    await expectSameAsFresh();
+
+    // svc.yaml outside the families (the environment every family part is built in).
+    edit('svc.yaml', 'totals:', '# a comment the model never sees\ntotals:');
+    await expectSameAsFresh();
+    const svcInfo = (parse(readFileSync(file('svc.yaml'), 'utf8')) as { info: { title: string } }).info.title;
+    edit('svc.yaml', `title: ${svcInfo}`, `title: ${svcInfo} (renamed)`);
+    const renamed = await expectSameAsFresh();
+    expect(renamed.get('openapi.json')).toContain('(renamed)');
+
+    // A shared schema every family refers to.
+    edit('schemas/common.yaml', 'An RFC 3339 instant in UTC.', 'An RFC 3339 instant in UTC (edited).');
+    const reworded = await expectSameAsFresh();
+    expect(reworded.get('types.ts')).toContain('(edited)');
+
+    // An error, then its fix: the compile after the fix is whole.
+    const before = readFileSync(file('families/tasks.yaml'), 'utf8');
+    writeFileSync(file('families/tasks.yaml'), before.replace('kind: read', 'kind: reed'));
+    session.longLived = true;
+    await expect(compileContract(dir)).rejects.toBeInstanceOf(ContractError);
+    writeFileSync(file('families/tasks.yaml'), before);
+    await expectSameAsFresh();
+
+    // A family added (a third copy of tasks) with the totals, then removed again.
+    const copy = readFileSync(file('families/tasks_x2.yaml'), 'utf8').replaceAll('tasks_x2', 'tasks_x3').replaceAll('/v1/x2/', '/v1/x3/');
+    writeFileSync(file('families/tasks_x3.yaml'), copy);
+    moveTotals(copy, 1);
+    const added = await expectSameAsFresh();
+    expect([...added.keys()].some((name) => name.includes('tasks_x3'))).toBe(true);
+    rmSync(file('families/tasks_x3.yaml'));
+    moveTotals(copy, -1);
+    const removed = await expectSameAsFresh();
+    expect([...removed.keys()].some((name) => name.includes('tasks_x3'))).toBe(false);
+  }, 300_000);
+});
