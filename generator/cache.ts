@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT } from '../runtime/project-root.ts';
+import { sha256Of, type GeneratedText } from './emit/pieces.ts';
 
 const ROOT = fileURLToPath(PROJECT_ROOT);
 export const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'svc');
@@ -106,10 +107,10 @@ export function readEntry(contractDir: string): CacheEntry | null {
 }
 
 /** Records what the contract produced under key (written atomically; a failure to write is ignored). */
-export function writeEntry(contractDir: string, key: string, files: Map<string, string>): void {
+export function writeEntry(contractDir: string, key: string, files: Map<string, GeneratedText>): void {
   if (!enabled()) return;
   const outputs: Record<string, string> = {};
-  for (const [rel, text] of files) outputs[rel] = sha256(text);
+  for (const [rel, text] of files) outputs[rel] = sha256Of(text);
   try {
     mkdirSync(CACHE_DIR, { recursive: true });
     const file = entryFile(contractDir);

@@ -1,8 +1,9 @@
 // svc generate: compile the contract, then write generated/ or (with --check) compare it.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync, writevSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { emitAll } from './emit/index.ts';
+import { emitAllPieces } from './emit/index.ts';
+import { asTexts, type GeneratedText } from './emit/pieces.ts';
 import { GENERATED_NOTE, LEGACY_GENERATED_NOTE } from './emit/format.ts';
 import { displayPath, loadContractAsync } from './load.ts';
 import { buildModel, type Model } from './model.ts';
@@ -16,11 +17,17 @@ export async function compileContract(contractDir: string): Promise<Map<string, 
 
 /** compileContract, with the model it built (svc generate scaffolds handlers from its operations). */
 export async function compileWithModel(contractDir: string): Promise<{ files: Map<string, string>; model: Model }> {
+  const { files, model } = await compileToPieces(contractDir);
+  return { files: asTexts(files), model };
+}
+
+/** compileWithModel, with a watcher's large files as pieces (emit/pieces.ts) for writeGenerated. */
+export async function compileToPieces(contractDir: string): Promise<{ files: Map<string, GeneratedText>; model: Model }> {
   // The loaded contract is not kept while the emitters run (at 8,200 operations it is 200 MB of a
   // 1.7 GB peak): the rare failure below loads it again to say where it came from.
   const model = buildModel(await loadContractAsync(contractDir));
   try {
-    return { files: await emitAll(model), model };
+    return { files: await emitAllPieces(model), model };
   } catch (err) {
     // Issue 30: an ajv failure while emitting the validators is located in the contract, never raw.
     throw (await import('./locate-emit.ts')).locateEmitFailure(err, await loadContractAsync(contractDir), model) ?? err;
@@ -91,7 +98,7 @@ export interface WriteReport {
  * text is the recorded one, is left alone without being read (at 8,200 operations, reading 200 MB
  * back took 0.6 s of each re-emit). A file edited by hand changes its times, so it is read and compared.
  */
-const lastWritten = new Map<string, { text: string; stamp: string }>();
+const lastWritten = new Map<string, { text: GeneratedText; stamp: string }>();
 /** The directory lastWritten describes: writing another forgets it (only a watcher writes one directory again and again). */
 let lastOutDir = '';
 onForget(() => {
@@ -103,7 +110,50 @@ const stampOf = (file: string): string | null => {
   return st ? `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` : null;
 };
 
-export function writeGenerated(files: Map<string, string>, outDir: string): WriteReport {
+/** Whether two generated texts are the same (pieces by their pieces, without joining them). */
+function sameText(a: GeneratedText, b: GeneratedText): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return typeof a === 'string' && typeof b === 'string' && a === b;
+  return a.sameAs(b);
+}
+
+/** Writes a file's text, a file of pieces from its pieces' bytes (no whole text is built). */
+function writeText(file: string, text: GeneratedText): void {
+  if (typeof text === 'string') {
+    writeFileSync(file, text);
+    return;
+  }
+  const fd = openSync(file, 'w');
+  try {
+    const buffers = text.buffers();
+    // writev takes at most IOV_MAX (1024) buffers, and may write fewer bytes than asked.
+    for (let i = 0; i < buffers.length; i += 1024) {
+      let batch = buffers.slice(i, i + 1024);
+      let left = batch.reduce((n, b) => n + b.length, 0);
+      while (left > 0) {
+        let wrote = writevSync(fd, batch);
+        left -= wrote;
+        while (batch.length && wrote >= batch[0]!.length) wrote -= batch.shift()!.length;
+        if (wrote) batch = [batch[0]!.subarray(wrote), ...batch.slice(1)];
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether file holds exactly text (pieces: compared piece by piece against the file's bytes). */
+function holdsText(file: string, text: GeneratedText): boolean {
+  if (typeof text === 'string') return holds(file, text);
+  const bytes = readFileSync(file);
+  let at = 0;
+  for (const part of text.buffers()) {
+    if (at + part.length > bytes.length || !bytes.subarray(at, at + part.length).equals(part)) return false;
+    at += part.length;
+  }
+  return at === bytes.length;
+}
+
+export function writeGenerated(files: Map<string, GeneratedText>, outDir: string): WriteReport {
   const report: WriteReport = { written: [], unchanged: 0, removed: [], kept: [] };
   if (path.resolve(outDir) !== lastOutDir) {
     lastWritten.clear();
@@ -113,14 +163,14 @@ export function writeGenerated(files: Map<string, string>, outDir: string): Writ
     const file = path.resolve(outDir, rel);
     const known = lastWritten.get(file);
     const stamp = stampOf(file);
-    if (known && stamp && known.stamp === stamp && known.text === text) {
+    if (known && stamp && known.stamp === stamp && sameText(known.text, text)) {
       report.unchanged++;
       continue;
     }
-    if (stamp && holds(file, text)) report.unchanged++;
+    if (stamp && holdsText(file, text)) report.unchanged++;
     else {
       mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, text);
+      writeText(file, text);
       report.written.push(rel);
     }
     lastWritten.set(file, { text, stamp: stampOf(file)! });

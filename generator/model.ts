@@ -136,6 +136,8 @@ interface Environment {
   contractSchemaNames: string[];
   /** The contract's schemas in component form, and Problem and the outcome envelopes. */
   baseSchemas: Record<string, JsonSchema>;
+  plannedOutcome: JsonSchema;
+  proposedOutcome: JsonSchema;
   /** Each family file's part of the model, built in this environment (a watcher's memo). */
   families: WeakMap<SourceFile, FamilyPart>;
 }
@@ -186,7 +188,16 @@ function environmentOf(contract: LoadedContract): Environment {
   const baseSchemas: Record<string, JsonSchema> = {};
   for (const name of contractSchemaNames) baseSchemas[name] = toComponentForm(contractSchemas.get(name));
   if (!contractSchemas.has('Problem')) baseSchemas.Problem = PROBLEM_SCHEMA;
-  const environment: Environment = { sources, contractSchemas, schemaHome, contractSchemaNames, baseSchemas, families: new WeakMap() };
+  const environment: Environment = {
+    sources,
+    contractSchemas,
+    schemaHome,
+    contractSchemaNames,
+    baseSchemas,
+    plannedOutcome: plannedOutcome(contractSchemas.has('Plan')),
+    proposedOutcome: proposedOutcome(contractSchemas.has('Approval')),
+    families: new WeakMap(),
+  };
   if (session.longLived) lastEnvironment = environment;
   return environment;
 }
@@ -208,8 +219,8 @@ export function buildModel(contract: LoadedContract): Model {
       clashes.push(diagnostic(home.file, [name], 'generated-name-clash', `Schema ${name} has the name the generator gives to a generated schema. Rename the contract schema.`, 'key'));
     schemas[name] = schema;
   };
-  addGenerated('PlannedOutcome', plannedOutcome(contractSchemas.has('Plan')));
-  addGenerated('ProposedOutcome', proposedOutcome(contractSchemas.has('Approval')));
+  addGenerated('PlannedOutcome', env.plannedOutcome);
+  addGenerated('ProposedOutcome', env.proposedOutcome);
 
   const scopes = asArray(svc.scopes).map((s) => ({ name: String(asObj(s).name), description: text(asObj(s).description), decision: decisionOf(s) }));
   const problems = Object.entries(asObj(svc.problems))

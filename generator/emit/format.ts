@@ -23,7 +23,11 @@ export function sortKeys(value: unknown): unknown {
 
 /** JSON whose first line names the generator: `{"x-svc-generated": "...",` then the sorted document. */
 export function generatedJson(doc: Record<string, unknown>): string {
-  const body = JSON.stringify(sortKeys(doc), null, 2);
+  return withGeneratedNote(JSON.stringify(sortKeys(doc), null, 2));
+}
+
+/** The text of a sorted document (JSON.stringify(sortKeys(doc), null, 2)) with the generator's note as its first member. */
+export function withGeneratedNote(body: string): string {
   const rest = body.slice(1); // drop the opening brace; the body keeps its own "\n  ..."
   const head = `{"x-svc-generated": ${JSON.stringify(GENERATED_NOTE)}`;
   return rest.trim() === '}' ? `${head}\n}\n` : `${head},${rest}\n`;

@@ -2,6 +2,7 @@
 import type { JsonSchema } from '../../runtime/contract-types.ts';
 import type { Model, ModelOperation } from '../model.ts';
 import { COMPONENT_PREFIX } from '../schema.ts';
+import { identityMemo } from '../session.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -123,12 +124,34 @@ function operationObject(op: ModelOperation, model: Model): Doc {
   return out;
 }
 
+/**
+ * A watcher's memos (session.ts). An operation object reads the operation, its own input schema and
+ * svc.yaml's problems: all of them are the same while the operation object is (model.ts), so it is
+ * keyed on the operation. A path item is keyed on its first operation and kept while its operations
+ * are the same ones: unchanged path items stay the same objects, for the memos that follow
+ * (openapi-json.ts's text, types-units.ts's units).
+ */
+const operationObjects = identityMemo<ModelOperation, Doc>();
+const pathItems = identityMemo<ModelOperation, { ops: ModelOperation[]; item: Doc }>();
+
+function pathItem(ops: ModelOperation[], model: Model): Doc {
+  const known = pathItems.get(ops[0]!);
+  if (known && known.ops.length === ops.length && known.ops.every((op, i) => op === ops[i])) return known.item;
+  const item: Doc = {};
+  for (const op of ops) item[op.def.method.toLowerCase()] = operationObjects.get(op) ?? operationObjects.set(op, operationObject(op, model));
+  pathItems.set(ops[0]!, { ops, item });
+  return item;
+}
+
 export function buildOpenApi(model: Model): Doc {
-  const paths: Record<string, Doc> = {};
+  const byPath = new Map<string, ModelOperation[]>();
   for (const op of model.operations) {
-    const item = (paths[op.def.path] ??= {});
-    item[op.def.method.toLowerCase()] = operationObject(op, model);
+    const ops = byPath.get(op.def.path);
+    if (ops) ops.push(op);
+    else byPath.set(op.def.path, [op]);
   }
+  const paths: Record<string, Doc> = {};
+  for (const [path, ops] of byPath) paths[path] = pathItem(ops, model);
   const webhooks: Record<string, Doc> = {};
   for (const e of model.eventTypes) {
     webhooks[e.name] = {

@@ -28,6 +28,8 @@ import {
 } from 'openapi-typescript';
 import ts from 'typescript';
 import { TS_HEADER } from './format.ts';
+import { identityMemo, session } from '../session.ts';
+import { piece, Pieces, type GeneratedText, type Piece } from './pieces.ts';
 
 type Doc = Record<string, unknown>;
 type Kind = 'paths' | 'webhooks' | 'schemas';
@@ -115,6 +117,15 @@ interface Entry {
 /** The memo: unit kind and normalised content -> entries. Kept across runs of one process (svc generate --watch). */
 const memo = new Map<string, Entry[]>();
 
+/**
+ * A watcher's units by object (session.ts): the unit's printed texts with its real names, reused while
+ * the unit is the same object under the same key and every $ref its transform resolved points to the
+ * same object as then. Document objects are never changed once built, so the same objects hold the
+ * same content: this is the content memo's test by identity, without stringifying the unit.
+ */
+const byIdentity = identityMemo<object, { kind: Kind; name: string; memoKey: string; main: Piece; operations: Piece | null; targets: [string, unknown][] }>();
+const SCHEMA_PREFIX = '#/components/schemas/';
+
 /** What the last emitTypesByUnit did: units in the document, and how many it transformed (the rest came from the memo). */
 export const typesUnitStats = { units: 0, transformed: 0 };
 const MAX_ENTRIES_PER_KEY = 4;
@@ -195,7 +206,7 @@ function transformUnit(kind: Kind, key: string, json: string, resolve: (ref: str
  * generated/types.ts built unit by unit (see the head of this file), or null when the document uses
  * something the units do not reproduce exactly: the caller then transforms the whole document.
  */
-export function emitTypesByUnit(doc: Doc): string | null {
+export function emitTypesByUnit(doc: Doc): GeneratedText | null {
   const components = (doc.components ?? {}) as Doc;
   if ('$defs' in doc || OTHER_COMPONENT_SECTIONS.some((section) => section in components)) return null;
 
@@ -213,11 +224,18 @@ export function emitTypesByUnit(doc: Doc): string | null {
     return print;
   };
 
+  // What a $ref points to in this document (the object itself, compared by identity).
+  const componentSchemas = (components.schemas ?? {}) as Doc;
+  const targetOf = (ref: string): unknown =>
+    ref.startsWith(SCHEMA_PREFIX) && !ref.includes('~') && !ref.slice(SCHEMA_PREFIX.length).includes('/')
+      ? componentSchemas[ref.slice(SCHEMA_PREFIX.length)]
+      : resolveRef(doc as unknown as OpenAPI3, ref, { silent: true });
+
   const used = new Set<string>();
   typesUnitStats.units = 0;
   typesUnitStats.transformed = 0;
-  const mains: Record<Kind, string[]> = { paths: [], webhooks: [], schemas: [] };
-  const operations: string[] = [];
+  const mains: Record<Kind, Piece[]> = { paths: [], webhooks: [], schemas: [] };
+  const operations: Piece[] = [];
   // One unit at a time, so that only the distinct units' texts stay in memory (the memo's keys).
   for (const [kind, entries] of [
     ['paths', sortedEntries(doc.paths)],
@@ -225,6 +243,15 @@ export function emitTypesByUnit(doc: Doc): string | null {
     ['schemas', sortedEntries(components.schemas)],
   ] as [Kind, [string, unknown][]][]) {
     for (const [name, value] of entries) {
+      // A watcher's unit whose object, key and every resolved target are those of its last compile.
+      const same = value && typeof value === 'object' ? byIdentity.get(value) : undefined;
+      if (same && same.kind === kind && same.name === name && same.targets.every(([ref, target]) => targetOf(ref) === target)) {
+        typesUnitStats.units++;
+        used.add(same.memoKey);
+        mains[kind].push(same.main);
+        if (same.operations) operations.push(same.operations);
+        continue;
+      }
       const raw = JSON.stringify(kind === 'schemas' ? value : readFields(value)) ?? 'null';
       // A discriminator makes the transform read other units (scanDiscriminators): not reproduced
       // here. What the units before it put in the memo is correct and stays.
@@ -254,21 +281,29 @@ export function emitTypesByUnit(doc: Doc): string | null {
         );
         memo.set(memoKey, [entry, ...known].slice(0, MAX_ENTRIES_PER_KEY));
       }
-      mains[kind].push(real(entry.main));
-      if (entry.operations) operations.push(real(entry.operations));
+      const main = piece(real(entry.main));
+      const ops = entry.operations ? piece(real(entry.operations)) : null;
+      mains[kind].push(main);
+      if (ops) operations.push(ops);
+      if (value && typeof value === 'object')
+        byIdentity.set(value, { kind, name, memoKey, main, operations: ops, targets: entry.resolved.map(([ref]) => [real(ref), targetOf(real(ref))]) });
     }
   }
   for (const key of memo.keys()) if (!used.has(key)) memo.delete(key);
 
-  const block = (root: string, members: string[]) =>
-    members.length ? `export interface ${root} {\n${members.join('')}}\n` : `export type ${root} = Record<string, never>;\n`;
-  const schemas = mains.schemas.length ? `    schemas: {\n${mains.schemas.join('')}    };\n` : '    schemas: never;\n';
-  return (
-    TS_HEADER +
-    block('paths', mains.paths) +
-    block('webhooks', mains.webhooks) +
-    `export interface components {\n${schemas}${EMPTY_COMPONENT_SECTIONS}}\n` +
-    'export type $defs = Record<string, never>;\n' +
-    block('operations', operations)
-  );
+  // The file as pieces: a watcher writes it from them (pieces.ts); anything else gets the text.
+  const block = (root: string, members: Piece[]) =>
+    members.length ? [piece(`export interface ${root} {\n`), ...members, piece('}\n')] : [piece(`export type ${root} = Record<string, never>;\n`)];
+  const schemas = mains.schemas.length ? [piece('    schemas: {\n'), ...mains.schemas, piece('    };\n')] : [piece('    schemas: never;\n')];
+  const file = new Pieces([
+    piece(TS_HEADER),
+    ...block('paths', mains.paths),
+    ...block('webhooks', mains.webhooks),
+    piece('export interface components {\n'),
+    ...schemas,
+    piece(`${EMPTY_COMPONENT_SECTIONS}}\n`),
+    piece('export type $defs = Record<string, never>;\n'),
+    ...block('operations', operations),
+  ]);
+  return session.longLived ? file : file.toString();
 }

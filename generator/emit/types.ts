@@ -3,6 +3,7 @@ import { astToString, resolveRef, scanDiscriminators, transformSchema, type Open
 import { TS_HEADER } from './format.ts';
 import { collated, emitTypesByUnit, transformContext } from './types-units.ts';
 import { session } from '../session.ts';
+import type { GeneratedText } from './pieces.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -54,7 +55,7 @@ function unitCount(openapi: Doc): number {
  * The same text unit by unit and memoised (types-units.ts) when that pays (a large document, or a
  * watcher's every compile after its first) and the document allows it; else the whole transform.
  */
-export async function emitTypes(openapi: Doc): Promise<string> {
+export async function emitTypes(openapi: Doc): Promise<GeneratedText> {
   const byUnit = session.longLived || unitCount(openapi) >= UNITS_MIN ? emitTypesByUnit(openapi) : null;
   return byUnit ?? emitTypesWhole(openapi);
 }

@@ -4,7 +4,8 @@ import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher 
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { inputsKey, writeEntry } from '../cache.ts';
-import { compileWithModel, writeGenerated } from '../generate.ts';
+import { compileToPieces, writeGenerated } from '../generate.ts';
+import type { GeneratedText } from '../emit/pieces.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics, type Diagnostic } from '../source.ts';
 import { consoleIo, parseArgs, type CliIo } from '../snapshot.ts';
 import { session } from '../session.ts';
@@ -48,7 +49,7 @@ export interface WatchOptions {
   debounceMs?: number;
   io?: CliIo;
   /** Contract directory -> generated files. Defaults to the generator's compileContract. */
-  compile?: (contractDir: string) => Promise<Map<string, string>>;
+  compile?: (contractDir: string) => Promise<Map<string, GeneratedText>>;
 }
 
 export interface WatchRun {
@@ -84,12 +85,12 @@ export function startWatch(options: WatchOptions): Watcher {
   // The default compile records its output in the content-hash cache (cache.ts), so that a --check
   // after the session is answered at once; it does so after writing and reporting (recorded below):
   // hashing every generated file is bookkeeping, not part of what the author waits for.
-  let toRecord: { key: string; files: Map<string, string> } | null = null;
+  let toRecord: { key: string; files: Map<string, GeneratedText> } | null = null;
   const compile =
     options.compile ??
     (async (dir: string) => {
       const key = inputsKey(dir);
-      const { files } = await compileWithModel(dir);
+      const { files } = await compileToPieces(dir);
       toRecord = { key, files };
       return files;
     });

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { compileContract } from '../../generator/generate.ts';
+import { compileContract, listFiles } from '../../generator/generate.ts';
+import { startWatch } from '../../generator/tools/watch.ts';
 import { forgetSessionMemos, session } from '../../generator/session.ts';
 import { ContractError } from '../../generator/source.ts';
 import { synthContract } from '../../scripts/synth-contract.ts';
@@ -109,5 +110,36 @@ describe('a watcher compiles each edit as a fresh compile would', () => {
     moveTotals(copy, -1);
     const removed = await expectSameAsFresh();
     expect([...removed.keys()].some((name) => name.includes('tasks_x3'))).toBe(false);
+  }, 300_000);
+
+  it('writes what a fresh compile produces, its large files from their pieces', async () => {
+    forgetSessionMemos();
+    const out = path.join(tmp.dir, 'watch-out');
+    const quiet = { out: () => {}, err: () => {} };
+    const watcher = startWatch({ contract: dir, out, debounceMs: 20, io: quiet });
+    const onDisk = () => new Map(listFiles(out).map((name) => [name, readFileSync(path.join(out, name), 'utf8')]));
+    try {
+      expect((await watcher.ready).ok).toBe(true);
+      for (const [rel, from, to] of [
+        ['families/tasks.yaml', 'Work items', 'Work items (edit 1)'],
+        ['families/tasks.yaml', 'Work items (edit 1)', 'Work items'],
+        ['schemas/common.yaml', 'An RFC 3339 instant in UTC (edited).', 'An RFC 3339 instant, in UTC.'],
+      ] as const) {
+        const next = watcher.nextRun();
+        edit(rel, from, to);
+        const run = await next;
+        expect(run.ok).toBe(true);
+        expect(run.written).toBeGreaterThan(0);
+        session.longLived = false;
+        const fresh = await compileContract(dir);
+        session.longLived = true;
+        const written = onDisk();
+        expect([...written.keys()]).toEqual([...fresh.keys()].sort());
+        expect([...fresh].filter(([name, text]) => written.get(name) !== text).map(([name]) => name)).toEqual([]);
+      }
+    } finally {
+      watcher.close();
+      session.longLived = false;
+    }
   }, 300_000);
 });

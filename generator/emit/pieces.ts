@@ -1,0 +1,56 @@
+// A generated file held as the pieces it was composed from, for a watcher's large files. At 8,200
+// operations openapi.json is 83 MB, types.ts 48 MB: joining such a text, comparing it with the last one
+// and encoding it to write it took most of a re-emit on a machine where every fresh page of memory
+// costs a fault. A watcher's emitters compose these files from memoised pieces (openapi-json.ts,
+// types-units.ts); a piece keeps its UTF-8 bytes once encoded, an unchanged file is known by its
+// pieces being the same ones, and a changed file is written from the pieces' bytes (generate.ts).
+// Everything but a watcher sees plain strings: compileWithModel joins the pieces (textOf).
+import { createHash, type Hash } from 'node:crypto';
+
+export interface Piece {
+  readonly text: string;
+  /** The text's UTF-8 bytes, once a file holding this piece has been written. */
+  bytes?: Buffer;
+}
+
+export const piece = (text: string): Piece => ({ text });
+
+export class Pieces {
+  constructor(readonly parts: readonly Piece[]) {}
+
+  toString(): string {
+    return this.parts.map((p) => p.text).join('');
+  }
+
+  /** Every part's bytes (encoded once per piece). */
+  buffers(): Buffer[] {
+    return this.parts.map((p) => (p.bytes ??= Buffer.from(p.text, 'utf8')));
+  }
+
+  /** The same text as other: the same pieces (compared as objects first, by text only when they differ). */
+  sameAs(other: Pieces): boolean {
+    if (other.parts.length !== this.parts.length) return false;
+    return this.parts.every((p, i) => p === other.parts[i] || p.text === other.parts[i]!.text);
+  }
+
+  /** Feeds the file's bytes to a hash without building the whole text. */
+  hashInto(hash: Hash): Hash {
+    for (const bytes of this.buffers()) hash.update(bytes);
+    return hash;
+  }
+}
+
+/** What an emitter produces for one file: its text, or (a watcher's large files) its pieces. */
+export type GeneratedText = string | Pieces;
+
+export const textOf = (generated: GeneratedText): string => (typeof generated === 'string' ? generated : generated.toString());
+
+export const sha256Of = (generated: GeneratedText): string =>
+  (typeof generated === 'string' ? createHash('sha256').update(generated) : generated.hashInto(createHash('sha256'))).digest('hex');
+
+/** Every file as a string (what every caller but a watcher's writer wants). */
+export function asTexts(files: Map<string, GeneratedText>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, generated] of files) out.set(name, textOf(generated));
+  return out;
+}
