@@ -9,6 +9,7 @@ import { asArray, asObj, HTTP_METHODS, inputProperties, isObj, OPERATION_ID, pas
 import { checkShapes, touchesBroken, underBroken } from './shapes.ts';
 import { diagnostic, positionOf, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
 import { didYouMeanText } from './suggest.ts';
+import { onForget, session } from './session.ts';
 
 const TOTAL_KEYS = ['operations', 'reads', 'commands', 'families', 'tools', 'scopes', 'eventTypes'] as const;
 
@@ -109,6 +110,77 @@ function where(seen: OpSeen): string {
   return `${seen.source.file}:${p.line}:${p.col}`;
 }
 
+/** An operation id: the first to claim it keeps it; a second is reported. */
+function claimId(c: Checker, ids: Map<string, OpSeen>, id: string, seen: OpSeen): void {
+  const first = ids.get(id);
+  if (first) c.report(seen.source, seen.at, 'duplicate-operation-id', `Operation id ${id} is already defined at ${where(first)}. Give each operation its own id.`);
+  else ids.set(id, seen);
+}
+
+/** A route (method and path shape): the first to claim it keeps it; a second is reported. */
+function claimRoute(c: Checker, routes: Map<string, OpSeen>, method: string, opPath: string, seen: OpSeen): void {
+  const shape = routeShape(method, opPath);
+  const first = routes.get(shape);
+  if (first) c.report(seen.source, seen.at, 'duplicate-route', `${method} ${opPath} is already routed at ${where(first)}. Give each operation its own method and path.`);
+  else routes.set(shape, seen);
+}
+
+/**
+ * A watcher's memo of the rules about each family file (session.ts). Every rule about one operation
+ * reads the operation, its file's broken shapes, and what svc.yaml and the schema files declare; the
+ * only rules that read other family files are the duplicate id and route rules. So a family file
+ * whose rules reported nothing, checked again in the same environment (the same parsed svc.yaml and
+ * schema files), reports nothing again but for duplicates: what it claims (its ids and routes, in
+ * order) and counts is kept and replayed. A file that reported anything is checked in full each time.
+ */
+interface FamilyFacts {
+  family: string | null;
+  ops: { id: [string, OpSeen] | null; route: [string, string, OpSeen] | null }[];
+  reads: number;
+  commands: number;
+  tools: number;
+}
+
+interface RulesEnvironment {
+  sources: readonly unknown[];
+  /** The schema files' rules reported nothing. */
+  schemasClean: boolean;
+  families: WeakMap<SourceFile, FamilyFacts>;
+}
+
+let lastRulesEnvironment: RulesEnvironment | null = null;
+onForget(() => {
+  lastRulesEnvironment = null;
+});
+
+function rulesEnvironment(contract: LoadedContract): RulesEnvironment | null {
+  if (!session.longLived) return null;
+  const sources = [contract.svc, ...contract.schemaFiles];
+  const last = lastRulesEnvironment;
+  if (last && last.sources.length === sources.length && last.sources.every((s, i) => s === sources[i])) return last;
+  return (lastRulesEnvironment = { sources, schemasClean: false, families: new WeakMap() });
+}
+
+/** What a family file claims and counts, read from its operations (only for a file whose rules reported nothing). */
+function factsOf(file: SourceFile, family: string | null): FamilyFacts {
+  const facts: FamilyFacts = { family, ops: [], reads: 0, commands: 0, tools: 0 };
+  asArray(asObj(file.data).operations).forEach((raw, i) => {
+    const op = asObj(raw);
+    if (op.kind === 'read') facts.reads++;
+    if (op.kind === 'command') facts.commands++;
+    if (asObj(op.mcp).tool === true) facts.tools++;
+    const at: JsonPath = ['operations', i];
+    const http = asObj(op.http);
+    const method = typeof http.method === 'string' && (HTTP_METHODS as readonly string[]).includes(http.method) ? http.method : '';
+    const opPath = typeof http.path === 'string' && http.path.startsWith('/') ? http.path : '';
+    facts.ops.push({
+      id: typeof op.id === 'string' && OPERATION_ID.test(op.id) ? [op.id, { source: file, at: [...at, 'id'] }] : null,
+      route: method && opPath ? [method, opPath, { source: file, at: [...at, 'http', 'path'] }] : null,
+    });
+  });
+  return facts;
+}
+
 function checkOperation(
   source: SourceFile,
   family: string | null,
@@ -122,10 +194,7 @@ function checkOperation(
   const label = typeof id === 'string' ? id : `operations[${String(at[1])}]`;
   // The id's shape, like every value's type and every key, is the contract format's (shapes.ts).
   if (typeof id === 'string' && OPERATION_ID.test(id)) {
-    const first = ids.get(id);
-    if (first)
-      c.report(source, [...at, 'id'], 'duplicate-operation-id', `Operation id ${id} is already defined at ${where(first)}. Give each operation its own id.`);
-    else ids.set(id, { source, at: [...at, 'id'] });
+    claimId(c, ids, id, { source, at: [...at, 'id'] });
     if (family !== null && id.split('.')[0] !== family)
       c.report(source, [...at, 'id'], 'family-mismatch', `Operation ${id} is in family ${family} but its id starts with ${id.split('.')[0]}. Start the id with "${family}." or move it to families/${id.split('.')[0]}.yaml.`);
   }
@@ -149,13 +218,7 @@ function checkOperation(
   const http = asObj(op.http);
   const method = typeof http.method === 'string' && (HTTP_METHODS as readonly string[]).includes(http.method) ? http.method : '';
   const opPath = typeof http.path === 'string' && http.path.startsWith('/') ? http.path : '';
-  if (method && opPath) {
-    const shape = routeShape(method, opPath);
-    const first = routes.get(shape);
-    if (first)
-      c.report(source, [...at, 'http', 'path'], 'duplicate-route', `${method} ${opPath} is already routed at ${where(first)}. Give each operation its own method and path.`);
-    else routes.set(shape, { source, at: [...at, 'http', 'path'] });
-  }
+  if (method && opPath) claimRoute(c, routes, method, opPath, { source, at: [...at, 'http', 'path'] });
 
   if (isObj(op.input)) {
     c.schema(source, op.input, [...at, 'input']);
@@ -247,7 +310,12 @@ function checkContractRules(contract: LoadedContract, broken: Map<string, JsonPa
   }
   const c = new Checker({ ...base, schemas }, broken);
   c.out.push(...early, ...dupSchemas);
-  for (const file of contract.schemaFiles) for (const [name, schema] of Object.entries(asObj(file.data))) c.schema(file, schema, [name]);
+  const env = rulesEnvironment(contract);
+  if (!env?.schemasClean) {
+    const before = c.out.length;
+    for (const file of contract.schemaFiles) for (const [name, schema] of Object.entries(asObj(file.data))) c.schema(file, schema, [name]);
+    if (env && c.out.length === before && !broken.size) env.schemasClean = true;
+  }
 
   const ids = new Map<string, OpSeen>();
   const routes = new Map<string, OpSeen>();
@@ -266,6 +334,18 @@ function checkContractRules(contract: LoadedContract, broken: Map<string, JsonPa
       if (family !== stem)
         c.report(file, ['family'], 'family-mismatch', `The file is named ${stem}.yaml but declares family ${family}. Rename the file to ${family}.yaml or fix family.`);
     }
+    const known = env?.families.get(file);
+    if (known) {
+      for (const op of known.ops) {
+        if (op.id) claimId(c, ids, op.id[0], op.id[1]);
+        if (op.route) claimRoute(c, routes, op.route[0], op.route[1], op.route[2]);
+      }
+      reads += known.reads;
+      commands += known.commands;
+      tools += known.tools;
+      continue;
+    }
+    const before = c.out.length;
     asArray(data.operations).forEach((op, i) => {
       const o = asObj(op);
       if (o.kind === 'read') reads++;
@@ -273,6 +353,7 @@ function checkContractRules(contract: LoadedContract, broken: Map<string, JsonPa
       if (asObj(o.mcp).tool === true) tools++;
       checkOperation(file, family, o, ['operations', i], c, ids, routes);
     });
+    if (env && c.out.length === before && !broken.has(file.file)) env.families.set(file, factsOf(file, family));
   }
 
   // Counting is meaningless while a file does not parse or a counted value is malformed (an invalid kind

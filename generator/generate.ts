@@ -1,5 +1,5 @@
 // svc generate: compile the contract, then write generated/ or (with --check) compare it.
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync, writevSync } from 'node:fs';
+import { closeSync, type Dirent, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync, writevSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { emitAllPieces } from './emit/index.ts';
@@ -51,9 +51,11 @@ export function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   const out: string[] = [];
   const walk = (rel: string) => {
-    for (const name of readdirSync(path.join(dir, rel)).sort()) {
-      const relChild = rel ? `${rel}/${name}` : name;
-      if (statSync(path.join(dir, relChild)).isDirectory()) walk(relChild);
+    // Entries with their types (no stat per file: a large contract generates thousands); a symbolic
+    // link is followed, as statSync would.
+    for (const entry of readdirSync(path.join(dir, rel), { withFileTypes: true }).sort((a, b) => byName(a.name, b.name))) {
+      const relChild = rel ? `${rel}/${entry.name}` : entry.name;
+      if (isDirectory(entry, path.join(dir, relChild))) walk(relChild);
       else out.push(relChild);
     }
   };
@@ -75,10 +77,13 @@ function carriesMarker(file: string): boolean {
   return head.includes(GENERATED_NOTE) || head.includes(LEGACY_GENERATED_NOTE);
 }
 
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const isDirectory = (entry: Dirent, full: string) => (entry.isSymbolicLink() ? statSync(full).isDirectory() : entry.isDirectory());
+
 function removeEmptyDirs(dir: string, root: string): void {
-  for (const name of readdirSync(dir)) {
-    const child = path.join(dir, name);
-    if (statSync(child).isDirectory()) removeEmptyDirs(child, root);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const child = path.join(dir, entry.name);
+    if (isDirectory(entry, child)) removeEmptyDirs(child, root);
   }
   if (dir !== root && readdirSync(dir).length === 0) rmdirSync(dir);
 }
@@ -163,11 +168,13 @@ export function writeGenerated(files: Map<string, GeneratedText>, outDir: string
     const file = path.resolve(outDir, rel);
     const known = lastWritten.get(file);
     const stamp = stampOf(file);
-    if (known && stamp && known.stamp === stamp && sameText(known.text, text)) {
+    // A file as this process last left it holds the last text: compare with that, never read it back.
+    const untouched = known && stamp && known.stamp === stamp;
+    if (untouched && sameText(known.text, text)) {
       report.unchanged++;
       continue;
     }
-    if (stamp && holdsText(file, text)) report.unchanged++;
+    if (stamp && !untouched && holdsText(file, text)) report.unchanged++;
     else {
       mkdirSync(path.dirname(file), { recursive: true });
       writeText(file, text);

@@ -9,6 +9,7 @@ import type { LoadedContract } from './load.ts';
 import { isObj } from './raw.ts';
 import { diagnostic, pathKey, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
 import { didYouMean } from './suggest.ts';
+import { identityMemo } from './session.ts';
 
 export type FileKind = 'svc' | 'schemas' | 'family';
 
@@ -413,6 +414,8 @@ export function checkFile(source: SourceFile, kind: FileKind): { diagnostics: Di
   return { diagnostics: ctx.out, broken: ctx.broken };
 }
 
+const shapeMemo = identityMemo<SourceFile, { kind: FileKind; result: ReturnType<typeof checkFile> }>();
+
 /** Checks the shape of every parsed file of the contract (files with YAML errors are skipped). */
 export function checkShapes(contract: LoadedContract): ShapeReport {
   const report: ShapeReport = { diagnostics: [], broken: new Map() };
@@ -421,7 +424,9 @@ export function checkShapes(contract: LoadedContract): ShapeReport {
   const unparsed = new Set(contract.diagnostics.filter((d) => d.rule === 'yaml-syntax').map((d) => d.file));
   const run = (source: SourceFile | null, kind: FileKind) => {
     if (!source || unparsed.has(source.file)) return;
-    const { diagnostics, broken } = checkFile(source, kind);
+    // A file's shape depends on its content alone: a watcher checks a parsed file once (session.ts).
+    const known = shapeMemo.get(source);
+    const { diagnostics, broken } = known && known.kind === kind ? known.result : shapeMemo.set(source, { kind, result: checkFile(source, kind) }).result;
     report.diagnostics.push(...diagnostics);
     if (broken.length) report.broken.set(source.file, broken);
   };

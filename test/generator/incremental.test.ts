@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import { compileContract, listFiles } from '../../generator/generate.ts';
 import { startWatch } from '../../generator/tools/watch.ts';
 import { forgetSessionMemos, session } from '../../generator/session.ts';
-import { ContractError } from '../../generator/source.ts';
+import { ContractError, formatDiagnostic } from '../../generator/source.ts';
 import { synthContract } from '../../scripts/synth-contract.ts';
 import { CONTRACT_DIR, tempDir } from './helpers.ts';
 
@@ -47,6 +47,27 @@ async function expectSameAsFresh(): Promise<Map<string, string>> {
   const differing = [...fresh].filter(([name, text]) => incremental.get(name) !== text).map(([name]) => name);
   expect(differing, 'files the incremental compile got wrong').toEqual([]);
   return incremental;
+}
+
+/** After `change`, the watcher's compile fails with exactly the diagnostics of a fresh one. */
+async function expectSameErrors(change: () => void): Promise<void> {
+  change();
+  const errors = async () => {
+    try {
+      await compileContract(dir);
+    } catch (err) {
+      if (err instanceof ContractError) return err.diagnostics.map(formatDiagnostic);
+      throw err;
+    }
+    throw new Error('the contract compiled; an error was expected');
+  };
+  session.longLived = true;
+  const incremental = await errors();
+  session.longLived = false;
+  const fresh = await errors();
+  session.longLived = true;
+  expect(incremental.length).toBeGreaterThan(0);
+  expect(incremental).toEqual(fresh);
 }
 
 /** svc.yaml's totals moved by what one family file holds (sign -1: the family removed). */
@@ -98,6 +119,13 @@ describe('a watcher compiles each edit as a fresh compile would', () => {
     session.longLived = true;
     await expect(compileContract(dir)).rejects.toBeInstanceOf(ContractError);
     writeFileSync(file('families/tasks.yaml'), before);
+    await expectSameAsFresh();
+
+    // An error only another family shows: a route that duplicates one of an unchanged family (whose
+    // checks a watcher kept); then a shape error. The watcher reports what a fresh check reports.
+    await expectSameErrors(() => edit('families/tasks_x2.yaml', 'path: /v1/x2/tasks\n', 'path: /v1/tasks\n'));
+    await expectSameErrors(() => edit('families/tasks_x2.yaml', 'kind: read', 'kind: 7'));
+    writeFileSync(file('families/tasks_x2.yaml'), readFileSync(file('families/tasks_x2.yaml'), 'utf8').replace('path: /v1/tasks\n', 'path: /v1/x2/tasks\n').replace('kind: 7', 'kind: read'));
     await expectSameAsFresh();
 
     // A family added (a third copy of tasks) with the totals, then removed again.
