@@ -385,11 +385,14 @@ function checkContractRules(contract: LoadedContract, broken: Map<string, JsonPa
   // The generator names each operation's schemas <Pascal>Input and <Pascal>Output, and adds the
   // outcome envelopes: a contract schema of one of those names would be overwritten (model.ts says so
   // too, but only once everything else passes; here it comes with the other errors of the run).
+  // Only a name ending in Input or Output, or an envelope's, can clash: the operations' names are
+  // made only when the contract has such a schema (8,200 operations: 16,400 names for nothing).
   const generated = new Map<string, string>([['PlannedOutcome', 'the dry-run envelope'], ['ProposedOutcome', 'the proposal envelope']]);
-  for (const id of ids.keys()) {
-    generated.set(`${pascal(id)}Input`, `${id}'s input`);
-    generated.set(`${pascal(id)}Output`, `${id}'s output`);
-  }
+  if ([...schemaHome.keys()].some((name) => name.endsWith('Input') || name.endsWith('Output')))
+    for (const id of ids.keys()) {
+      generated.set(`${pascal(id)}Input`, `${id}'s input`);
+      generated.set(`${pascal(id)}Output`, `${id}'s output`);
+    }
   for (const [name, home] of schemaHome)
     if (generated.has(name))
       c.report(home.source, home.at, 'generated-name-clash', `Schema ${name} has the name the generator gives to ${generated.get(name)}. Rename the contract schema.`, 'key');
