@@ -7,8 +7,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import formatsModule from 'ajv-formats';
 import type { JsonSchema } from '../../runtime/contract-types.ts';
-import type { Model } from '../model.ts';
+import type { FamilyModel, Model, ModelOperation } from '../model.ts';
 import { COMPONENT_PREFIX, mapSchema, stripExtensions } from '../schema.ts';
+import { identityMemo, onForget, session } from '../session.ts';
 import { TS_HEADER } from './format.ts';
 import { readPiece, writePiece } from '../cache.ts';
 
@@ -48,8 +49,29 @@ function requiresToImports(code: string): { imports: string; code: string } {
 /** Operations per ajv instance: ajv's standalone code generation overflows the stack on thousands. */
 const CHUNK = 200;
 
-/** Component names a schema refers to (forAjv form), with the ones those refer to, transitively. */
-function referencedDefs(roots: JsonSchema[], defs: Record<string, JsonSchema>): Set<string> {
+/**
+ * A model schema in ajv's form, and that form's JSON text (the shape by which operations share a
+ * validator), by identity: a watcher's model keeps the contract's schemas and an unchanged family's
+ * generated schemas as the same objects (model.ts), and each value is a function of the content of
+ * the object it is keyed on alone (no emitter changes a schema). One compile remembers nothing.
+ */
+const ajvForms = identityMemo<JsonSchema, JsonSchema>();
+const shapes = identityMemo<JsonSchema, string>();
+
+function ajvForm(schema: JsonSchema): JsonSchema {
+  return ajvForms.get(schema) ?? ajvForms.set(schema, forAjv(schema));
+}
+
+function shapeOf(ajvSchema: JsonSchema): string {
+  return shapes.get(ajvSchema) ?? shapes.set(ajvSchema, JSON.stringify(ajvSchema));
+}
+
+/**
+ * Component names a schema refers to (forAjv form), with the ones those refer to, transitively.
+ * `looked`, when given, receives every name the walk looked up in defs, found there or not: the walk
+ * is a function of the roots and of what defs holds under those names.
+ */
+function referencedDefs(roots: JsonSchema[], defs: Record<string, JsonSchema>, looked?: Set<string>): Set<string> {
   const prefix = `${DEFS_ID}#/$defs/`;
   const found = new Set<string>();
   const stack: unknown[] = [...roots];
@@ -60,6 +82,7 @@ function referencedDefs(roots: JsonSchema[], defs: Record<string, JsonSchema>): 
       for (const [key, value] of Object.entries(node)) {
         if (key === '$ref' && typeof value === 'string' && value.startsWith(prefix)) {
           const name = value.slice(prefix.length);
+          looked?.add(name);
           if (!found.has(name) && name in defs) {
             found.add(name);
             stack.push(defs[name]);
@@ -80,34 +103,44 @@ interface Unit {
   family: string;
 }
 
+/** A family's part of the validators: the units it owns (compiles) and the name of every validator it exports. */
+interface FamilyUnits {
+  owned: Unit[];
+  exported: { name: string; unit: Unit }[];
+}
+
 /**
  * The validators to compile, one per distinct schema: operations whose input (or result) schemas are
  * equal (the same JSON once components are shared $defs) share one compiled function, exported under
  * each operation's name. A validator's behaviour is a function of its schema alone (its errors'
  * schemaPath is relative to the schema), so sharing changes no answer; ajv compiles each shape once.
  * The family that owns a shared function is the first in name order that has the schema, so a family
- * imports only from families before it (no import cycle).
+ * imports only from families before it (no import cycle). Which family owns a shape depends on every
+ * family: this runs whole on each compile (cheap once the shapes are memoised), by family in name order.
  */
-function distinctUnits(model: Model, defs: Record<string, JsonSchema>): { units: Unit[]; exported: { name: string; family: string; unit: Unit }[] } {
-  const units: Unit[] = [];
-  const exported: { name: string; family: string; unit: Unit }[] = [];
+function distinctUnits(model: Model, defs: Record<string, JsonSchema>): Map<string, FamilyUnits> {
+  const families = new Map<string, FamilyUnits>();
   const byShape = new Map<string, Unit>();
-  const ops = [...model.operations].sort((a, b) => (a.def.family < b.def.family ? -1 : a.def.family > b.def.family ? 1 : 0));
-  const add = (family: string, name: string, id: string, schema: JsonSchema) => {
-    const shape = JSON.stringify(schema);
-    let unit = byShape.get(shape);
-    if (!unit) {
-      unit = { exportName: name, id, schema, shape, family };
-      byShape.set(shape, unit);
-      units.push(unit);
+  for (const family of model.families) {
+    if (!family.operations.length) continue;
+    const mine: FamilyUnits = { owned: [], exported: [] };
+    families.set(family.name, mine);
+    const add = (name: string, id: string, schema: JsonSchema) => {
+      const shape = shapeOf(schema);
+      let unit = byShape.get(shape);
+      if (!unit) {
+        unit = { exportName: name, id, schema, shape, family: family.name };
+        byShape.set(shape, unit);
+        mine.owned.push(unit);
+      }
+      mine.exported.push({ name, unit });
+    };
+    for (const op of family.operations) {
+      add(validatorName(op.def.id), `${BASE}inputs/${op.def.id}.json`, defs[op.inputName]);
+      add(resultValidatorName(op.def.id), `${BASE}outputs/${op.def.id}.json`, defs[op.outputName]);
     }
-    exported.push({ name, family, unit });
-  };
-  for (const op of ops) {
-    add(op.def.family, validatorName(op.def.id), `${BASE}inputs/${op.def.id}.json`, defs[op.inputName]);
-    add(op.def.family, resultValidatorName(op.def.id), `${BASE}outputs/${op.def.id}.json`, defs[op.outputName]);
   }
-  return { units, exported };
+  return families;
 }
 
 /**
@@ -130,14 +163,71 @@ function newAjv() {
   return ajv;
 }
 
-/** The chunks of code of one family's own units (CommonJS-shaped, each in its own function scope). */
-function compileFamily(owned: Unit[], defs: Record<string, JsonSchema>): string {
-  const chunks: string[] = [];
+/**
+ * One chunk of a family's code as a watcher last compiled it: its units, every component name the
+ * walk over them looked up with what defs held under it (undefined: nothing), and the chunk's text.
+ */
+interface ChunkRecord {
+  units: Unit[];
+  looked: [string, JsonSchema | undefined][];
+  text: string;
+}
+
+/** A watcher's last validators file of a family: its chunks, body, the text around the body, and the file. */
+interface FamilyRecord {
+  chunks: ChunkRecord[];
+  body: string;
+  head: string;
+  tail: string;
+  text: string;
+}
+
+/**
+ * A watcher's FamilyRecords by family name, replaced by each emit's (so a removed family's goes).
+ * A chunk's text is a function of its units' export names, ids and schemas (the ajv form's identity
+ * fixes its content), the components the walk reached (ordered as defs orders names: by name) and
+ * the chunk's index. A chunk whose units are those of the record (same names, ids, schema objects)
+ * and whose looked-up names still hold the same objects (or still nothing) reaches the same
+ * components, so its text is the record's (sameChunk). What the family imports from other families
+ * and exports under other names (head, tail) is rebuilt on every emit from distinctUnits.
+ */
+let lastFamilies = new Map<string, FamilyRecord>();
+onForget(() => {
+  lastFamilies = new Map();
+});
+
+function sameChunk(record: ChunkRecord | undefined, slice: Unit[], defs: Record<string, JsonSchema>): record is ChunkRecord {
+  if (!record || record.units.length !== slice.length) return false;
+  for (let i = 0; i < slice.length; i++) {
+    const a = record.units[i]!;
+    const b = slice[i]!;
+    if (a.exportName !== b.exportName || a.id !== b.id || a.schema !== b.schema) return false;
+  }
+  return record.looked.every(([name, def]) => defs[name] === def);
+}
+
+/**
+ * The chunks of code of one family's own units (CommonJS-shaped, each in its own function scope).
+ * `order` gives each component's position in defs (chunks list their components in that order);
+ * `last` is the family's record from a watcher's previous emit, whose chunks are kept when sameChunk.
+ */
+function compileFamily(owned: Unit[], defs: Record<string, JsonSchema>, order: () => Map<string, number>, last: FamilyRecord | undefined): { chunks: ChunkRecord[]; body: string } {
+  const chunks: ChunkRecord[] = [];
+  let kept = 0;
   for (let start = 0; start < owned.length; start += 2 * CHUNK) {
     const slice = owned.slice(start, start + 2 * CHUNK);
-    const reached = referencedDefs(slice.map((u) => u.schema), defs);
+    const n = chunks.length;
+    const previous = last?.chunks[n];
+    if (sameChunk(previous, slice, defs)) {
+      chunks.push(previous);
+      kept++;
+      continue;
+    }
+    const looked = session.longLived ? new Set<string>() : undefined;
+    const reached = referencedDefs(slice.map((u) => u.schema), defs, looked);
+    const position = order();
     const chunkDefs: Record<string, JsonSchema> = {};
-    for (const name of Object.keys(defs)) if (reached.has(name)) chunkDefs[name] = defs[name];
+    for (const name of [...reached].filter((r) => position.has(r)).sort((a, b) => position.get(a)! - position.get(b)!)) chunkDefs[name] = defs[name]!;
     const memoKey = JSON.stringify([slice.map((u) => [u.exportName, u.id, u.shape]), chunkDefs]);
     let code = validatorMemo.get(memoKey) ?? readPiece('validators', memoKey) ?? undefined;
     if (code === undefined) {
@@ -155,15 +245,20 @@ function compileFamily(owned: Unit[], defs: Record<string, JsonSchema>): string 
     }
     if (validatorMemo.size >= MEMO_LIMIT) validatorMemo.clear();
     validatorMemo.set(memoKey, code);
-    const n = chunks.length;
-    chunks.push(`const __chunk${n} = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n${code}\nreturn module.exports;\n})();\n${slice.map((u) => `export const ${u.exportName} = __chunk${n}.${u.exportName};`).join('\n')}`);
+    chunks.push({
+      units: slice,
+      looked: looked ? [...looked].map((name): [string, JsonSchema | undefined] => [name, defs[name]]) : [],
+      text: `const __chunk${n} = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n${code}\nreturn module.exports;\n})();\n${slice.map((u) => `export const ${u.exportName} = __chunk${n}.${u.exportName};`).join('\n')}`,
+    });
   }
-  return chunks.join('\n\n');
+  const body = last && kept === chunks.length && kept === last.chunks.length ? last.body : chunks.map((c) => c.text).join('\n\n');
+  return { chunks, body };
 }
 
 /** Every component checked against the meta-schema once (memoised by the components' text). */
 const validatedDefs = new Set<string>();
 function validateDefs(defs: Record<string, JsonSchema>): void {
+  if (session.longLived) return validateNewDefs(defs);
   const text = JSON.stringify(defs);
   if (validatedDefs.has(text)) return;
   newAjv().validateSchema({ $id: DEFS_ID, $defs: defs }, true);
@@ -171,57 +266,118 @@ function validateDefs(defs: Record<string, JsonSchema>): void {
   validatedDefs.add(text);
 }
 
+/**
+ * A watcher checks the components it has not checked yet, by identity (checkedDefs): the meta-schema
+ * checks each $defs entry by itself, so a component that passed passes again. When the new ones
+ * fail, every component is checked together, so the error is the one a fresh compile throws.
+ */
+const checkedDefs = identityMemo<JsonSchema, true>();
+let metaAjv: ReturnType<typeof newAjv> | undefined;
+function validateNewDefs(defs: Record<string, JsonSchema>): void {
+  const unchecked: Record<string, JsonSchema> = {};
+  let count = 0;
+  for (const [name, def] of Object.entries(defs))
+    if (!checkedDefs.get(def)) {
+      unchecked[name] = def;
+      count++;
+    }
+  if (!count) return;
+  try {
+    (metaAjv ??= newAjv()).validateSchema({ $id: DEFS_ID, $defs: unchecked }, true);
+  } catch {
+    newAjv().validateSchema({ $id: DEFS_ID, $defs: defs }, true);
+  }
+  for (const def of Object.values(unchecked)) checkedDefs.set(def, true);
+}
+
+/** An operation's lines in validators.js and .d.ts: functions of its id alone, by the operation's identity. */
+interface OperationLines {
+  /** `validate_x, validateResult_x` */
+  names: string;
+  table: string;
+  resultTable: string;
+  decls: string;
+}
+const operationLines = identityMemo<ModelOperation, OperationLines>();
+
+function linesOf(op: ModelOperation): OperationLines {
+  const known = operationLines.get(op);
+  if (known) return known;
+  const id = op.def.id;
+  const input = validatorName(id);
+  const result = resultValidatorName(id);
+  return operationLines.set(op, {
+    names: `${input}, ${result}`,
+    table: `  ${JSON.stringify(id)}: ${input},`,
+    resultTable: `  ${JSON.stringify(id)}: ${result},`,
+    decls: `export declare const ${input}: InputValidator;\nexport declare const ${result}: InputValidator;`,
+  });
+}
+
+/**
+ * A family's import and re-export lines in validators.js: functions of its name and its operations'
+ * ids, by the FamilyModel's identity (model.ts keeps it while its operations are the same objects).
+ */
+const familyLines = identityMemo<FamilyModel, { local: string; reexport: string }>();
+
+function familyLinesOf(family: FamilyModel): { local: string; reexport: string } {
+  const known = familyLines.get(family);
+  if (known) return known;
+  const names = family.operations.map((op) => linesOf(op).names).join(', ');
+  return familyLines.set(family, {
+    local: `import { ${names} } from './validators/${family.name}.js';`,
+    reexport: `export { ${names} } from './validators/${family.name}.js';`,
+  });
+}
+
 export function emitValidators(model: Model): { js: string; dts: string; families: Map<string, string> } {
   const defs: Record<string, JsonSchema> = {};
-  for (const [name, schema] of Object.entries(model.schemas)) defs[name] = forAjv(schema);
+  for (const [name, schema] of Object.entries(model.schemas)) defs[name] = ajvForm(schema);
   validateDefs(defs);
-  const { units, exported } = distinctUnits(model, defs);
-  const familyNames = [...new Set(model.operations.map((op) => op.def.family))].sort();
+  const units = distinctUnits(model, defs);
+  let position: Map<string, number> | undefined;
+  const order = () => (position ??= new Map(Object.keys(defs).map((name, i) => [name, i])));
+  const previous = session.longLived ? lastFamilies : new Map<string, FamilyRecord>();
+  const records = new Map<string, FamilyRecord>();
   const families = new Map<string, string>();
-  for (const family of familyNames) {
-    const owned = units.filter((u) => u.family === family);
-    const mine = exported.filter((e) => e.family === family);
+  for (const [family, { owned, exported }] of units) {
     // Functions owned by an earlier family, imported once each under their owner's name.
     const imports = new Map<string, string[]>();
-    for (const { unit } of mine) {
+    for (const { unit } of exported) {
       if (unit.family === family) continue;
       const names = imports.get(unit.family) ?? [];
       if (!names.includes(unit.exportName)) names.push(unit.exportName);
       imports.set(unit.family, names);
     }
     const importLines = [...imports].map(([owner, names]) => `import { ${names.join(', ')} } from './${owner}.js';`);
-    const aliases = mine.filter(({ name, unit }) => name !== unit.exportName).map(({ name, unit }) => `export const ${name} = ${unit.exportName};`);
+    const aliases = exported.filter(({ name, unit }) => name !== unit.exportName).map(({ name, unit }) => `export const ${name} = ${unit.exportName};`);
     const { imports: requireLines } = requiresToImports('');
-    const body = owned.length ? compileFamily(owned, defs) : '';
-    families.set(
-      `validators/${family}.js`,
-      `${TS_HEADER}${owned.length ? `${requireLines}\n` : ''}${importLines.length ? `${importLines.join('\n')}\n` : ''}${body ? `\n${body}\n` : ''}${aliases.length ? `\n${aliases.join('\n')}\n` : ''}`,
-    );
+    const last = previous.get(family);
+    const { chunks, body } = owned.length ? compileFamily(owned, defs, order, last) : { chunks: [], body: '' };
+    const head = `${owned.length ? `${requireLines}\n` : ''}${importLines.length ? `${importLines.join('\n')}\n` : ''}`;
+    const tail = aliases.length ? `\n${aliases.join('\n')}\n` : '';
+    const text = last && last.body === body && last.head === head && last.tail === tail ? last.text : `${TS_HEADER}${head}${body ? `\n${body}\n` : ''}${tail}`;
+    if (session.longLived) records.set(family, { chunks, body, head, tail, text });
+    families.set(`validators/${family}.js`, text);
   }
-  const byFamily = new Map<string, string[]>();
-  for (const op of model.operations) byFamily.set(op.def.family, [...(byFamily.get(op.def.family) ?? []), validatorName(op.def.id), resultValidatorName(op.def.id)]);
-  const reexports = familyNames.map((family) => `export { ${byFamily.get(family)!.join(', ')} } from './validators/${family}.js';`);
-  const localImports = familyNames.map((family) => `import { ${byFamily.get(family)!.join(', ')} } from './validators/${family}.js';`);
-  const table = model.operations.map((op) => `  ${JSON.stringify(op.def.id)}: ${validatorName(op.def.id)},`).join('\n');
-  const resultTable = model.operations.map((op) => `  ${JSON.stringify(op.def.id)}: ${resultValidatorName(op.def.id)},`).join('\n');
+  if (session.longLived) lastFamilies = records;
+  const named = model.families.filter((f) => f.operations.length).map(familyLinesOf);
+  const lines = model.operations.map(linesOf);
   const js = `${TS_HEADER}// Every family's validators (generated/validators/<family>.js), and the tables the runtime imports.
-${localImports.join('\n')}
+${named.map((f) => f.local).join('\n')}
 
-${reexports.join('\n')}
+${named.map((f) => f.reexport).join('\n')}
 
 /** Operation id -> validator of its input (the REST input object without request controls). */
 export const validators = Object.freeze({
-${table}
+${lines.map((l) => l.table).join('\n')}
 });
 
 /** Operation id -> validator of its handler's result (the contract's output schema). */
 export const resultValidators = Object.freeze({
-${resultTable}
+${lines.map((l) => l.resultTable).join('\n')}
 });
 `;
-  const decls = model.operations
-    .flatMap((op) => [`export declare const ${validatorName(op.def.id)}: InputValidator;`, `export declare const ${resultValidatorName(op.def.id)}: InputValidator;`])
-    .join('\n');
   const dts = `${TS_HEADER}import type { ErrorObject } from 'ajv';
 
 /** An ajv validate function: true when valid; otherwise its errors property lists every failure. */
@@ -230,7 +386,7 @@ export interface InputValidator {
   errors?: ErrorObject[] | null;
 }
 
-${decls}
+${lines.map((l) => l.decls).join('\n')}
 
 /** Operation id -> validator of its input. */
 export declare const validators: Readonly<Record<string, InputValidator>>;
