@@ -1,28 +1,45 @@
 // generated/docs/: agent guide, llms.txt, llms-full.txt (every operation in one file), one reference
 // page per family, the portal's guides (docs/guides/<slug>.md) and search-index.json (pages and
-// operations for the portal's client-side search), from handlebars templates.
+// operations for the portal's client-side search), from handlebars templates. In a watcher, what
+// derives from one operation or one family is kept by its identity (operationViews, familyViews,
+// referencePages, and each family's part of the aggregate files: docs-memo.ts); what reads every
+// family (counts, the tools/list size, the files' frames) is computed again on each emit.
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
 import { GENERATOR_DIR } from '../paths.ts';
 import type { JsonSchema } from '../../runtime/contract-types.ts';
-import type { Model, ModelOperation } from '../model.ts';
+import type { FamilyModel, Model, ModelOperation } from '../model.ts';
 import { COMPONENT_PREFIX } from '../schema.ts';
+import { identityMemo, session } from '../session.ts';
 import { generatedJson, MD_HEADER } from './format.ts';
 import { dynamicToolsView } from './mcp-dynamic.ts';
+import { eachMemo, entriesJson, entryJson, memoable, memoList, registerMemoEach, staticListBytes } from './docs-memo.ts';
 
 const TEMPLATE_DIR = new URL('templates/', GENERATOR_DIR);
 const hb = Handlebars.create();
 hb.registerHelper('join', (list: unknown, sep: unknown) => (Array.isArray(list) ? list.join(typeof sep === 'string' ? sep : ', ') : ''));
+registerMemoEach(hb);
 
-const compiled = new Map<string, HandlebarsTemplateDelegate>();
-function render(name: string, view: unknown): string {
-  let template = compiled.get(name);
-  if (!template) {
-    template = hb.compile(readFileSync(new URL(name, TEMPLATE_DIR), 'utf8'), { noEscape: true, strict: false });
-    compiled.set(name, template);
+const compiled = new Map<string, { template: HandlebarsTemplateDelegate; memoable: boolean }>();
+function compile(name: string) {
+  let entry = compiled.get(name);
+  if (!entry) {
+    const source = readFileSync(new URL(name, TEMPLATE_DIR), 'utf8');
+    entry = { template: hb.compile(source, { noEscape: true, strict: false }), memoable: memoable(source) };
+    compiled.set(name, entry);
   }
-  // Collapse runs of blank lines that optional sections leave behind; end with exactly one newline.
-  return template(view).replace(/\n{3,}/g, '\n\n').replace(/\s*$/, '\n');
+  return entry;
+}
+
+function render(name: string, view: unknown): string {
+  // Collapse runs of blank lines that optional sections leave behind; end with exactly one newline
+  // (trimEnd removes what /\s*$/ matches: white space and line terminators).
+  return `${compile(name).template(view).replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+}
+
+/** In a watcher, `items` as a memoList of `memo` when the template's blocks read only their item; else `items`. */
+function listFor<T extends object>(name: string, items: T[], memo: ReturnType<typeof eachMemo>): T[] {
+  return session.longLived && compile(name).memoable ? memoList(items, memo) : items;
 }
 
 /** One table cell: no pipes or line breaks. */
@@ -47,6 +64,8 @@ export function describeSchema(schema: JsonSchema | undefined): string {
   if (types.includes('null')) text += ' or null';
   return text;
 }
+
+type OperationView = ReturnType<typeof operationView>;
 
 function operationView(op: ModelOperation, model: Model) {
   const { def } = op;
@@ -79,6 +98,48 @@ function operationView(op: ModelOperation, model: Model) {
   };
 }
 
+/**
+ * An operation's view by the operation's identity, with the two schemas the view reads besides the
+ * operation (model.schemas under its input and output names: the same objects while the operation
+ * is, checked all the same).
+ */
+const operationViews = identityMemo<ModelOperation, { view: OperationView; input: JsonSchema | undefined; output: JsonSchema | undefined }>();
+
+function operationViewOf(op: ModelOperation, model: Model): OperationView {
+  const input = model.schemas[op.inputName];
+  const output = model.schemas[op.outputName];
+  const known = operationViews.get(op);
+  if (known && known.input === input && known.output === output) return known.view;
+  return operationViews.set(op, { view: operationView(op, model), input, output }).view;
+}
+
+interface FamilyView {
+  name: string;
+  description: string;
+  operations: OperationView[];
+}
+
+/**
+ * A family's view by the FamilyModel's identity (the same object while its name, description and
+ * operations are), kept while its operations' views are the same objects too. Every page and entry
+ * memoised below is keyed on this object.
+ */
+const familyViews = identityMemo<FamilyModel, FamilyView>();
+
+function familyViewOf(family: FamilyModel, model: Model): FamilyView {
+  const operations = family.operations.map((op) => operationViewOf(op, model));
+  const known = familyViews.get(family);
+  if (known && known.operations.length === operations.length && known.operations.every((view, i) => view === operations[i])) return known;
+  return familyViews.set(family, { name: family.name, description: cell(family.description), operations });
+}
+
+/** What the documents show of the dynamic mode; in a watcher the tools/list size is summed from each tool's (docs-memo.ts). */
+function dynamicView(model: Model) {
+  if (!session.longLived) return dynamicToolsView(model);
+  const tools = model.operations.flatMap((o) => (o.def.mcp ? [o.def.mcp] : []));
+  return { ...dynamicToolsView({ ...model, operations: [] }), staticListKb: (staticListBytes(tools) / 1024).toFixed(1) };
+}
+
 function baseView(model: Model) {
   const ops = model.operations;
   return {
@@ -95,7 +156,7 @@ function baseView(model: Model) {
     scopeCount: model.scopes.length,
     eventTypeCount: model.eventTypes.length,
     limits: model.limits,
-    ...dynamicToolsView(model),
+    ...dynamicView(model),
   };
 }
 
@@ -113,13 +174,48 @@ function body(markdown: string): string {
   return markdown.replace(MD_HEADER, '').replace(/^# .*\n+/, '');
 }
 
+/** The search index's entries of a guide, a family and an operation. */
+const guideEntry = (g: (typeof GUIDES)[number]) => ({ kind: 'guide', title: g.title, url: `/docs/${g.slug}`, text: g.summary });
+const familyEntry = (f: FamilyView) => ({ kind: 'family', title: f.name, url: `/reference/${f.name}`, text: f.description });
+const operationEntry = (f: FamilyView, op: OperationView) => ({
+  kind: 'operation',
+  title: op.id,
+  url: `/reference/${f.name}#${op.anchor}`,
+  text: `${op.summary} ${op.method} ${op.path}${op.tool ? ` ${op.tool}` : ''}`,
+});
+
+/**
+ * A family's reference page and its section of llms-full.txt, by its FamilyView's identity. In a
+ * watcher the page's view is the header and the family, which is all the reference template reads:
+ * a fresh compile passes the whole base view as well, so should the template ever read more (a
+ * count, the title), test/generator/incremental.test.ts fails until the key covers it.
+ */
+const familyPages = identityMemo<FamilyView, { markdown: string; section: string }>();
+
+function familyPage(family: FamilyView, base: ReturnType<typeof baseView>): { markdown: string; section: string } {
+  const known = familyPages.get(family);
+  if (known) return known;
+  const markdown = render('reference-family.md.hbs', session.longLived ? { header: base.header, ...family } : { ...base, ...family });
+  return familyPages.set(family, { markdown, section: `# ${family.name}\n\n${body(markdown).replace(/^(#+) /gm, '#$1 ')}` });
+}
+
+/** A watcher's search-index entries of a family (its own, and its operations' joined), by its FamilyView's identity. */
+const familyEntries = identityMemo<FamilyView, { family: string; operations: string }>();
+
+function familyEntriesOf(family: FamilyView): { family: string; operations: string } {
+  return (
+    familyEntries.get(family) ??
+    familyEntries.set(family, { family: entryJson(familyEntry(family)), operations: family.operations.map((op) => entryJson(operationEntry(family, op))).join(',\n    ') })
+  );
+}
+
+/** Each `{{#each families}}` block's texts by family (a watcher's: memoList). */
+const agentGuideFamilies = eachMemo();
+const llmsFamilies = eachMemo();
+
 export function emitDocs(model: Model): Map<string, string> {
   const files = new Map<string, string>();
-  const families = model.families.map((f) => ({
-    name: f.name,
-    description: cell(f.description),
-    operations: f.operations.map((op) => operationView(op, model)),
-  }));
+  const families = model.families.map((f) => familyViewOf(f, model));
   const base = baseView(model);
   files.set(
     'docs/agent-guide.md',
@@ -128,11 +224,11 @@ export function emitDocs(model: Model): Map<string, string> {
       problems: model.problems,
       scopes: model.scopes.map((s) => ({ ...s, description: cell(s.description) })),
       eventTypes: model.eventTypes,
-      families,
+      families: listFor('agent-guide.md.hbs', families, agentGuideFamilies),
     }),
   );
-  files.set('docs/llms.txt', render('llms.txt.hbs', { ...base, families, guides: GUIDES }));
-  const references = families.map((family) => ({ family, markdown: render('reference-family.md.hbs', { ...base, ...family }) }));
+  files.set('docs/llms.txt', render('llms.txt.hbs', { ...base, families: listFor('llms.txt.hbs', families, llmsFamilies), guides: GUIDES }));
+  const references = families.map((family) => ({ family, ...familyPage(family, base) }));
   for (const { family, markdown } of references) files.set(`docs/reference/${family.name}.md`, markdown);
   const guideView = {
     ...base,
@@ -147,24 +243,19 @@ export function emitDocs(model: Model): Map<string, string> {
     'docs/llms-full.txt',
     `${MD_HEADER}# ${base.title}: every operation\n\n> ${base.description}\n\nContract ${base.version}: ${base.operationCount} operations in ${base.familyCount} families. ` +
       'Send `Authorization: Bearer <credential>`; call `GET /v1/meta` first. The rules every call follows are in /agent-guide.md.\n\n' +
-      references.map(({ family, markdown }) => `# ${family.name}\n\n${body(markdown).replace(/^(#+) /gm, '#$1 ')}`).join('\n'),
+      references.map(({ section }) => section).join('\n'),
   );
   files.set(
     'docs/search-index.json',
-    generatedJson({
-      entries: [
-        ...guides.map((g) => ({ kind: 'guide', title: g.title, url: `/docs/${g.slug}`, text: g.summary })),
-        ...families.map((f) => ({ kind: 'family', title: f.name, url: `/reference/${f.name}`, text: f.description })),
-        ...families.flatMap((f) =>
-          f.operations.map((op) => ({
-            kind: 'operation',
-            title: op.id,
-            url: `/reference/${f.name}#${op.anchor}`,
-            text: `${op.summary} ${op.method} ${op.path}${op.tool ? ` ${op.tool}` : ''}`,
-          })),
-        ),
-      ],
-    }),
+    session.longLived
+      ? entriesJson([
+          ...guides.map((g) => entryJson(guideEntry(g))),
+          ...families.map((f) => familyEntriesOf(f).family),
+          ...families.map((f) => familyEntriesOf(f).operations),
+        ])
+      : generatedJson({
+          entries: [...guides.map(guideEntry), ...families.map(familyEntry), ...families.flatMap((f) => f.operations.map((op) => operationEntry(f, op)))],
+        }),
   );
   return files;
 }
