@@ -6,7 +6,7 @@ import { literal, TS_HEADER } from './format.ts';
 import { arrayLiteral, elementsText, inLiteralOrder, member, operationsByFamily, recordLiteral, recordText, type Member } from './literal-pieces.ts';
 
 // One compile makes each large literal whole (format.ts `literal`), as it always has. A watcher puts
-// the file together from the texts it keeps (session.ts memos, pieces.ts) of each family, schema and
+// the file together from the texts it keeps (session.ts memos, literal-pieces.ts) of each family, schema and
 // operation while that object is the same (model.ts says when it is), and makes the small global
 // parts (service, the sorted name lists) each time. Each memo's key is all its text reads:
 
@@ -69,7 +69,7 @@ export const redactedFieldNames: readonly string[] = ${literal(markedFieldNames(
 `;
 }
 
-/** A watcher's `literal` of the operations' defs: each family's run when the families are model.operations in order (pieces.ts), else each def's. */
+/** A watcher's `literal` of the operations' defs: each family's run when the families are model.operations in order (literal-pieces.ts), else each def's. */
 function operationsLiteral(model: Model): string {
   const families = operationsByFamily(model);
   if (!families) return arrayLiteral(model.operations.map(({ def }) => defTexts.get(def) ?? defTexts.set(def, elementsText([def]))));
