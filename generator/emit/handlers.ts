@@ -1,7 +1,29 @@
 // generated/handlers/<family>.ts and handlers/index.ts: the handler interface each family implements.
 import type { FamilyModel, Model } from '../model.ts';
 import { pascal } from '../raw.ts';
+import { identityMemo } from '../session.ts';
 import { TS_HEADER } from './format.ts';
+
+/** A family's file and its lines in handlers/index.ts: both read the family only (its name, description, operations). */
+interface FamilyTexts {
+  path: string;
+  file: string;
+  name: string;
+  importLine: string;
+}
+
+/** A watcher's memo (session.ts), keyed on the FamilyModel: the same object while its name, description and operations are. */
+const familyTexts = identityMemo<FamilyModel, FamilyTexts>();
+
+function textsOf(family: FamilyModel): FamilyTexts {
+  const name = handlersInterfaceName(family.name);
+  return {
+    path: `handlers/${family.name}.ts`,
+    file: emitFamily(family),
+    name,
+    importLine: `import type { ${name} } from './${family.name}.ts';`,
+  };
+}
 
 export function handlersInterfaceName(family: string): string {
   return `${pascal(family)}Handlers`;
@@ -28,11 +50,10 @@ ${members}
 
 export function emitHandlers(model: Model): Map<string, string> {
   const files = new Map<string, string>();
-  for (const family of model.families) files.set(`handlers/${family.name}.ts`, emitFamily(family));
-  const names = model.families.map((f) => handlersInterfaceName(f.name));
-  const imports = model.families
-    .map((f) => `import type { ${handlersInterfaceName(f.name)} } from './${f.name}.ts';`)
-    .join('\n');
+  const texts = model.families.map((f) => familyTexts.get(f) ?? familyTexts.set(f, textsOf(f)));
+  for (const t of texts) files.set(t.path, t.file);
+  const names = texts.map((t) => t.name);
+  const imports = texts.map((t) => t.importLine).join('\n');
   files.set(
     'handlers/index.ts',
     `${TS_HEADER}${imports}
