@@ -4,7 +4,7 @@ import type { OperationDef, RouteDef } from '../../runtime/contract-types.ts';
 import type { FamilyModel, Model } from '../model.ts';
 import { identityMemo, onForget, session } from '../session.ts';
 import { byString, TS_HEADER } from './format.ts';
-import { concat, operationsByFamily } from './pieces.ts';
+import { concat, operationsByFamily } from './literal-pieces.ts';
 
 
 /** Segment sort keys: a static segment sorts before a parameter at the same depth. */
