@@ -47,7 +47,18 @@ export function concat(texts: readonly string[], separator: string): string {
 
 /** `literal(array)` from elementsText of its elements, whole or in consecutive runs (none empty). */
 export function arrayLiteral(runs: readonly string[]): string {
-  return runs.length ? `[\n  ${concat(runs, SEPARATOR)}\n]` : '[]';
+  return arrayParts(runs).join('');
+}
+
+/** arrayLiteral's text as its parts (the runs, the separators, the brackets): a watcher writes a file from them. */
+export function arrayParts(runs: readonly string[]): string[] {
+  return runs.length ? ['[\n  ', ...interleave(runs, SEPARATOR), '\n]'] : ['[]'];
+}
+
+function interleave(texts: readonly string[], separator: string): string[] {
+  const out: string[] = [];
+  texts.forEach((text, i) => (i ? out.push(separator, text) : out.push(text)));
+  return out;
 }
 
 /** One member of a record's literal: its key and `"key": literal(value, 2)`. */
@@ -71,10 +82,15 @@ const byKey = (a: Member, b: Member) => (a.key < b.key ? -1 : a.key > b.key ? 1 
  * them: sortKeys's assignment sets the copy's prototype instead.
  */
 export function recordLiteral(members: readonly Member[]): string {
-  if (inLiteralOrder(members.map((m) => m.key))) return recordText(members.map((m) => m.text));
+  return recordLiteralParts(members).join('');
+}
+
+/** recordLiteral's text as its parts. */
+export function recordLiteralParts(members: readonly Member[]): string[] {
+  if (inLiteralOrder(members.map((m) => m.key))) return recordParts(members.map((m) => m.text));
   const sorted = members.filter((m) => m.key !== '__proto__').sort(byKey);
   const indices = sorted.filter((m) => isArrayIndex(m.key)).sort((a, b) => Number(a.key) - Number(b.key));
-  return recordText([...indices, ...sorted.filter((m) => !isArrayIndex(m.key))].map((m) => m.text));
+  return recordParts([...indices, ...sorted.filter((m) => !isArrayIndex(m.key))].map((m) => m.text));
 }
 
 /** Whether distinct keys are in the order recordLiteral puts them: sorted, none an array index or "__proto__". */
@@ -88,7 +104,12 @@ export function inLiteralOrder(keys: readonly string[]): boolean {
 
 /** `literal(record)` from its members' texts, in that order. */
 export function recordText(memberTexts: readonly string[]): string {
-  return memberTexts.length ? `{\n  ${concat(memberTexts, SEPARATOR)}\n}` : '{}';
+  return recordParts(memberTexts).join('');
+}
+
+/** recordText's text as its parts. */
+export function recordParts(memberTexts: readonly string[]): string[] {
+  return memberTexts.length ? ['{\n  ', ...interleave(memberTexts, SEPARATOR), '\n}'] : ['{}'];
 }
 
 /** A key an object keeps among its array indices: a canonical integer from 0 to 2^32 - 2. */

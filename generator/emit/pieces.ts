@@ -54,3 +54,22 @@ export function asTexts(files: Map<string, GeneratedText>): Map<string, string> 
   for (const [name, generated] of files) out.set(name, textOf(generated));
   return out;
 }
+
+/**
+ * A watcher's pieces by their text, from one compile to the next: an emitter that keeps its texts
+ * (registry.ts's per-family runs) and puts a file together from them gets the same piece for the same
+ * text, its bytes encoded once. `piecesOf` keeps only the pieces of the file it last made.
+ */
+export function pieceCache(): (parts: readonly string[]) => Pieces {
+  let last = new Map<string, Piece>();
+  return (parts) => {
+    const next = new Map<string, Piece>();
+    const out = parts.map((text) => {
+      const known = next.get(text) ?? last.get(text) ?? piece(text);
+      next.set(text, known);
+      return known;
+    });
+    last = next;
+    return new Pieces(out);
+  };
+}

@@ -3,7 +3,8 @@ import type { JsonSchema, OperationDef } from '../../runtime/contract-types.ts';
 import type { FamilyModel, Model, ModelOperation } from '../model.ts';
 import { identityMemo, onForget, session } from '../session.ts';
 import { literal, TS_HEADER } from './format.ts';
-import { arrayLiteral, elementsText, inLiteralOrder, member, operationsByFamily, recordLiteral, recordText, type Member } from './literal-pieces.ts';
+import { arrayParts, elementsText, inLiteralOrder, member, operationsByFamily, recordLiteral, recordLiteralParts, recordParts, type Member } from './literal-pieces.ts';
+import { pieceCache, type GeneratedText } from './pieces.ts';
 
 // One compile makes each large literal whole (format.ts `literal`), as it always has. A watcher puts
 // the file together from the texts it keeps (session.ts memos, literal-pieces.ts) of each family, schema and
@@ -35,9 +36,13 @@ const secretMembers = identityMemo<ModelOperation, { output: JsonSchema | undefi
 /** A family's member of `familyDescriptions`: reads the family's name and description. */
 const familyMembers = identityMemo<FamilyModel, Member>();
 
-export function emitRegistry(model: Model): string {
+/** registry.ts's pieces in a watcher (pieces.ts): the kept runs of operations and schemas are encoded once. */
+const registryPieces = pieceCache();
+
+export function emitRegistry(model: Model): GeneratedText {
   const schemas = session.longLived ? schemasPass(model.schemas) : null;
-  return `${TS_HEADER}import type { JsonSchema, OperationDef, ServiceDef } from '../runtime/contract-types.ts';
+  const parts = [
+    `${TS_HEADER}import type { JsonSchema, OperationDef, ServiceDef } from '../runtime/contract-types.ts';
 import { problemCatalogue, type Limits, type ProblemCode } from './contract.ts';
 
 /** This contract's service facts, typed by its own limits and problem codes. */
@@ -46,14 +51,18 @@ export type Service = ServiceDef<Limits, ProblemCode>;
 /** The problem catalogue is contract.ts's problemCatalogue, not a second copy. */
 export const service: Service = ${serviceLiteral(model)};
 
-export const operations: readonly OperationDef[] = ${session.longLived ? operationsLiteral(model) : literal(model.operations.map((o) => o.def))};
+export const operations: readonly OperationDef[] = `,
+    ...(session.longLived ? operationsLiteral(model) : [literal(model.operations.map((o) => o.def))]),
+    `;
 
 export const operationsById: Readonly<Record<string, OperationDef>> = Object.freeze(
   Object.fromEntries(operations.map((operation) => [operation.id, operation])),
 );
 
 /** Component schemas (refs are #/components/schemas/<Name>), as in openapi.json. */
-export const schemas: Readonly<Record<string, JsonSchema>> = ${schemas ? schemasLiteral(schemas) : literal(model.schemas)};
+export const schemas: Readonly<Record<string, JsonSchema>> = `,
+    ...(schemas ? schemasLiteral(schemas) : [literal(model.schemas)]),
+    `;
 
 /**
  * JSON pointers of the bearer secrets (x-svc-secret: true) in each operation's result or output,
@@ -66,17 +75,19 @@ export const familyDescriptions: Readonly<Record<string, string>> = ${session.lo
 
 /** Property names marked x-svc-secret or x-svc-personal anywhere in the schemas: logs write them as "[redacted]". */
 export const redactedFieldNames: readonly string[] = ${literal(markedFieldNames(model.schemas, schemas))};
-`;
+`,
+  ];
+  return session.longLived ? registryPieces(parts) : parts.join('');
 }
 
 /** A watcher's `literal` of the operations' defs: each family's run when the families are model.operations in order (literal-pieces.ts), else each def's. */
-function operationsLiteral(model: Model): string {
+function operationsLiteral(model: Model): string[] {
   const families = operationsByFamily(model);
-  if (!families) return arrayLiteral(model.operations.map(({ def }) => defTexts.get(def) ?? defTexts.set(def, elementsText([def]))));
+  if (!families) return arrayParts(model.operations.map(({ def }) => defTexts.get(def) ?? defTexts.set(def, elementsText([def]))));
   const runs: string[] = [];
   for (const f of families)
     if (f.operations.length) runs.push(familyRuns.get(f) ?? familyRuns.set(f, elementsText(f.operations.map((o) => o.def))));
-  return arrayLiteral(runs);
+  return arrayParts(runs);
 }
 
 /** A schema's member of `schemas` (key: its name) and the names marked in it. */
@@ -147,8 +158,8 @@ function schemasPass(schemas: Record<string, unknown>): SchemasPass {
 }
 
 /** `literal(schemas)` of a pass. */
-function schemasLiteral(pass: SchemasPass): string {
-  return pass.ordered ? recordText(pass.texts) : recordLiteral(pass.names.map((key, i) => ({ key, text: pass.texts[i]! })));
+function schemasLiteral(pass: SchemasPass): string[] {
+  return pass.ordered ? recordParts(pass.texts) : recordLiteralParts(pass.names.map((key, i) => ({ key, text: pass.texts[i]! })));
 }
 
 /** Property names marked x-svc-secret or x-svc-personal anywhere in the schemas, sorted: from a pass's marks, or walking the record. */

@@ -1,5 +1,5 @@
 // In a watcher the registry, routes and handlers emitters put their files together from what they
-// keep of each operation, family and schema (generator/emit/pieces.ts), and the registry and routes
+// keep of each operation, family and schema (generator/emit/literal-pieces.ts), and the registry and routes
 // from what they laid out last time. incremental.test.ts edits a contract the way an author does;
 // this test hands the emitters models no compile of this contract makes, to reach the paths those
 // edits do not: families that are not model.operations in order, operations out of id order, a
@@ -9,6 +9,7 @@
 // texts of one compile (session.longLived false: no memo read or written).
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitHandlers } from '../../generator/emit/handlers.ts';
+import { textOf } from '../../generator/emit/pieces.ts';
 import { emitRegistry } from '../../generator/emit/registry.ts';
 import { emitRoutes } from '../../generator/emit/routes.ts';
 import { loadContract } from '../../generator/load.ts';
@@ -22,7 +23,7 @@ afterAll(() => {
 });
 
 function emit(model: Model): Map<string, string> {
-  return new Map([['registry.ts', emitRegistry(model)], ['routes.ts', emitRoutes(model)], ...emitHandlers(model)]);
+  return new Map([['registry.ts', textOf(emitRegistry(model))], ['routes.ts', emitRoutes(model)], ...emitHandlers(model)]);
 }
 
 /** The files that differ between the watcher's emit and one compile's. */
