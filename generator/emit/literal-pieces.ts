@@ -6,7 +6,7 @@
 // entry's text being `literal(entry, 2)` (its nested lines indented one level deeper; JSON text holds
 // no newline but those of its layout).
 //
-// Each kept text is one flat string (a slice of one JSON.stringify), and a file is their
+// Each kept text is one flat string (one JSON.stringify, sliced or joined), and a file is their
 // concatenation, not their join: V8 keeps it as a rope of the kept texts, copied once into one string
 // when it is first read (compared, hashed or written). A join would copy them here and the writer
 // copy the file's text once more.
@@ -14,10 +14,10 @@ import type { FamilyModel, Model } from '../model.ts';
 import { sortKeys } from './format.ts';
 
 /**
- * Whether model.operations is the families' operations one family after the other (model.families
- * order), so that a file may be put together from what it keeps of each family. It is while every
- * operation's id starts with its family's name and a dot (check.ts) and no family's name followed by
- * a dot sorts after another's run; checked each compile, element by element (no lookups).
+ * model.families when model.operations is their operations one family after the other, so that a
+ * file may be put together from what it keeps of each family; else null. It is so while every id
+ * starts with its family's name and a dot (check.ts), model.operations being sorted by id and
+ * model.families by name; checked each compile, operation by operation (no lookups).
  */
 export function operationsByFamily(model: Model): readonly FamilyModel[] | null {
   const { operations } = model;

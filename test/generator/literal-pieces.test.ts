@@ -78,6 +78,7 @@ describe("a watcher's registry, routes and handlers equal one compile's", () => 
       ['a schema also under a second name, sorted in', withSchemas(base, { AaaAlias: base.schemas.Problem, ZzzAlias: base.schemas[secretOp.outputName] }, true)],
       ['schema names out of order: appended, an array index, "__proto__", an undefined value', withSchemas(base, { Aaa: { type: 'string' }, 12: { type: 'object', properties: { k: { type: 'string', 'x-svc-personal': true } } }, ['__proto__']: { properties: { p: { 'x-svc-secret': true } } }, Zed: undefined }, false)],
       ["an operation's output name holding another operation's schema (its secrets)", withSchemas(base, { [plainOp.outputName]: base.schemas[secretOp.outputName] }, true)],
+      ['a schema named "properties" (the record walked as a schema reads it as its properties)', withSchemas(base, { properties: { p: { 'x-svc-personal': true } } }, true)],
       ['a schema renamed where it stands', renamed(base, 'Problem', 'Problem0')],
       ['a schema renamed where it stands, out of order now', renamed(base, 'Problem', 'AaaProblem')],
       ['family names that are array indices ("12" sorts before "3", literal puts 3 first)', { ...base, families: [{ ...base.families[0]!, name: '12' }, { ...base.families[1]!, name: '3' }, ...base.families.slice(2)] }],
