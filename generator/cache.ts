@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT } from '../runtime/project-root.ts';
 import { sha256Of, type GeneratedText } from './emit/pieces.ts';
+import { readBytes } from './stamped-read.ts';
 
 const ROOT = fileURLToPath(PROJECT_ROOT);
 export const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'svc');
@@ -85,7 +86,7 @@ export function inputsKey(contractDir: string, fingerprint = compilerFingerprint
   // The directory as the compiler names it in messages and output (relative to the working directory).
   const shown = path.relative(process.cwd(), path.resolve(contractDir));
   const hash = createHash('sha256').update(`${fingerprint}\n${shown}\n`);
-  for (const rel of filesUnder(contractDir)) hash.update(`${rel}\0`).update(readFileSync(path.join(contractDir, rel))).update('\0');
+  for (const rel of filesUnder(contractDir)) hash.update(`${rel}\0`).update(readBytes(path.join(contractDir, rel))).update('\0');
   return hash.digest('hex');
 }
 

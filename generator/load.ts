@@ -5,6 +5,7 @@ import { CST, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser
 import type { ParseAnswer } from './parallel/protocol.ts';
 import { onForget, session } from './session.ts';
 import { pathKey, type Diagnostic, type JsonPath, type NodePositions, type SourceFile } from './source.ts';
+import { readText } from './stamped-read.ts';
 
 export interface LoadedContract {
   /** The contract directory as given. */
@@ -223,7 +224,7 @@ function loadHere(dir: string, files: ContractFiles, textOf: (file: string) => s
  */
 export async function loadContractAsync(dir: string): Promise<LoadedContract> {
   const files = contractFiles(dir);
-  const texts = new Map([files.svc, ...files.schemas, ...files.families].filter((f): f is string => !!f).map((f) => [f, readFileSync(f, 'utf8')]));
+  const texts = new Map([files.svc, ...files.schemas, ...files.families].filter((f): f is string => !!f).map((f) => [f, readText(f)]));
   let bytes = 0;
   for (const text of texts.values()) bytes += text.length;
   const { parallelMinBytes, parseOnWorker } = await import('./parallel/index.ts');
