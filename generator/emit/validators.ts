@@ -1,24 +1,19 @@
 // generated/validators/<family>.js: ajv standalone ESM validators of the family's operations' inputs
 // and handler results (the output schemas, which the runtime checks before it answers), each family
-// compiled by its own ajv instance, so that an edit of one family recompiles that family only (the
-// code of a family is memoised by what it compiles: validatorMemo). generated/validators.js (+ .d.ts)
-// re-exports them all with the operation id -> validator tables the runtime imports.
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import standaloneModule from 'ajv/dist/standalone/index.js';
-import formatsModule from 'ajv-formats';
+// compiled by its own ajv instance (validators-compile.ts), so that an edit of one family recompiles
+// that family only. generated/validators.js (+ .d.ts) re-exports them all with the operation id ->
+// validator tables the runtime imports.
+//
+// In a watcher (svc generate --watch) an emit does work in proportion to the edit: what derives from
+// one family alone is kept by its FamilyModel (FamilyPart), each family's file by what it was made of
+// (FamilyFile), and what reads every family (which family owns a shared validator, the index's
+// lines) is found again on each emit from those kept parts, with array lookups only.
 import type { JsonSchema } from '../../runtime/contract-types.ts';
-import type { FamilyModel, Model, ModelOperation } from '../model.ts';
-import { COMPONENT_PREFIX, mapSchema, stripExtensions } from '../schema.ts';
-import { identityMemo, onForget, session } from '../session.ts';
+import type { FamilyModel, Model } from '../model.ts';
+import { onForget, session } from '../session.ts';
+import { keptJoin, readsOfModel, type SchemaReads } from './family-memo.ts';
 import { TS_HEADER } from './format.ts';
-import { readPiece, writePiece } from '../cache.ts';
-
-// Both are CommonJS modules whose module.exports is the function (NodeNext types see only .default).
-const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as unknown as typeof standaloneModule.default;
-const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as unknown as typeof formatsModule.default;
-
-const BASE = 'https://svc.invalid/';
-const DEFS_ID = `${BASE}schemas.json`;
+import { AjvDefs, BASE, compileChunk, shapeOf, validateDefs, validateNewForms, type Unit } from './validators-compile.ts';
 
 export function validatorName(id: string): string {
   return `validate_${id.replace(/[^A-Za-z0-9_]/g, '_')}`;
@@ -26,15 +21,6 @@ export function validatorName(id: string): string {
 
 export function resultValidatorName(id: string): string {
   return `validateResult_${id.replace(/[^A-Za-z0-9_]/g, '_')}`;
-}
-
-/** #/components/schemas/X -> one shared document's $defs, so each component compiles once. */
-function forAjv(schema: JsonSchema): JsonSchema {
-  return mapSchema(stripExtensions(schema), (node) =>
-    typeof node.$ref === 'string' && node.$ref.startsWith(COMPONENT_PREFIX)
-      ? { ...node, $ref: `${DEFS_ID}#/$defs/${node.$ref.slice(COMPONENT_PREFIX.length)}` }
-      : node,
-  ) as JsonSchema;
 }
 
 /**
@@ -50,335 +36,283 @@ function requiresToImports(code: string): { imports: string; code: string } {
 const CHUNK = 200;
 
 /**
- * A model schema in ajv's form, and that form's JSON text (the shape by which operations share a
- * validator), by identity: a watcher's model keeps the contract's schemas and an unchanged family's
- * generated schemas as the same objects (model.ts), and each value is a function of the content of
- * the object it is keyed on alone (no emitter changes a schema). One compile remembers nothing.
+ * One validator an operation exports (its input's or its result's): a Unit (export name, ajv $id,
+ * schema in ajv's form and its shape), its family, and its shape's number (State.shapeNumbers).
  */
-const ajvForms = identityMemo<JsonSchema, JsonSchema>();
-const shapes = identityMemo<JsonSchema, string>();
-
-function ajvForm(schema: JsonSchema): JsonSchema {
-  return ajvForms.get(schema) ?? ajvForms.set(schema, forAjv(schema));
-}
-
-function shapeOf(ajvSchema: JsonSchema): string {
-  return shapes.get(ajvSchema) ?? shapes.set(ajvSchema, JSON.stringify(ajvSchema));
-}
-
-/**
- * Component names a schema refers to (forAjv form), with the ones those refer to, transitively.
- * `looked`, when given, receives every name the walk looked up in defs, found there or not: the walk
- * is a function of the roots and of what defs holds under those names.
- */
-function referencedDefs(roots: JsonSchema[], defs: Record<string, JsonSchema>, looked?: Set<string>): Set<string> {
-  const prefix = `${DEFS_ID}#/$defs/`;
-  const found = new Set<string>();
-  const stack: unknown[] = [...roots];
-  while (stack.length) {
-    const node = stack.pop();
-    if (Array.isArray(node)) stack.push(...node);
-    else if (node && typeof node === 'object') {
-      for (const [key, value] of Object.entries(node)) {
-        if (key === '$ref' && typeof value === 'string' && value.startsWith(prefix)) {
-          const name = value.slice(prefix.length);
-          looked?.add(name);
-          if (!found.has(name) && name in defs) {
-            found.add(name);
-            stack.push(defs[name]);
-          }
-        } else if (value && typeof value === 'object') stack.push(value);
-      }
-    }
-  }
-  return found;
-}
-
-/** One validator to compile: the first operation (and side) whose schema it is, in its owner family. */
-interface Unit {
-  exportName: string;
-  id: string;
-  schema: JsonSchema;
-  shape: string;
+interface Entry extends Unit {
   family: string;
-}
-
-/** A family's part of the validators: the units it owns (compiles) and the name of every validator it exports. */
-interface FamilyUnits {
-  owned: Unit[];
-  exported: { name: string; unit: Unit }[];
+  n: number;
 }
 
 /**
- * The validators to compile, one per distinct schema: operations whose input (or result) schemas are
- * equal (the same JSON once components are shared $defs) share one compiled function, exported under
- * each operation's name. A validator's behaviour is a function of its schema alone (its errors'
- * schemaPath is relative to the schema), so sharing changes no answer; ajv compiles each shape once.
- * The family that owns a shared function is the first in name order that has the schema, so a family
- * imports only from families before it (no import cycle). Which family owns a shape depends on every
- * family: this runs whole on each compile (cheap once the shapes are memoised), by family in name order.
+ * What a family contributes by itself: an entry for each operation's input and result, in order,
+ * its file's name, and its lines in validators.js and validators.d.ts. Kept by the FamilyModel's
+ * identity while the schemas it read are those (family-memo.ts readsOfModel).
  */
-function distinctUnits(model: Model, defs: Record<string, JsonSchema>): Map<string, FamilyUnits> {
-  const families = new Map<string, FamilyUnits>();
-  const byShape = new Map<string, Unit>();
-  for (const family of model.families) {
-    if (!family.operations.length) continue;
-    const mine: FamilyUnits = { owned: [], exported: [] };
-    families.set(family.name, mine);
-    const add = (name: string, id: string, schema: JsonSchema) => {
-      const shape = shapeOf(schema);
-      let unit = byShape.get(shape);
-      if (!unit) {
-        unit = { exportName: name, id, schema, shape, family: family.name };
-        byShape.set(shape, unit);
-        mine.owned.push(unit);
-      }
-      mine.exported.push({ name, unit });
-    };
-    for (const op of family.operations) {
-      add(validatorName(op.def.id), `${BASE}inputs/${op.def.id}.json`, defs[op.inputName]);
-      add(resultValidatorName(op.def.id), `${BASE}outputs/${op.def.id}.json`, defs[op.outputName]);
-    }
-  }
-  return families;
-}
-
-/**
- * Compiled code of one family's own validators, by what it was compiled from (the units and the
- * components they reach): a later emit in the same process (svc generate --watch), or in a later
- * process through the cache (cache.ts readPiece, keyed with the compiler's fingerprint too),
- * recompiles only the families whose schemas changed. The code is a function of that input alone (a
- * fresh ajv instance per family), so neither memo changes a byte.
- */
-const validatorMemo = new Map<string, string>();
-const MEMO_LIMIT = 20_000;
-
-function newAjv() {
-  // inlineRefs: false compiles each referenced component once, as a function, instead of inlining it
-  // at every use (11% less code); optimize: false skips ajv's name-counting passes (a third of
-  // its time). Together they halve the generation of the 164 validators; a validator call stays
-  // within a microsecond either way (measured for issue 16), against a request's hundreds.
-  const ajv = new Ajv2020({ allErrors: true, strict: false, logger: false, inlineRefs: false, code: { source: true, esm: false, lines: true, optimize: false } });
-  addFormats(ajv);
-  return ajv;
-}
-
-/**
- * One chunk of a family's code as a watcher last compiled it: its units, every component name the
- * walk over them looked up with what defs held under it (undefined: nothing), and the chunk's text.
- */
-interface ChunkRecord {
-  units: Unit[];
-  looked: [string, JsonSchema | undefined][];
-  text: string;
-}
-
-/** A watcher's last validators file of a family: its chunks, body, the text around the body, and the file. */
-interface FamilyRecord {
-  chunks: ChunkRecord[];
-  body: string;
-  head: string;
-  tail: string;
-  text: string;
-}
-
-/**
- * A watcher's FamilyRecords by family name, replaced by each emit's (so a removed family's goes).
- * A chunk's text is a function of its units' export names, ids and schemas (the ajv form's identity
- * fixes its content), the components the walk reached (ordered as defs orders names: by name) and
- * the chunk's index. A chunk whose units are those of the record (same names, ids, schema objects)
- * and whose looked-up names still hold the same objects (or still nothing) reaches the same
- * components, so its text is the record's (sameChunk). What the family imports from other families
- * and exports under other names (head, tail) is rebuilt on every emit from distinctUnits.
- */
-let lastFamilies = new Map<string, FamilyRecord>();
-onForget(() => {
-  lastFamilies = new Map();
-});
-
-function sameChunk(record: ChunkRecord | undefined, slice: Unit[], defs: Record<string, JsonSchema>): record is ChunkRecord {
-  if (!record || record.units.length !== slice.length) return false;
-  for (let i = 0; i < slice.length; i++) {
-    const a = record.units[i]!;
-    const b = slice[i]!;
-    if (a.exportName !== b.exportName || a.id !== b.id || a.schema !== b.schema) return false;
-  }
-  return record.looked.every(([name, def]) => defs[name] === def);
-}
-
-/**
- * The chunks of code of one family's own units (CommonJS-shaped, each in its own function scope).
- * `order` gives each component's position in defs (chunks list their components in that order);
- * `last` is the family's record from a watcher's previous emit, whose chunks are kept when sameChunk.
- */
-function compileFamily(owned: Unit[], defs: Record<string, JsonSchema>, order: () => Map<string, number>, last: FamilyRecord | undefined): { chunks: ChunkRecord[]; body: string } {
-  const chunks: ChunkRecord[] = [];
-  let kept = 0;
-  for (let start = 0; start < owned.length; start += 2 * CHUNK) {
-    const slice = owned.slice(start, start + 2 * CHUNK);
-    const n = chunks.length;
-    const previous = last?.chunks[n];
-    if (sameChunk(previous, slice, defs)) {
-      chunks.push(previous);
-      kept++;
-      continue;
-    }
-    const looked = session.longLived ? new Set<string>() : undefined;
-    const reached = referencedDefs(slice.map((u) => u.schema), defs, looked);
-    const position = order();
-    const chunkDefs: Record<string, JsonSchema> = {};
-    for (const name of [...reached].filter((r) => position.has(r)).sort((a, b) => position.get(a)! - position.get(b)!)) chunkDefs[name] = defs[name]!;
-    const memoKey = JSON.stringify([slice.map((u) => [u.exportName, u.id, u.shape]), chunkDefs]);
-    let code = validatorMemo.get(memoKey) ?? readPiece('validators', memoKey) ?? undefined;
-    if (code === undefined) {
-      // Each instance holds only the components its validators reach; the validators' own schemas
-      // are those components, copied.
-      const ajv = newAjv();
-      ajv.addSchema({ $id: DEFS_ID, $defs: chunkDefs }, undefined, undefined, false);
-      const exportsMap: Record<string, string> = {};
-      for (const unit of slice) {
-        ajv.addSchema({ ...unit.schema, $id: unit.id }, undefined, undefined, false);
-        exportsMap[unit.exportName] = unit.id;
-      }
-      code = standaloneCode(ajv, exportsMap);
-      writePiece('validators', memoKey, code);
-    }
-    if (validatorMemo.size >= MEMO_LIMIT) validatorMemo.clear();
-    validatorMemo.set(memoKey, code);
-    chunks.push({
-      units: slice,
-      looked: looked ? [...looked].map((name): [string, JsonSchema | undefined] => [name, defs[name]]) : [],
-      text: `const __chunk${n} = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n${code}\nreturn module.exports;\n})();\n${slice.map((u) => `export const ${u.exportName} = __chunk${n}.${u.exportName};`).join('\n')}`,
-    });
-  }
-  const body = last && kept === chunks.length && kept === last.chunks.length ? last.body : chunks.map((c) => c.text).join('\n\n');
-  return { chunks, body };
-}
-
-/** Every component checked against the meta-schema once (memoised by the components' text). */
-const validatedDefs = new Set<string>();
-function validateDefs(defs: Record<string, JsonSchema>): void {
-  if (session.longLived) return validateNewDefs(defs);
-  const text = JSON.stringify(defs);
-  if (validatedDefs.has(text)) return;
-  newAjv().validateSchema({ $id: DEFS_ID, $defs: defs }, true);
-  if (validatedDefs.size >= 64) validatedDefs.clear();
-  validatedDefs.add(text);
-}
-
-/**
- * A watcher checks the components it has not checked yet, by identity (checkedDefs): the meta-schema
- * checks each $defs entry by itself, so a component that passed passes again. When the new ones
- * fail, every component is checked together, so the error is the one a fresh compile throws.
- */
-const checkedDefs = identityMemo<JsonSchema, true>();
-let metaAjv: ReturnType<typeof newAjv> | undefined;
-function validateNewDefs(defs: Record<string, JsonSchema>): void {
-  const unchecked: Record<string, JsonSchema> = {};
-  let count = 0;
-  for (const [name, def] of Object.entries(defs))
-    if (!checkedDefs.get(def)) {
-      unchecked[name] = def;
-      count++;
-    }
-  if (!count) return;
-  try {
-    (metaAjv ??= newAjv()).validateSchema({ $id: DEFS_ID, $defs: unchecked }, true);
-  } catch {
-    newAjv().validateSchema({ $id: DEFS_ID, $defs: defs }, true);
-  }
-  for (const def of Object.values(unchecked)) checkedDefs.set(def, true);
-}
-
-/** An operation's lines in validators.js and .d.ts: functions of its id alone, by the operation's identity. */
-interface OperationLines {
-  /** `validate_x, validateResult_x` */
-  names: string;
+interface FamilyPart {
+  reads: SchemaReads;
+  entries: Entry[];
+  file: string;
+  local: string;
+  reexport: string;
   table: string;
   resultTable: string;
   decls: string;
 }
-const operationLines = identityMemo<ModelOperation, OperationLines>();
 
-function linesOf(op: ModelOperation): OperationLines {
-  const known = operationLines.get(op);
-  if (known) return known;
-  const id = op.def.id;
-  const input = validatorName(id);
-  const result = resultValidatorName(id);
-  return operationLines.set(op, {
-    names: `${input}, ${result}`,
-    table: `  ${JSON.stringify(id)}: ${input},`,
-    resultTable: `  ${JSON.stringify(id)}: ${result},`,
-    decls: `export declare const ${input}: InputValidator;\nexport declare const ${result}: InputValidator;`,
-  });
+/** A chunk of a family's code: its units, the component names its walk looked up, and its text. */
+interface Chunk {
+  units: Entry[];
+  looked: string[];
+  text: string;
 }
 
 /**
- * A family's import and re-export lines in validators.js: functions of its name and its operations'
- * ids, by the FamilyModel's identity (model.ts keeps it while its operations are the same objects).
+ * A family's validators file: the part it was made from, the owner of each of its entries (the first
+ * entry of that shape in family order: itself, an earlier entry of the family, or another family's),
+ * its chunks and its text. The text is a function of those owners (what the family compiles, imports
+ * and aliases: sameOwner) and of the chunks' texts; a chunk's text of its units (entries keep their
+ * content) and of what the model holds under the names it looked up (State.looked says which moved).
  */
-const familyLines = identityMemo<FamilyModel, { local: string; reexport: string }>();
+interface FamilyFile {
+  part: FamilyPart;
+  owners: Entry[];
+  chunks: Chunk[];
+  text: string;
+}
 
-function familyLinesOf(family: FamilyModel): { local: string; reexport: string } {
-  const known = familyLines.get(family);
-  if (known) return known;
-  const names = family.operations.map((op) => linesOf(op).names).join(', ');
-  return familyLines.set(family, {
-    local: `import { ${names} } from './validators/${family.name}.js';`,
-    reexport: `export { ${names} } from './validators/${family.name}.js';`,
+/**
+ * What a watcher keeps between emits (one compile makes a new one and drops it): parts by
+ * FamilyModel, files by family name (replaced on each emit, so a removed family's goes), a number
+ * for each shape met, and every component name a kept chunk looked up with the object model.schemas
+ * held under it at the last emit (every kept chunk was checked against, or made from, that emit's
+ * model, so a name whose object is the same again leaves every chunk that looked it up valid).
+ */
+interface State {
+  parts: WeakMap<FamilyModel, FamilyPart>;
+  files: Map<string, FamilyFile>;
+  shapeNumbers: Map<string, number>;
+  looked: Map<string, JsonSchema | undefined>;
+}
+
+const newState = (): State => ({ parts: new WeakMap(), files: new Map(), shapeNumbers: new Map(), looked: new Map() });
+let watcherState: State | null = null;
+onForget(() => {
+  watcherState = null;
+});
+
+function partOf(family: FamilyModel, reads: SchemaReads, defs: AjvDefs, state: State): FamilyPart {
+  const known = state.parts.get(family);
+  if (known && known.reads === reads) return known;
+  const entries: Entry[] = [];
+  const add = (exportName: string, id: string, schemaName: string) => {
+    const schema = defs.get(schemaName)!;
+    const shape = shapeOf(schema);
+    let n = state.shapeNumbers.get(shape);
+    if (n === undefined) state.shapeNumbers.set(shape, (n = state.shapeNumbers.size));
+    entries.push({ exportName, id, schema, shape, family: family.name, n });
+  };
+  const lines = family.operations.map((op) => {
+    const id = op.def.id;
+    const input = validatorName(id);
+    const result = resultValidatorName(id);
+    add(input, `${BASE}inputs/${id}.json`, op.inputName);
+    add(result, `${BASE}outputs/${id}.json`, op.outputName);
+    return { id, input, result };
   });
+  // One compile checks every component at once (emitValidators); a watcher checks a family's as it meets them.
+  if (session.longLived) validateNewForms(reads.names.map((name, i) => [name, entries[i]!.schema]), defs);
+  const exported = lines.map((l) => `${l.input}, ${l.result}`).join(', ');
+  // Lines equal to those of the family's last part are that part's strings, so that the index's
+  // joins (keptJoin) find their pieces the same by pointer.
+  const was = state.files.get(family.name)?.part;
+  const kept = (now: string, then: string | undefined) => (now === then ? then : now);
+  const part: FamilyPart = {
+    reads,
+    entries,
+    file: was?.file ?? `validators/${family.name}.js`,
+    local: kept(`import { ${exported} } from './validators/${family.name}.js';`, was?.local),
+    reexport: kept(`export { ${exported} } from './validators/${family.name}.js';`, was?.reexport),
+    table: kept(lines.map((l) => tableLine(l.id, l.input)).join('\n'), was?.table),
+    resultTable: kept(lines.map((l) => tableLine(l.id, l.result)).join('\n'), was?.resultTable),
+    decls: kept(lines.map((l) => declLines(l.input, l.result)).join('\n'), was?.decls),
+  };
+  state.parts.set(family, part);
+  return part;
+}
+
+const tableLine = (id: string, name: string) => `  ${JSON.stringify(id)}: ${name},`;
+const declLines = (input: string, result: string) => `export declare const ${input}: InputValidator;\nexport declare const ${result}: InputValidator;`;
+
+/** The names in `looked` whose object in the model is not the one recorded (the model of the last emit). */
+function movedNames(looked: Map<string, JsonSchema | undefined>, schemas: Record<string, JsonSchema>): Set<string> {
+  const moved = new Set<string>();
+  for (const [name, raw] of looked) if (schemas[name] !== raw) moved.add(name);
+  return moved;
+}
+
+function chunkStill(chunk: Chunk | undefined, units: Entry[], moved: Set<string>): chunk is Chunk {
+  if (!chunk || chunk.units.length !== units.length || !chunk.units.every((u, i) => u === units[i])) return false;
+  return moved.size === 0 || !chunk.looked.some((name) => moved.has(name));
+}
+
+/** The chunks of a family's own units, each in its own function scope; a last emit's chunk kept when chunkStill. */
+function compileFamily(owned: Entry[], defs: AjvDefs, moved: Set<string>, last: Chunk[], state: State): Chunk[] {
+  const chunks: Chunk[] = [];
+  for (let start = 0; start < owned.length; start += 2 * CHUNK) {
+    const units = owned.slice(start, start + 2 * CHUNK);
+    const n = chunks.length;
+    const previous = last[n];
+    if (chunkStill(previous, units, moved)) {
+      chunks.push(previous);
+      continue;
+    }
+    const looked = new Set<string>();
+    const code = compileChunk(units, defs, looked);
+    for (const name of looked) state.looked.set(name, defs.schemas[name]);
+    chunks.push({
+      units,
+      looked: [...looked],
+      text: `const __chunk${n} = (() => {\nconst module = { exports: {} };\nconst exports = module.exports;\n${code}\nreturn module.exports;\n})();\n${units.map((u) => `export const ${u.exportName} = __chunk${n}.${u.exportName};`).join('\n')}`,
+    });
+  }
+  return chunks;
+}
+
+/**
+ * Whether an entry's owner `o` and its last owner `was` make the same file: the text names an owner by
+ * its family and export name only (an import or an alias), and compiles the entry when it is its own
+ * owner (a family's entries have distinct export names, so the same family and name is the entry).
+ */
+function sameOwner(o: Entry, was: Entry, e: Entry): boolean {
+  return o.family === was.family && o.exportName === was.exportName && (o === e) === (was === e);
+}
+
+/**
+ * A family's validators file; the last emit's when its part, its entries' owners and its chunks are.
+ * Families come in name order: `owner` holds each shape's first entry in the families before this
+ * one, and takes this family's entries for the shapes it meets first.
+ */
+function familyFile(family: string, part: FamilyPart, owner: Entry[], defs: AjvDefs, moved: Set<string>, last: FamilyFile | undefined, state: State): FamilyFile {
+  const { entries } = part;
+  let same = last !== undefined && last.part === part;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    const o = (owner[e.n] ??= e);
+    if (!same || o === last!.owners[i]) continue;
+    if (sameOwner(o, last!.owners[i]!, e)) last!.owners[i] = o; // the current entry, so that the next emit compares pointers
+    else same = false;
+  }
+  if (same && (moved.size === 0 || last!.chunks.every((c) => !c.looked.some((name) => moved.has(name))))) return last!;
+  const owners = entries.map((e) => owner[e.n]!);
+  const owned = entries.filter((e, i) => owners[i] === e);
+  // Functions owned by an earlier family, imported once each under their owner's name.
+  const imports = new Map<string, string[]>();
+  for (const o of owners) {
+    if (o.family === family) continue;
+    const names = imports.get(o.family) ?? [];
+    if (!names.includes(o.exportName)) names.push(o.exportName);
+    imports.set(o.family, names);
+  }
+  const importLines = [...imports].map(([from, names]) => `import { ${names.join(', ')} } from './${from}.js';`);
+  const aliases = entries.flatMap((e, i) => (e.exportName !== owners[i]!.exportName ? [`export const ${e.exportName} = ${owners[i]!.exportName};`] : []));
+  const { imports: requireLines } = requiresToImports('');
+  const chunks = compileFamily(owned, defs, moved, last?.chunks ?? [], state);
+  const body = chunks.map((c) => c.text).join('\n\n');
+  const text = `${TS_HEADER}${owned.length ? `${requireLines}\n` : ''}${importLines.length ? `${importLines.join('\n')}\n` : ''}${body ? `\n${body}\n` : ''}${aliases.length ? `\n${aliases.join('\n')}\n` : ''}`;
+  return { part, owners, chunks, text };
+}
+
+/** Whether model.operations is the families' operations one family after another (ids start with their family's name: check.ts). */
+function inFamilyOrder(model: Model, families: FamilyModel[]): boolean {
+  const ops = model.operations;
+  let k = 0;
+  for (let f = 0; f < families.length; f++) {
+    const mine = families[f]!.operations;
+    for (let j = 0; j < mine.length; j++) if (ops[k++] !== mine[j]) return false;
+  }
+  return k === ops.length;
 }
 
 export function emitValidators(model: Model): { js: string; dts: string; families: Map<string, string> } {
-  const defs: Record<string, JsonSchema> = {};
-  for (const [name, schema] of Object.entries(model.schemas)) defs[name] = ajvForm(schema);
-  validateDefs(defs);
-  const units = distinctUnits(model, defs);
-  let position: Map<string, number> | undefined;
-  const order = () => (position ??= new Map(Object.keys(defs).map((name, i) => [name, i])));
-  const previous = session.longLived ? lastFamilies : new Map<string, FamilyRecord>();
-  const records = new Map<string, FamilyRecord>();
-  const families = new Map<string, string>();
-  for (const [family, { owned, exported }] of units) {
-    // Functions owned by an earlier family, imported once each under their owner's name.
-    const imports = new Map<string, string[]>();
-    for (const { unit } of exported) {
-      if (unit.family === family) continue;
-      const names = imports.get(unit.family) ?? [];
-      if (!names.includes(unit.exportName)) names.push(unit.exportName);
-      imports.set(unit.family, names);
-    }
-    const importLines = [...imports].map(([owner, names]) => `import { ${names.join(', ')} } from './${owner}.js';`);
-    const aliases = exported.filter(({ name, unit }) => name !== unit.exportName).map(({ name, unit }) => `export const ${name} = ${unit.exportName};`);
-    const { imports: requireLines } = requiresToImports('');
-    const last = previous.get(family);
-    const { chunks, body } = owned.length ? compileFamily(owned, defs, order, last) : { chunks: [], body: '' };
-    const head = `${owned.length ? `${requireLines}\n` : ''}${importLines.length ? `${importLines.join('\n')}\n` : ''}`;
-    const tail = aliases.length ? `\n${aliases.join('\n')}\n` : '';
-    const text = last && last.body === body && last.head === head && last.tail === tail ? last.text : `${TS_HEADER}${head}${body ? `\n${body}\n` : ''}${tail}`;
-    if (session.longLived) records.set(family, { chunks, body, head, tail, text });
-    families.set(`validators/${family}.js`, text);
+  const state = session.longLived ? (watcherState ??= newState()) : newState();
+  const defs = new AjvDefs(model.schemas);
+  // Every component against the meta-schema: at once in one compile; in a watcher each form once, the
+  // per-operation ones as partOf meets them and the others (the contract's, Problem, the outcome
+  // envelopes: model.ts) here.
+  if (!session.longLived) validateDefs(defs.all());
+  else
+    validateNewForms(
+      [...model.contractSchemaNames, 'Problem', 'PlannedOutcome', 'ProposedOutcome'].filter((name) => Object.hasOwn(model.schemas, name)).map((name) => [name, defs.get(name)!]),
+      defs,
+    );
+  const reads = readsOfModel(model);
+  const families: FamilyModel[] = [];
+  const parts: FamilyPart[] = [];
+  for (let i = 0; i < model.families.length; i++) {
+    const family = model.families[i]!;
+    if (!family.operations.length) continue;
+    families.push(family);
+    parts.push(partOf(family, reads[i]!, defs, state));
   }
-  if (session.longLived) lastFamilies = records;
-  const named = model.families.filter((f) => f.operations.length).map(familyLinesOf);
-  const lines = model.operations.map(linesOf);
-  const js = `${TS_HEADER}// Every family's validators (generated/validators/<family>.js), and the tables the runtime imports.
-${named.map((f) => f.local).join('\n')}
 
-${named.map((f) => f.reexport).join('\n')}
+  // The validators to compile, one per distinct schema: operations whose input (or result) schemas
+  // are equal (the same JSON once components are shared $defs) share one compiled function, exported
+  // under each operation's name. A validator's behaviour is a function of its schema alone (its
+  // errors' schemaPath is relative to the schema), so sharing changes no answer; ajv compiles each
+  // shape once. A shape's owner is its first entry in family name order, so a family imports only
+  // from families before it (no import cycle). Owners read every family: found again on each emit.
+  const owner: Entry[] = new Array<Entry>(state.shapeNumbers.size);
+  const moved = movedNames(state.looked, model.schemas);
+  const files = new Map<string, FamilyFile>();
+  const texts = new Map<string, string>();
+  for (let i = 0; i < families.length; i++) {
+    const { name } = families[i]!;
+    const part = parts[i]!;
+    const file = familyFile(name, part, owner, defs, moved, state.files.get(name), state);
+    files.set(name, file);
+    texts.set(part.file, file.text);
+  }
+  for (const name of moved) state.looked.set(name, model.schemas[name]);
+  state.files = files;
+  // Shape numbers only grow: start again when most are of schemas no longer in the model (it has two per operation at most).
+  if (state.shapeNumbers.size > 4 * model.operations.length + 10_000) watcherState = null;
 
-/** Operation id -> validator of its input (the REST input object without request controls). */
-export const validators = Object.freeze({
-${lines.map((l) => l.table).join('\n')}
-});
-
-/** Operation id -> validator of its handler's result (the contract's output schema). */
-export const resultValidators = Object.freeze({
-${lines.map((l) => l.resultTable).join('\n')}
-});
-`;
-  const dts = `${TS_HEADER}import type { ErrorObject } from 'ajv';
+  // The tables list model.operations in order: each family's lines, one family after another, when
+  // that is its order (always, as ids start with their family's name); line by line otherwise.
+  const lines = { local: [] as string[], reexport: [] as string[], table: [] as string[], resultTable: [] as string[], decls: [] as string[] };
+  for (const p of parts) {
+    lines.local.push(p.local);
+    lines.reexport.push(p.reexport);
+    lines.table.push(p.table);
+    lines.resultTable.push(p.resultTable);
+    lines.decls.push(p.decls);
+  }
+  const ordered = inFamilyOrder(model, families);
+  const ops = model.operations;
+  const table = ordered ? keptJoin('validators.table', lines.table, '\n') : ops.map((op) => tableLine(op.def.id, validatorName(op.def.id))).join('\n');
+  const resultTable = ordered ? keptJoin('validators.resultTable', lines.resultTable, '\n') : ops.map((op) => tableLine(op.def.id, resultValidatorName(op.def.id))).join('\n');
+  const decls = ordered ? keptJoin('validators.decls', lines.decls, '\n') : ops.map((op) => declLines(validatorName(op.def.id), resultValidatorName(op.def.id))).join('\n');
+  // The index files from their parts (kept joins: the same texts while every part is).
+  const js = keptJoin(
+    'validators.js',
+    [
+      `${TS_HEADER}// Every family's validators (generated/validators/<family>.js), and the tables the runtime imports.\n`,
+      keptJoin('validators.local', lines.local, '\n'),
+      '\n\n',
+      keptJoin('validators.reexport', lines.reexport, '\n'),
+      '\n\n/** Operation id -> validator of its input (the REST input object without request controls). */\nexport const validators = Object.freeze({\n',
+      table,
+      '\n});\n\n/** Operation id -> validator of its handler\'s result (the contract\'s output schema). */\nexport const resultValidators = Object.freeze({\n',
+      resultTable,
+      '\n});\n',
+    ],
+    '',
+  );
+  const dts = keptJoin(
+    'validators.d.ts',
+    [
+      `${TS_HEADER}import type { ErrorObject } from 'ajv';
 
 /** An ajv validate function: true when valid; otherwise its errors property lists every failure. */
 export interface InputValidator {
@@ -386,13 +320,18 @@ export interface InputValidator {
   errors?: ErrorObject[] | null;
 }
 
-${lines.map((l) => l.decls).join('\n')}
+`,
+      decls,
+      `
 
 /** Operation id -> validator of its input. */
 export declare const validators: Readonly<Record<string, InputValidator>>;
 
 /** Operation id -> validator of its handler's result. */
 export declare const resultValidators: Readonly<Record<string, InputValidator>>;
-`;
-  return { js, dts, families };
+`,
+    ],
+    '',
+  );
+  return { js, dts, families: texts };
 }

@@ -1,0 +1,85 @@
+// Helpers of the emitters that keep, in a watcher, what they derived from each family
+// (validators.ts, docs.ts): the check that a kept family part still reads the same schemas, and
+// joins of many pieces that hand back the last text while the pieces are the same.
+import type { JsonSchema } from '../../runtime/contract-types.ts';
+import type { FamilyModel, Model } from '../model.ts';
+import { identityMemo, onForget, session } from '../session.ts';
+
+/**
+ * The model.schemas names a family's parts read (its operations' input and output schemas), with the
+ * objects found there. A FamilyModel is the same object while its operations are (model.ts), and so
+ * are the schemas its family generated; but another family's schema of the same name would take the
+ * name's place in model.schemas (pascal('a.b_c') is pascal('a_b.c')). So an emitter keeps a part
+ * built from a family only while the family's SchemaReads in the model (readsOfModel) is the one it
+ * was built with: the same object exactly while every name still holds the object found.
+ */
+export interface SchemaReads {
+  names: string[];
+  raws: (JsonSchema | undefined)[];
+}
+
+/** A watcher's last SchemaReads of each family, and each model's (both emitters read a model's once). */
+const lastReads = identityMemo<FamilyModel, SchemaReads>();
+const ofModel = new WeakMap<Model, SchemaReads[]>();
+
+/** Each family's SchemaReads in the model, in model.families' order. */
+export function readsOfModel(model: Model): SchemaReads[] {
+  const known = ofModel.get(model);
+  if (known) return known;
+  const reads: SchemaReads[] = [];
+  for (const family of model.families) {
+    const last = lastReads.get(family);
+    reads.push(last && same(last, model.schemas) ? last : lastReads.set(family, schemaReads(family, model.schemas)));
+  }
+  if (session.longLived) ofModel.set(model, reads);
+  return reads;
+}
+
+function schemaReads(family: FamilyModel, schemas: Record<string, JsonSchema>): SchemaReads {
+  const names: string[] = [];
+  const raws: (JsonSchema | undefined)[] = [];
+  for (const op of family.operations) {
+    names.push(op.inputName, op.outputName);
+    raws.push(schemas[op.inputName], schemas[op.outputName]);
+  }
+  return { names, raws };
+}
+
+function same(reads: SchemaReads, schemas: Record<string, JsonSchema>): boolean {
+  const { names, raws } = reads;
+  for (let i = 0; i < names.length; i++) if (schemas[names[i]!] !== raws[i]) return false;
+  return true;
+}
+
+/**
+ * A watcher's last join under each key, with its pieces. A join of the same pieces (equal strings:
+ * kept pieces are the same objects, so the comparison is mostly of pointers) hands back the last
+ * text itself, which the writer (generate.ts writeGenerated) then knows unchanged without comparing it.
+ */
+let lastJoins = new Map<string, { pieces: string[]; sep: string; head: string; tail: string; text: string }>();
+onForget(() => {
+  lastJoins = new Map();
+});
+
+function samePieces(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** head + pieces.join(sep) + tail, copied once; a watcher's the last text under `key` when all of those are the same. */
+export function keptJoin(key: string, pieces: string[], sep: string, head = '', tail = ''): string {
+  const last = session.longLived ? lastJoins.get(key) : undefined;
+  if (last && last.sep === sep && last.head === head && last.tail === tail && samePieces(last.pieces, pieces)) {
+    last.pieces = pieces; // the new pieces, so that kept ones compare as pointers next time
+    return last.text;
+  }
+  if (!session.longLived) return head + pieces.join(sep) + tail;
+  // Concatenated, not joined: the text refers to its pieces (a rope) and is copied once, by whoever
+  // reads it (the writer), instead of here on every emit and again there.
+  let text = head;
+  for (let i = 0; i < pieces.length; i++) text = i ? text + sep + pieces[i] : text + pieces[i];
+  text += tail;
+  lastJoins.set(key, { pieces, sep, head, tail, text });
+  return text;
+}
