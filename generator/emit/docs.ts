@@ -1,19 +1,23 @@
 // generated/docs/: agent guide, llms.txt, llms-full.txt (every operation in one file), one reference
 // page per family, the portal's guides (docs/guides/<slug>.md) and search-index.json (pages and
-// operations for the portal's client-side search), from handlebars templates. In a watcher, what
-// derives from one operation or one family is kept by its identity (operationViews, familyViews,
-// referencePages, and each family's part of the aggregate files: docs-memo.ts); what reads every
-// family (counts, the tools/list size, the files' frames) is computed again on each emit.
+// operations for the portal's client-side search), from handlebars templates.
+//
+// In a watcher an emit does work in proportion to the edit: what derives from one family alone (its
+// view, reference page, search entries, counts; its blocks of the agent guide and llms.txt) is kept
+// with the family (FamilyDocs, docs-each.ts), and what reads every family (the totals, the tools/list
+// size, the pages that list every family) is put together again on each emit from those parts.
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
 import { GENERATOR_DIR } from '../paths.ts';
-import type { JsonSchema } from '../../runtime/contract-types.ts';
+import type { JsonSchema, McpToolDef } from '../../runtime/contract-types.ts';
 import type { FamilyModel, Model, ModelOperation } from '../model.ts';
 import { COMPONENT_PREFIX } from '../schema.ts';
 import { identityMemo, session } from '../session.ts';
 import { generatedJson, MD_HEADER } from './format.ts';
 import { dynamicToolsView } from './mcp-dynamic.ts';
-import { eachMemo, entriesJson, entryJson, memoable, memoList, registerMemoEach, staticListBytes } from './docs-memo.ts';
+import { entriesJson, entryJson, listBytesOf, toolsBytes } from './docs-memo.ts';
+import { eachMemo, memoable, memoList, registerMemoEach, renderSpliced } from './docs-each.ts';
+import { keptJoin, readsOfModel, type SchemaReads } from './family-memo.ts';
 
 const TEMPLATE_DIR = new URL('templates/', GENERATOR_DIR);
 const hb = Handlebars.create();
@@ -31,15 +35,22 @@ function compile(name: string) {
   return entry;
 }
 
+// Collapse runs of blank lines that optional sections leave behind; end with exactly one newline
+// (trimEnd removes what /\s*$/ matches: white space and line terminators).
+const collapse = (text: string) => text.replace(/\n{3,}/g, '\n\n');
+
 function render(name: string, view: unknown): string {
-  // Collapse runs of blank lines that optional sections leave behind; end with exactly one newline
-  // (trimEnd removes what /\s*$/ matches: white space and line terminators).
-  return `${compile(name).template(view).replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${collapse(compile(name).template(view)).trimEnd()}\n`;
 }
 
-/** In a watcher, `items` as a memoList of `memo` when the template's blocks read only their item; else `items`. */
-function listFor<T extends object>(name: string, items: T[], memo: ReturnType<typeof eachMemo>): T[] {
-  return session.longLived && compile(name).memoable ? memoList(items, memo) : items;
+/**
+ * A page whose `list` (the families) is iterated by its template: in a watcher, when the template's
+ * blocks read only their item, each family's block is kept by its view and spliced in (docs-each.ts).
+ */
+function renderWithList<T extends object>(name: string, view: Record<string, unknown>, list: string, items: T[], memo: ReturnType<typeof eachMemo>): string {
+  const { template, memoable } = compile(name);
+  if (!session.longLived || !memoable) return render(name, { ...view, [list]: items });
+  return renderSpliced(`docs/${name}`, template, { ...view, [list]: memoList(items, memo) }, collapse);
 }
 
 /** One table cell: no pipes or line breaks. */
@@ -98,21 +109,6 @@ function operationView(op: ModelOperation, model: Model) {
   };
 }
 
-/**
- * An operation's view by the operation's identity, with the two schemas the view reads besides the
- * operation (model.schemas under its input and output names: the same objects while the operation
- * is, checked all the same).
- */
-const operationViews = identityMemo<ModelOperation, { view: OperationView; input: JsonSchema | undefined; output: JsonSchema | undefined }>();
-
-function operationViewOf(op: ModelOperation, model: Model): OperationView {
-  const input = model.schemas[op.inputName];
-  const output = model.schemas[op.outputName];
-  const known = operationViews.get(op);
-  if (known && known.input === input && known.output === output) return known.view;
-  return operationViews.set(op, { view: operationView(op, model), input, output }).view;
-}
-
 interface FamilyView {
   name: string;
   description: string;
@@ -120,43 +116,73 @@ interface FamilyView {
 }
 
 /**
- * A family's view by the FamilyModel's identity (the same object while its name, description and
- * operations are), kept while its operations' views are the same objects too. Every page and entry
- * memoised below is keyed on this object.
+ * What the documents derive from one family alone: its view, what it adds to the counts, its reference
+ * page and search-index entries, and (in a watcher) its tools' part of the tools/list size. Kept by
+ * the FamilyModel's identity (the same object while its name, description and operations are:
+ * model.ts) while the schemas its views read are those (family-memo.ts SchemaReads); the templates'
+ * blocks of the family are kept by `view` (docs-each.ts).
  */
-const familyViews = identityMemo<FamilyModel, FamilyView>();
+interface FamilyDocs {
+  reads: SchemaReads;
+  view: FamilyView;
+  readCount: number;
+  commandCount: number;
+  tools: McpToolDef[];
+  toolBytes?: number;
+  page?: FamilyPage;
+  entries?: { family: string; operations: string };
+}
+const familyDocs = identityMemo<FamilyModel, FamilyDocs>();
 
-function familyViewOf(family: FamilyModel, model: Model): FamilyView {
-  const operations = family.operations.map((op) => operationViewOf(op, model));
-  const known = familyViews.get(family);
-  if (known && known.operations.length === operations.length && known.operations.every((view, i) => view === operations[i])) return known;
-  return familyViews.set(family, { name: family.name, description: cell(family.description), operations });
+function familyDocsOf(family: FamilyModel, reads: SchemaReads, model: Model): FamilyDocs {
+  const known = familyDocs.get(family);
+  if (known && known.reads === reads) return known;
+  const ops = family.operations;
+  return familyDocs.set(family, {
+    reads,
+    view: { name: family.name, description: cell(family.description), operations: ops.map((op) => operationView(op, model)) },
+    readCount: ops.filter((o) => o.def.kind === 'read').length,
+    commandCount: ops.filter((o) => o.def.kind === 'command').length,
+    tools: ops.flatMap((o) => (o.def.mcp ? [o.def.mcp] : [])),
+  });
 }
 
-/** What the documents show of the dynamic mode; in a watcher the tools/list size is summed from each tool's (docs-memo.ts). */
-function dynamicView(model: Model) {
+/** What the documents show of the dynamic mode; in a watcher the tools/list size is summed from each family's (docs-memo.ts). */
+function dynamicView(model: Model, parts: FamilyDocs[]) {
   if (!session.longLived) return dynamicToolsView(model);
-  const tools = model.operations.flatMap((o) => (o.def.mcp ? [o.def.mcp] : []));
-  return { ...dynamicToolsView({ ...model, operations: [] }), staticListKb: (staticListBytes(tools) / 1024).toFixed(1) };
+  let bytes = 0;
+  let count = 0;
+  for (const part of parts) {
+    bytes += part.toolBytes ??= toolsBytes(part.tools);
+    count += part.tools.length;
+  }
+  return { ...dynamicToolsView({ ...model, operations: [] }), staticListKb: (listBytesOf(count, bytes) / 1024).toFixed(1) };
 }
 
-function baseView(model: Model) {
-  const ops = model.operations;
+function baseView(model: Model, parts: FamilyDocs[]) {
+  let readCount = 0;
+  let commandCount = 0;
+  let toolCount = 0;
+  for (const part of parts) {
+    readCount += part.readCount;
+    commandCount += part.commandCount;
+    toolCount += part.tools.length;
+  }
   return {
     header: MD_HEADER.trimEnd(),
     title: model.info.title,
     version: model.info.version,
     apiVersion: model.service.apiVersion,
     description: cell(model.info.description),
-    operationCount: ops.length,
-    readCount: ops.filter((o) => o.def.kind === 'read').length,
-    commandCount: ops.filter((o) => o.def.kind === 'command').length,
+    operationCount: model.operations.length,
+    readCount,
+    commandCount,
     familyCount: model.families.length,
-    toolCount: ops.filter((o) => o.def.mcp).length,
+    toolCount,
     scopeCount: model.scopes.length,
     eventTypeCount: model.eventTypes.length,
     limits: model.limits,
-    ...dynamicView(model),
+    ...dynamicView(model, parts),
   };
 }
 
@@ -185,28 +211,32 @@ const operationEntry = (f: FamilyView, op: OperationView) => ({
 });
 
 /**
- * A family's reference page and its section of llms-full.txt, by its FamilyView's identity. In a
- * watcher the page's view is the header and the family, which is all the reference template reads:
- * a fresh compile passes the whole base view as well, so should the template ever read more (a
- * count, the title), test/generator/incremental.test.ts fails until the key covers it.
+ * A family's reference page and its section of llms-full.txt, kept with its part. In a watcher the
+ * page's view is the header and the family, which is all the reference template reads: a fresh
+ * compile passes the whole base view as well, so should the template ever read more (a count, the
+ * title), test/generator/incremental.test.ts fails until the key covers it.
  */
-const familyPages = identityMemo<FamilyView, { markdown: string; section: string }>();
-
-function familyPage(family: FamilyView, base: ReturnType<typeof baseView>): { markdown: string; section: string } {
-  const known = familyPages.get(family);
-  if (known) return known;
-  const markdown = render('reference-family.md.hbs', session.longLived ? { header: base.header, ...family } : { ...base, ...family });
-  return familyPages.set(family, { markdown, section: `# ${family.name}\n\n${body(markdown).replace(/^(#+) /gm, '#$1 ')}` });
+interface FamilyPage {
+  file: string;
+  markdown: string;
+  section: string;
 }
 
-/** A watcher's search-index entries of a family (its own, and its operations' joined), by its FamilyView's identity. */
-const familyEntries = identityMemo<FamilyView, { family: string; operations: string }>();
+function familyPage(part: FamilyDocs, base: ReturnType<typeof baseView>): FamilyPage {
+  if (part.page) return part.page;
+  const family = part.view;
+  const markdown = render('reference-family.md.hbs', session.longLived ? { header: base.header, ...family } : { ...base, ...family });
+  return (part.page = {
+    file: `docs/reference/${family.name}.md`,
+    markdown,
+    section: `# ${family.name}\n\n${body(markdown).replace(/^(#+) /gm, '#$1 ')}`,
+  });
+}
 
-function familyEntriesOf(family: FamilyView): { family: string; operations: string } {
-  return (
-    familyEntries.get(family) ??
-    familyEntries.set(family, { family: entryJson(familyEntry(family)), operations: family.operations.map((op) => entryJson(operationEntry(family, op))).join(',\n    ') })
-  );
+/** A watcher's search-index entries of a family (its own, and its operations' joined), kept with its part. */
+function familyEntriesOf(part: FamilyDocs): { family: string; operations: string } {
+  const family = part.view;
+  return (part.entries ??= { family: entryJson(familyEntry(family)), operations: family.operations.map((op) => entryJson(operationEntry(family, op))).join(',\n    ') });
 }
 
 /** Each `{{#each families}}` block's texts by family (a watcher's: memoList). */
@@ -215,21 +245,32 @@ const llmsFamilies = eachMemo();
 
 export function emitDocs(model: Model): Map<string, string> {
   const files = new Map<string, string>();
-  const families = model.families.map((f) => familyViewOf(f, model));
-  const base = baseView(model);
+  const reads = readsOfModel(model);
+  const parts: FamilyDocs[] = [];
+  const families: FamilyView[] = [];
+  for (let i = 0; i < model.families.length; i++) {
+    const part = familyDocsOf(model.families[i]!, reads[i]!, model);
+    parts.push(part);
+    families.push(part.view);
+  }
+  const base = baseView(model, parts);
   files.set(
     'docs/agent-guide.md',
-    render('agent-guide.md.hbs', {
-      ...base,
-      problems: model.problems,
-      scopes: model.scopes.map((s) => ({ ...s, description: cell(s.description) })),
-      eventTypes: model.eventTypes,
-      families: listFor('agent-guide.md.hbs', families, agentGuideFamilies),
-    }),
+    renderWithList(
+      'agent-guide.md.hbs',
+      { ...base, problems: model.problems, scopes: model.scopes.map((s) => ({ ...s, description: cell(s.description) })), eventTypes: model.eventTypes },
+      'families',
+      families,
+      agentGuideFamilies,
+    ),
   );
-  files.set('docs/llms.txt', render('llms.txt.hbs', { ...base, families: listFor('llms.txt.hbs', families, llmsFamilies), guides: GUIDES }));
-  const references = families.map((family) => ({ family, ...familyPage(family, base) }));
-  for (const { family, markdown } of references) files.set(`docs/reference/${family.name}.md`, markdown);
+  files.set('docs/llms.txt', renderWithList('llms.txt.hbs', { ...base, guides: GUIDES }, 'families', families, llmsFamilies));
+  const sections: string[] = [];
+  for (const part of parts) {
+    const page = familyPage(part, base);
+    files.set(page.file, page.markdown);
+    sections.push(page.section);
+  }
   const guideView = {
     ...base,
     problems: model.problems,
@@ -241,21 +282,34 @@ export function emitDocs(model: Model): Map<string, string> {
   // Every operation in one Markdown file: the families' reference pages one after the other.
   files.set(
     'docs/llms-full.txt',
-    `${MD_HEADER}# ${base.title}: every operation\n\n> ${base.description}\n\nContract ${base.version}: ${base.operationCount} operations in ${base.familyCount} families. ` +
-      'Send `Authorization: Bearer <credential>`; call `GET /v1/meta` first. The rules every call follows are in /agent-guide.md.\n\n' +
-      references.map(({ section }) => section).join('\n'),
+    keptJoin(
+      'docs/llms-full.txt',
+      sections,
+      '\n',
+      `${MD_HEADER}# ${base.title}: every operation\n\n> ${base.description}\n\nContract ${base.version}: ${base.operationCount} operations in ${base.familyCount} families. ` +
+        'Send `Authorization: Bearer <credential>`; call `GET /v1/meta` first. The rules every call follows are in /agent-guide.md.\n\n',
+    ),
   );
   files.set(
     'docs/search-index.json',
     session.longLived
-      ? entriesJson([
-          ...guides.map((g) => entryJson(guideEntry(g))),
-          ...families.map((f) => familyEntriesOf(f).family),
-          ...families.map((f) => familyEntriesOf(f).operations),
-        ])
+      ? searchIndex(guides, parts)
       : generatedJson({
           entries: [...guides.map(guideEntry), ...families.map(familyEntry), ...families.flatMap((f) => f.operations.map((op) => operationEntry(f, op)))],
         }),
   );
   return files;
+}
+
+/** A watcher's search-index.json: the guides' entries, then each family's, then each family's operations' (docs-memo.ts entriesJson). */
+function searchIndex(guides: readonly (typeof GUIDES)[number][], parts: FamilyDocs[]): string {
+  const pieces = guides.map((g) => entryJson(guideEntry(g)));
+  const operations: string[] = [];
+  for (const part of parts) {
+    const entries = familyEntriesOf(part);
+    pieces.push(entries.family);
+    operations.push(entries.operations);
+  }
+  for (const text of operations) pieces.push(text);
+  return entriesJson(pieces);
 }
