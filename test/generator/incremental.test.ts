@@ -3,8 +3,10 @@
 // Whatever it keeps, each compile must produce exactly what a fresh compile of the same contract does.
 // A contract of two copies of every family is edited in each way an author edits (one family's text,
 // another family's operation, svc.yaml, a shared schema, a family added and removed with the totals,
-// an error and its fix), and after each edit the watcher's compile is compared, file by file, with a
-// fresh one (session.longLived false: no memo is read or written).
+// an error and its fix, a validator two families share changing owner), and after each edit the
+// watcher's compile is compared, file by file, with a fresh one (session.longLived false: no memo is
+// read or written). incremental-emitters.test.ts checks the emitters' memos on cases the model does
+// not keep the same as a fresh build.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -169,5 +171,22 @@ describe('a watcher compiles each edit as a fresh compile would', () => {
       watcher.close();
       session.longLived = false;
     }
+  }, 300_000);
+
+  it('after edits that move a validator two families share from one to the other and back', async () => {
+    session.longLived = true;
+    const before = await expectSameAsFresh();
+    const sharedText = 'Matches the owner and co-assignees.';
+
+    // tasks.list's input is tasks_x2.list's too, so one validator serves both, compiled in tasks.js
+    // (the first family with it) and imported by tasks_x2.js. Edit it in tasks: tasks_x2.js now
+    // compiles it itself; undo the edit: tasks_x2.js imports it again.
+    expect(before.get('validators/tasks_x2.js')).toMatch(/from '\.\/tasks\.js'/);
+    edit('families/tasks.yaml', sharedText, 'Matches the owner and co-assignees (edited).');
+    const moved = await expectSameAsFresh();
+    expect(moved.get('validators/tasks_x2.js')).not.toBe(before.get('validators/tasks_x2.js'));
+    edit('families/tasks.yaml', 'Matches the owner and co-assignees (edited).', sharedText);
+    const back = await expectSameAsFresh();
+    expect(back.get('validators/tasks_x2.js')).toBe(before.get('validators/tasks_x2.js'));
   }, 300_000);
 });
