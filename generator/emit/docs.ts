@@ -117,10 +117,12 @@ interface FamilyView {
 
 /**
  * What the documents derive from one family alone: its view, what it adds to the counts, its reference
- * page and search-index entries, and (in a watcher) its tools' part of the tools/list size. Kept by
- * the FamilyModel's identity (the same object while its name, description and operations are:
- * model.ts) while the schemas its views read are those (family-memo.ts SchemaReads); the templates'
- * blocks of the family are kept by `view` (docs-each.ts).
+ * page and search-index entries, and (in a watcher) its tools' part of the tools/list size. They read
+ * the family's name, description and operations (the same while the FamilyModel is the same object:
+ * model.ts), model.schemas under the operations' input and output names (the family's SchemaReads:
+ * family-memo.ts) and, for the page, the generated-file header (a constant in a watcher). So a part
+ * is kept by the FamilyModel while its SchemaReads is the one it was built with; the templates'
+ * blocks of the family are kept on `view` (docs-each.ts).
  */
 interface FamilyDocs {
   reads: SchemaReads;

@@ -22,8 +22,12 @@ export interface SchemaReads {
 const lastReads = identityMemo<FamilyModel, SchemaReads>();
 const ofModel = new WeakMap<Model, SchemaReads[]>();
 
+/** Nothing is kept outside a watcher, so nothing is compared: every family's reads are this one. */
+const UNCHECKED: SchemaReads = { names: [], raws: [] };
+
 /** Each family's SchemaReads in the model, in model.families' order. */
 export function readsOfModel(model: Model): SchemaReads[] {
+  if (!session.longLived) return new Array<SchemaReads>(model.families.length).fill(UNCHECKED);
   const known = ofModel.get(model);
   if (known) return known;
   const reads: SchemaReads[] = [];
@@ -31,7 +35,7 @@ export function readsOfModel(model: Model): SchemaReads[] {
     const last = lastReads.get(family);
     reads.push(last && same(last, model.schemas) ? last : lastReads.set(family, schemaReads(family, model.schemas)));
   }
-  if (session.longLived) ofModel.set(model, reads);
+  ofModel.set(model, reads);
   return reads;
 }
 
@@ -67,7 +71,7 @@ function samePieces(a: string[], b: string[]): boolean {
   return true;
 }
 
-/** head + pieces.join(sep) + tail, copied once; a watcher's the last text under `key` when all of those are the same. */
+/** head + pieces.join(sep) + tail; in a watcher, the last text under `key` while all of those are the same. */
 export function keptJoin(key: string, pieces: string[], sep: string, head = '', tail = ''): string {
   const last = session.longLived ? lastJoins.get(key) : undefined;
   if (last && last.sep === sep && last.head === head && last.tail === tail && samePieces(last.pieces, pieces)) {
@@ -75,8 +79,8 @@ export function keptJoin(key: string, pieces: string[], sep: string, head = '', 
     return last.text;
   }
   if (!session.longLived) return head + pieces.join(sep) + tail;
-  // Concatenated, not joined: the text refers to its pieces (a rope) and is copied once, by whoever
-  // reads it (the writer), instead of here on every emit and again there.
+  // Concatenated, not joined: the text is a rope over its pieces, made without copying them (an
+  // edit of one family changes one of thousands); whoever reads it (the writer) flattens it once.
   let text = head;
   for (let i = 0; i < pieces.length; i++) text = i ? text + sep + pieces[i] : text + pieces[i];
   text += tail;

@@ -46,8 +46,10 @@ interface Entry extends Unit {
 
 /**
  * What a family contributes by itself: an entry for each operation's input and result, in order,
- * its file's name, and its lines in validators.js and validators.d.ts. Kept by the FamilyModel's
- * identity while the schemas it read are those (family-memo.ts readsOfModel).
+ * its file's name, and its lines in validators.js and validators.d.ts. It reads the family's name,
+ * its operations' ids and schema names (the same while the FamilyModel is the same object) and
+ * model.schemas under those names (the SchemaReads: family-memo.ts readsOfModel), so it is kept by
+ * the FamilyModel while the family's SchemaReads is the one it was built with.
  */
 interface FamilyPart {
   reads: SchemaReads;
