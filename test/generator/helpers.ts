@@ -5,6 +5,9 @@ import path from 'node:path';
 import { checkContract } from '../../generator/check.ts';
 import { displayPath, loadContract } from '../../generator/load.ts';
 import { formatDiagnostic, sortDiagnostics } from '../../generator/source.ts';
+import { synthContract } from '../../scripts/synth-contract.ts';
+import { forgetSessionMemos, session } from '../../generator/session.ts';
+import { afterAll, beforeAll } from 'vitest';
 
 export const CONTRACT_DIR = path.resolve('contract');
 
@@ -83,4 +86,54 @@ export class ContractCopy {
   cleanup(): void {
     this.tmp.cleanup();
   }
+}
+
+/**
+ * A synthetic contract of `factor` copies of every family (scripts/synth-contract.ts) in a temporary
+ * directory, edited as text: the contract the incremental tests edit the way an author does.
+ */
+export class SynthCopy {
+  readonly dir: string;
+  private readonly tmp: ReturnType<typeof tempDir>;
+  constructor(prefix: string, factor = 2) {
+    this.tmp = tempDir(prefix);
+    this.dir = synthContract(factor, CONTRACT_DIR, path.join(this.tmp.dir, 'contract'));
+  }
+
+  /** A directory beside the contract, for output. */
+  get root(): string {
+    return this.tmp.dir;
+  }
+
+  file(rel: string): string {
+    return path.join(this.dir, rel);
+  }
+
+  /** Replaces the first `from` in the file; throws when it is not there. */
+  edit(rel: string, from: string, to: string): void {
+    const text = readFileSync(this.file(rel), 'utf8');
+    if (!text.includes(from)) throw new Error(`${JSON.stringify(from)} not in ${rel}`);
+    writeFileSync(this.file(rel), text.replace(from, to));
+  }
+
+  cleanup(): void {
+    this.tmp.cleanup();
+  }
+}
+
+/**
+ * A SynthCopy for the tests of one file: made before them; after them removed, and the watcher's
+ * state those tests left (session.longLived, every memo) reset.
+ */
+export function useSynthCopy(prefix: string): { readonly copy: SynthCopy } {
+  const holder = {} as { copy: SynthCopy };
+  beforeAll(() => {
+    holder.copy = new SynthCopy(prefix);
+  });
+  afterAll(() => {
+    session.longLived = false;
+    forgetSessionMemos();
+    holder.copy.cleanup();
+  });
+  return holder;
 }

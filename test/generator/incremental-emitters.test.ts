@@ -5,7 +5,7 @@
 // is not a fresh build's (model.ts): two families' operations that generate the same schema names
 // (pascal('tasks.x2_list') is pascal('tasks_x2.list')), where an edit of one family changes what the
 // other family's operation reads although that family is unchanged.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -14,28 +14,16 @@ import { emitValidators } from '../../generator/emit/validators.ts';
 import { loadContractAsync } from '../../generator/load.ts';
 import { buildModel, type Model } from '../../generator/model.ts';
 import { forgetSessionMemos, session } from '../../generator/session.ts';
-import { synthContract } from '../../scripts/synth-contract.ts';
-import { CONTRACT_DIR, tempDir } from './helpers.ts';
+import { useSynthCopy } from './helpers.ts';
 
-let tmp: ReturnType<typeof tempDir>;
+const synth = useSynthCopy('incremental-emitters');
 let dir: string;
-
 beforeAll(() => {
-  tmp = tempDir('incremental-emitters');
-  dir = synthContract(2, CONTRACT_DIR, path.join(tmp.dir, 'contract'));
-});
-afterAll(() => {
-  session.longLived = false;
-  forgetSessionMemos();
-  tmp.cleanup();
+  dir = synth.copy.dir;
 });
 
-const file = (rel: string) => path.join(dir, rel);
-const edit = (rel: string, from: string, to: string) => {
-  const text = readFileSync(file(rel), 'utf8');
-  if (!text.includes(from)) throw new Error(`${JSON.stringify(from)} not in ${rel}`);
-  writeFileSync(file(rel), text.replace(from, to));
-};
+const file = (rel: string) => synth.copy.file(rel);
+const edit = (rel: string, from: string, to: string) => synth.copy.edit(rel, from, to);
 
 type RawOp = { id: string; kind: string; http: { path: string }; mcp?: { tool?: boolean }; input?: { properties: Record<string, { description?: string }> } };
 

@@ -7,7 +7,7 @@
 // watcher's compile is compared, file by file, with a fresh one (session.longLived false: no memo is
 // read or written). incremental-emitters.test.ts checks the emitters' memos on cases the model does
 // not keep the same as a fresh build.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -15,28 +15,16 @@ import { compileContract, listFiles } from '../../generator/generate.ts';
 import { startWatch } from '../../generator/tools/watch.ts';
 import { forgetSessionMemos, session } from '../../generator/session.ts';
 import { ContractError, formatDiagnostic } from '../../generator/source.ts';
-import { synthContract } from '../../scripts/synth-contract.ts';
-import { CONTRACT_DIR, tempDir } from './helpers.ts';
+import { useSynthCopy } from './helpers.ts';
 
-let tmp: ReturnType<typeof tempDir>;
+const synth = useSynthCopy('incremental');
 let dir: string;
-
 beforeAll(() => {
-  tmp = tempDir('incremental');
-  dir = synthContract(2, CONTRACT_DIR, path.join(tmp.dir, 'contract'));
-});
-afterAll(() => {
-  session.longLived = false;
-  forgetSessionMemos();
-  tmp.cleanup();
+  dir = synth.copy.dir;
 });
 
-const file = (rel: string) => path.join(dir, rel);
-const edit = (rel: string, from: string, to: string) => {
-  const text = readFileSync(file(rel), 'utf8');
-  if (!text.includes(from)) throw new Error(`${JSON.stringify(from)} not in ${rel}`);
-  writeFileSync(file(rel), text.replace(from, to));
-};
+const file = (rel: string) => synth.copy.file(rel);
+const edit = (rel: string, from: string, to: string) => synth.copy.edit(rel, from, to);
 
 /** The watcher's compile (memos kept) and a fresh one of the same files: the same files, the same texts. */
 async function expectSameAsFresh(): Promise<Map<string, string>> {
@@ -144,7 +132,7 @@ describe('a watcher compiles each edit as a fresh compile would', () => {
 
   it('writes what a fresh compile produces, its large files from their pieces', async () => {
     forgetSessionMemos();
-    const out = path.join(tmp.dir, 'watch-out');
+    const out = path.join(synth.copy.root, 'watch-out');
     const quiet = { out: () => {}, err: () => {} };
     const watcher = startWatch({ contract: dir, out, debounceMs: 20, io: quiet });
     const onDisk = () => new Map(listFiles(out).map((name) => [name, readFileSync(path.join(out, name), 'utf8')]));
