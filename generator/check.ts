@@ -382,6 +382,17 @@ function checkContractRules(contract: LoadedContract, broken: Map<string, JsonPa
           c.report(contract.svc, ['totals', key], 'totals', `totals.${key} declares ${JSON.stringify(declared[key] ?? null)} but the contract has ${actual[key]}. Add or remove ${key} until the count matches, or correct the declared total.`, 'key');
       }
   }
+  // Two ids can give one Pascal name (oauth_grants.list and oauth.grants_list: OauthGrantsList), and
+  // with it one pair of generated schemas, one type and one handler name: the later would silently
+  // take the earlier's place, so the second is reported where its id is written.
+  const pascals = new Map<string, string>();
+  for (const [id, seen] of ids) {
+    const name = pascal(id);
+    const first = pascals.get(name);
+    if (first === undefined) pascals.set(name, id);
+    else
+      c.report(seen.source, seen.at, 'generated-name-clash', `Operation id ${id} gives the generated name ${name} (${name}Input, ${name}Output), which ${first} at ${where(ids.get(first)!)} already gives. Rename one of the two operations.`);
+  }
   // The generator names each operation's schemas <Pascal>Input and <Pascal>Output, and adds the
   // outcome envelopes: a contract schema of one of those names would be overwritten (model.ts says so
   // too, but only once everything else passes; here it comes with the other errors of the run).

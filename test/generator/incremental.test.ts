@@ -118,6 +118,12 @@ describe('a watcher compiles each edit as a fresh compile would', () => {
     writeFileSync(file('families/tasks_x2.yaml'), readFileSync(file('families/tasks_x2.yaml'), 'utf8').replace('path: /v1/tasks\n', 'path: /v1/x2/tasks\n').replace('kind: 7', 'kind: read'));
     await expectSameAsFresh();
 
+    // An id of one family that gives the Pascal name of an unchanged family's id (tasks.x2_list and
+    // tasks_x2.list: TasksX2List): reported as a fresh check reports it, then fixed.
+    await expectSameErrors(() => edit('families/tasks.yaml', '- id: tasks.list\n', '- id: tasks.x2_list\n'));
+    edit('families/tasks.yaml', '- id: tasks.x2_list\n', '- id: tasks.list\n');
+    await expectSameAsFresh();
+
     // A family added (a third copy of tasks) with the totals, then removed again.
     const copy = readFileSync(file('families/tasks_x2.yaml'), 'utf8').replaceAll('tasks_x2', 'tasks_x3').replaceAll('/v1/x2/', '/v1/x3/');
     writeFileSync(file('families/tasks_x3.yaml'), copy);

@@ -54,6 +54,15 @@ describe('check rules', () => {
     );
   });
 
+  it('generated-name-clash: two operation ids that give one Pascal name (and so one pair of generated schemas)', () => {
+    const c = fresh();
+    const first = c.locate(T, '- id: tasks.comments.list', 'tasks.comments.list');
+    const at = c.mutate(T, '- id: tasks.comment\n', 'id: tasks.comment\n', 'id: tasks.comments_list\n', 'tasks.comments_list');
+    expect(c.check()).toContain(
+      `${at} error [generated-name-clash] Operation id tasks.comments_list gives the generated name TasksCommentsList (TasksCommentsListInput, TasksCommentsListOutput), which tasks.comments.list at ${first} already gives. Rename one of the two operations.`,
+    );
+  });
+
   it('duplicate-route', () => {
     const c = fresh();
     const first = c.locate(T, GET, '"/v1/tasks/{task_id}"');
