@@ -29,7 +29,7 @@ function controls(def: Pick<OperationDef, 'kind' | 'idempotency' | 'ifMatch'>): 
 function resultSummary(result: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   if (result.type !== undefined) out.type = result.type;
-  if (Array.isArray(result.required) && result.required.length) out.required = result.required;
+  if (Array.isArray(result.required) && result.required.length) out.required = [...(result.required as string[])];
   return out;
 }
 
@@ -47,11 +47,12 @@ export function outcomeEnvelope(def: Pick<OperationDef, 'kind' | 'tier'>, result
   return { type: 'object', required: ['outcome'], properties };
 }
 
+/** `output` and `plan` are read at their top only (Dereferencer.top gives that much). */
 export function buildMcpTool(
   def: OperationDef,
   description: string,
   dereferencedInput: JsonSchema,
-  dereferencedOutput: JsonSchema,
+  output: JsonSchema,
   plan: JsonSchema | null,
   flags: { destructive: boolean; idempotent: boolean; openWorld: boolean },
 ): McpToolDef {
@@ -71,7 +72,7 @@ export function buildMcpTool(
     title: def.summary,
     description,
     inputSchema,
-    outputSchema: outcomeEnvelope(def, dereferencedOutput, plan),
+    outputSchema: outcomeEnvelope(def, output, plan),
     // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec).
     annotations:
       def.kind === 'read'

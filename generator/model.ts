@@ -391,7 +391,7 @@ function familyPart(file: SourceFile, env: Environment, schemas: Record<string, 
           ? 'query'
           : 'body';
       params[prop] = location;
-      if (location !== 'body') paramTypes[prop] = jsonTypeOf(deref.deref(schema));
+      if (location !== 'body') paramTypes[prop] = jsonTypeOf(deref.top(schema));
       inputs.push({ name: prop, location, required: required.has(prop), schema: schema as JsonSchema });
     }
 
@@ -427,7 +427,7 @@ function familyPart(file: SourceFile, env: Environment, schemas: Record<string, 
       mcpReason: isTool ? null : text(mcp.reason),
     };
     if (isTool)
-      def.mcp = buildMcpTool(def, description, deref.deref(ref(inputName)), deref.deref(ref(outputName)), hasPlan ? deref.deref(ref('Plan')) : null, {
+      def.mcp = buildMcpTool(def, description, deref.deref(ref(inputName)), deref.top(ref(outputName)), hasPlan ? deref.top(ref('Plan')) : null, {
         destructive: kind === 'command' ? mcp.destructive === true : false,
         idempotent: kind === 'command' ? mcp.idempotent === true : true,
         openWorld: mcp.openWorld === true,

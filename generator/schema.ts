@@ -23,11 +23,28 @@ const SCHEMA_VALUED = new Set([
 /** Keywords whose value is a list of schemas. */
 const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 
-/** A JSON copy. Strings, booleans, null and finite numbers are their own copy: no round trip for them. */
+/**
+ * A JSON copy (what JSON.parse(JSON.stringify(value)) gives for the plain data YAML produces), walked
+ * by hand: the data keywords it copies (enum, required, examples) are small, and a round trip through
+ * a string per value cost more than the copy. Non-finite numbers become null, -0 becomes 0, an
+ * undefined member is dropped (null in a list); anything with toJSON (a Date) takes the round trip.
+ */
 function clone<T>(value: T): T {
-  if (value === undefined || value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0)) return value;
-  return JSON.parse(JSON.stringify(value)) as T;
+  return value === undefined ? value : (copyJson(value) as T);
+}
+
+function copyJson(value: unknown): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? (Object.is(value, -0) ? 0 : value) : null;
+  if (typeof value !== 'object') return undefined;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return JSON.parse(JSON.stringify(value)) as unknown;
+  if (Array.isArray(value)) return value.map((item) => copyJson(item) ?? null);
+  const out: Obj = {};
+  for (const key of Object.keys(value)) {
+    const copied = copyJson((value as Obj)[key]);
+    if (copied !== undefined) out[key] = copied;
+  }
+  return out;
 }
 
 /**
@@ -79,6 +96,8 @@ export function stripExtensions(schema: unknown): JsonSchema {
  * Inlines every `#/components/schemas/X` reference. Each component is dereferenced once and cached,
  * so dereferencing many operations stays linear in the size of the output. A recursive reference is
  * replaced by an unconstrained schema (JSON Schema without $ref cannot express recursion).
+ * What deref returns shares its subschemas with the cache (and with every other result that
+ * inlines the same component): a caller reads it or copies it (stripExtensions), never changes it.
  */
 export class Dereferencer {
   private readonly cache = new Map<string, JsonSchema>();
@@ -101,8 +120,23 @@ export class Dereferencer {
       const ref = node.$ref;
       if (typeof ref !== 'string' || !ref.startsWith(COMPONENT_PREFIX)) return node;
       const { $ref: _drop, ...siblings } = node;
-      return { ...clone(this.component(ref.slice(COMPONENT_PREFIX.length))), ...siblings };
+      return { ...this.component(ref.slice(COMPONENT_PREFIX.length)), ...siblings };
     }) as JsonSchema;
+  }
+
+  /**
+   * The schema's own keywords as deref would give them (a top-level reference followed, its siblings
+   * over the component's), with its subschemas left as they are: enough for what reads only the top
+   * (a parameter's type, a result's type and required members), without inlining the rest.
+   */
+  top(schema: unknown, active: ReadonlySet<string> = new Set()): JsonSchema {
+    if (!isObj(schema)) return schema as JsonSchema;
+    const ref = schema.$ref;
+    if (typeof ref !== 'string' || !ref.startsWith(COMPONENT_PREFIX)) return schema as JsonSchema;
+    const { $ref: _drop, ...siblings } = schema;
+    const name = ref.slice(COMPONENT_PREFIX.length);
+    const target = active.has(name) ? { description: `Recursive reference to ${name}.` } : this.top(this.components[name] ?? {}, new Set([...active, name]));
+    return { ...target, ...siblings } as JsonSchema;
   }
 }
 
