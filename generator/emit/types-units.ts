@@ -16,20 +16,14 @@
 // Anything outside what this reproduces exactly (a discriminator anywhere, components other than
 // schemas, $defs, names outside a plain character set) makes emitTypesByUnit answer null and
 // types.ts transforms the whole document. test/generator/types-units.test.ts compares both outputs.
-import {
-  astToString,
-  JS_PROPERTY_INDEX_RE,
-  resolveRef,
-  transformComponentsObject,
-  transformPathsObject,
-  tsModifiers,
-  type GlobalContext,
-  type OpenAPI3,
-} from 'openapi-typescript';
-import ts from 'typescript';
+import type { GlobalContext, OpenAPI3 } from 'openapi-typescript';
+import type { TypeLiteralNode } from 'typescript';
+import { openapiTs, ts } from '../ts-packages.ts';
 import { TS_HEADER } from './format.ts';
 import { identityMemo, onForget, session } from '../session.ts';
 import { piece, Pieces, type GeneratedText, type Piece } from './pieces.ts';
+
+const { astToString, JS_PROPERTY_INDEX_RE, resolveRef, transformComponentsObject, transformPathsObject, tsModifiers } = openapiTs;
 
 type Doc = Record<string, unknown>;
 type Kind = 'paths' | 'webhooks' | 'schemas';
@@ -207,7 +201,7 @@ function transformUnit(kind: Kind, key: string, json: string, resolve: (ref: str
   // A webhook prints as a path does (transformWebhooksObject is not exported; it differs from
   // transformPathsObject only for a $ref item, which emitTypesByUnit leaves to the whole transform).
   const literal =
-    (kind === 'schemas' ? transformComponentsObject({ schemas: one } as never, ctx)[0] : transformPathsObject(one as never, ctx)) as ts.TypeLiteralNode;
+    (kind === 'schemas' ? transformComponentsObject({ schemas: one } as never, ctx)[0] : transformPathsObject(one as never, ctx)) as TypeLiteralNode;
   const declaration = ts.factory.createInterfaceDeclaration(tsModifiers({ export: true }), ROOT[kind], undefined, undefined, literal.members);
   const text = astToString([declaration, ...ctx.injectFooter]);
   const own = between(text, `export interface ${ROOT[kind]} {`, '}');

@@ -1,9 +1,12 @@
 // generated/types.ts: TypeScript types of the OpenAPI document, by openapi-typescript.
-import { astToString, resolveRef, scanDiscriminators, transformSchema, type OpenAPI3 } from 'openapi-typescript';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { openapiTs } from '../ts-packages.ts';
 import { TS_HEADER } from './format.ts';
 import { collated, emitTypesByUnit, transformContext } from './types-units.ts';
 import { session } from '../session.ts';
 import type { GeneratedText } from './pieces.ts';
+
+const { astToString, resolveRef, scanDiscriminators, transformSchema } = openapiTs;
 
 type Doc = Record<string, unknown>;
 

@@ -10,7 +10,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import ts from 'typescript';
+import type { Diagnostic, Expression, Node, ObjectLiteralElementLike, ObjectLiteralExpression, SourceFile } from 'typescript';
+import { ts } from '../ts-packages.ts';
 import { displayPath, loadContract } from '../load.ts';
 import { buildModel } from '../model.ts';
 import { ContractError, formatDiagnostic, sortDiagnostics } from '../source.ts';
@@ -62,24 +63,24 @@ export function handlersExportName(family: string): string {
   return `${camel}Handlers`;
 }
 
-function parse(file: string, text: string): ts.SourceFile {
+function parse(file: string, text: string): SourceFile {
   return ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
 }
 
-function parseErrors(sf: ts.SourceFile): string[] {
-  const list = (sf as unknown as { parseDiagnostics?: ts.Diagnostic[] }).parseDiagnostics ?? [];
+function parseErrors(sf: SourceFile): string[] {
+  const list = (sf as unknown as { parseDiagnostics?: Diagnostic[] }).parseDiagnostics ?? [];
   return list.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
-function unwrap(expr: ts.Expression): ts.Expression {
+function unwrap(expr: Expression): Expression {
   let e = expr;
   while (ts.isSatisfiesExpression(e) || ts.isAsExpression(e) || ts.isParenthesizedExpression(e) || ts.isTypeAssertionExpression(e)) e = e.expression;
   return e;
 }
 
 /** The handlers object of a file: the variable named `name`, else the first exported object literal. */
-function findObject(sf: ts.SourceFile, name: string): ts.ObjectLiteralExpression | null {
-  let fallback: ts.ObjectLiteralExpression | null = null;
+function findObject(sf: SourceFile, name: string): ObjectLiteralExpression | null {
+  let fallback: ObjectLiteralExpression | null = null;
   for (const stmt of sf.statements) {
     if (!ts.isVariableStatement(stmt)) continue;
     const exported = stmt.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
@@ -94,7 +95,7 @@ function findObject(sf: ts.SourceFile, name: string): ts.ObjectLiteralExpression
   return fallback;
 }
 
-function propertyKey(p: ts.ObjectLiteralElementLike): string | null {
+function propertyKey(p: ObjectLiteralElementLike): string | null {
   if (ts.isSpreadAssignment(p)) return null;
   const n = p.name;
   if (!n) return null;
@@ -104,7 +105,7 @@ function propertyKey(p: ts.ObjectLiteralElementLike): string | null {
 }
 
 /** Inserts `entries` (full lines without indentation) into an object literal; returns the new text. */
-function insertIntoObject(text: string, obj: ts.ObjectLiteralExpression, sf: ts.SourceFile, entries: string[]): string {
+function insertIntoObject(text: string, obj: ObjectLiteralExpression, sf: SourceFile, entries: string[]): string {
   const props = obj.properties;
   const closeBrace = obj.end - 1; // position of `}`
   let indent = '  ';
@@ -139,7 +140,7 @@ function insertIntoObject(text: string, obj: ts.ObjectLiteralExpression, sf: ts.
 const OPERATION_KEY = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 
 /** Deletes the properties named `keys` (each with its leading comments and its comma). */
-function removeFromObject(text: string, obj: ts.ObjectLiteralExpression, keys: Set<string>): string {
+function removeFromObject(text: string, obj: ObjectLiteralExpression, keys: Set<string>): string {
   let next = text;
   const props = [...obj.properties];
   for (let i = props.length - 1; i >= 0; i--) {
@@ -155,9 +156,9 @@ function removeFromObject(text: string, obj: ts.ObjectLiteralExpression, keys: S
 }
 
 /** Whether an identifier named `name` is used outside import declarations. */
-function usesIdentifier(sf: ts.SourceFile, name: string): boolean {
+function usesIdentifier(sf: SourceFile, name: string): boolean {
   let used = false;
-  const visit = (node: ts.Node): void => {
+  const visit = (node: Node): void => {
     if (used || ts.isImportDeclaration(node)) return;
     if (ts.isIdentifier(node) && node.text === name) used = true;
     else ts.forEachChild(node, visit);
@@ -167,7 +168,7 @@ function usesIdentifier(sf: ts.SourceFile, name: string): boolean {
 }
 
 /** Removes the named import `name` (or its whole import line) when nothing in the file uses it. */
-function dropUnusedImport(text: string, sf: ts.SourceFile, name: string): string {
+function dropUnusedImport(text: string, sf: SourceFile, name: string): string {
   if (usesIdentifier(sf, name)) return text;
   for (const stmt of sf.statements) {
     if (!ts.isImportDeclaration(stmt)) continue;
@@ -188,12 +189,12 @@ function dropUnusedImport(text: string, sf: ts.SourceFile, name: string): string
   return text;
 }
 
-function lineOf(sf: ts.SourceFile, pos: number): number {
+function lineOf(sf: SourceFile, pos: number): number {
   return sf.getLineAndCharacterOfPosition(pos).line + 1;
 }
 
 /** Stale entries of one handlers object: operation keys that `known` does not have. */
-function staleIn(file: string, sf: ts.SourceFile, obj: ts.ObjectLiteralExpression, known: Set<string>, familyGone: boolean): StaleHandler[] {
+function staleIn(file: string, sf: SourceFile, obj: ObjectLiteralExpression, known: Set<string>, familyGone: boolean): StaleHandler[] {
   const out: StaleHandler[] = [];
   for (const prop of obj.properties) {
     const key = propertyKey(prop);
@@ -206,7 +207,7 @@ function staleIn(file: string, sf: ts.SourceFile, obj: ts.ObjectLiteralExpressio
   return out;
 }
 
-function ensureImport(text: string, sf: ts.SourceFile, name: string, specifier: string): string {
+function ensureImport(text: string, sf: SourceFile, name: string, specifier: string): string {
   for (const stmt of sf.statements) {
     if (!ts.isImportDeclaration(stmt) || !ts.isStringLiteral(stmt.moduleSpecifier)) continue;
     const named = stmt.importClause?.namedBindings;
@@ -226,7 +227,7 @@ function ensureImport(text: string, sf: ts.SourceFile, name: string, specifier: 
 }
 
 /** Every property text of an object, to prove an edit kept them. */
-function propertyTexts(obj: ts.ObjectLiteralExpression, sf: ts.SourceFile): string[] {
+function propertyTexts(obj: ObjectLiteralExpression, sf: SourceFile): string[] {
   return obj.properties.map((p) => p.getText(sf));
 }
 
