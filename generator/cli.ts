@@ -95,8 +95,9 @@ async function generate(options: Options): Promise<number> {
     // The model just built is the contract's: the scaffold does not load and check it a second time.
     scaffold.printScaffoldReport(scaffold.scaffoldHandlers({ contractOps: operations, handlersDir: 'handlers', prune: options.rest.includes('--prune') }));
   }
-  for (const rel of report.written) console.log(`wrote   ${path.join(options.out, rel)}`);
-  for (const rel of report.removed) console.log(`removed ${path.join(options.out, rel)}`);
+  // One write for all the lines (8,200 operations write 6,900 files: a write per line cost more than the printing).
+  const lines = [...report.written.map((rel) => `wrote   ${path.join(options.out, rel)}\n`), ...report.removed.map((rel) => `removed ${path.join(options.out, rel)}\n`)];
+  if (lines.length) process.stdout.write(lines.join(''));
   for (const rel of report.kept) console.warn(`warning: ${path.join(options.out, rel)} is not produced by the contract and carries no generated marker; left in place`);
   console.log(`${files.size} files (${report.written.length} written, ${report.unchanged} unchanged, ${report.removed.length} removed).`);
   return 0;

@@ -7,7 +7,6 @@ import { buildOpenApi } from './openapi.ts';
 import { byString } from './format.ts';
 import { asTexts, type GeneratedText } from './pieces.ts';
 import { openapiJson } from './openapi-json.ts';
-import { emitRegistry } from './registry.ts';
 import { emitRoutes } from './routes.ts';
 import { emitChangelog } from './changelog.ts';
 import { publishDynamicTools } from './mcp-dynamic.ts';
@@ -15,7 +14,7 @@ import { emitWorkerShare } from './worker-share.ts';
 import { emitOnWorkerThread, parallelMinOperations } from '../parallel/index.ts';
 import { session } from '../session.ts';
 
-/** What the main thread emits: the OpenAPI document and its types, the registry, routes, tools, handler interfaces, changelog. */
+/** What the main thread emits: the OpenAPI document and its types, routes, tools, handler interfaces, changelog. */
 async function emitMainShare(model: Model): Promise<Map<string, GeneratedText>> {
   const files = new Map<string, GeneratedText>();
   const openapi = buildOpenApi(model);
@@ -24,7 +23,6 @@ async function emitMainShare(model: Model): Promise<Map<string, GeneratedText>> 
   // openapi-typescript and TypeScript load here, on first use (test/governance/compiler-build.test.ts).
   const { emitTypes } = await import('./types.ts');
   files.set('types.ts', await emitTypes(openapi));
-  files.set('registry.ts', emitRegistry(model));
   files.set('contract.ts', emitContract(model));
   files.set('routes.ts', emitRoutes(model));
   files.set('mcp-tools.ts', emitMcpTools(model));

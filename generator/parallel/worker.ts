@@ -3,6 +3,7 @@
 // so the validators' memo works across the runs of one `svc generate --watch`.
 import { parentPort } from 'node:worker_threads';
 import type { Model } from '../model.ts';
+import { textOf } from '../emit/pieces.ts';
 import type { ParseAnswer, Request, Response, Result } from './protocol.ts';
 
 let loading: Promise<typeof import('../emit/worker-share.ts')> | null = null;
@@ -17,7 +18,8 @@ async function answer(request: Request): Promise<Result> {
     return answers;
   }
   const { emitWorkerShare } = await emitModules();
-  return [...emitWorkerShare(request.model as Model)];
+  // Texts: a worker is never a watcher's (session.longLived is false here), so nothing is in pieces.
+  return [...emitWorkerShare(request.model as Model)].map(([file, text]) => [file, textOf(text)]);
 }
 
 parentPort!.on('message', (request: Request) => {
