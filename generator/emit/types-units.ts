@@ -113,12 +113,25 @@ const placeholder = (name: string, i: number): string => `__svc${i}${JS_PROPERTY
 
 const restore = (text: string, names: string[]): string => text.replace(PLACEHOLDER, (_m, i: string) => names[Number(i)]!);
 
+/**
+ * A declaration the transform adds after the file's interfaces (its "footer"), by name: the
+ * `operations` interface (text null: its members are collected from every unit) or a helper type
+ * such as WithRequired, printed on its own. The whole transform prints each once, in the order they
+ * were first added over all units.
+ */
+interface Footer {
+  name: string;
+  text: string | null;
+}
+
 interface Entry {
   /** Each ref the transform resolved (with placeholders) and the fingerprint of what it resolved to. */
   resolved: [string, string][];
   /** The unit's members of its own interface, and of `operations`, with placeholders. */
   main: string;
   operations: string;
+  /** The footers the unit's transform added, in order (texts with placeholders). */
+  footers: Footer[];
 }
 
 /** The memo: unit kind and normalised content -> entries. Kept across runs of one process (svc generate --watch). */
@@ -130,7 +143,7 @@ const memo = new Map<string, Entry[]>();
  * same object as then. Document objects are never changed once built, so the same objects hold the
  * same content: this is the content memo's test by identity, without stringifying the unit.
  */
-const byIdentity = identityMemo<object, { kind: Kind; name: string; memoKey: string; main: Piece; operations: Piece | null; targets: [string, unknown][] }>();
+const byIdentity = identityMemo<object, { kind: Kind; name: string; memoKey: string; main: Piece; operations: Piece | null; footers: Footer[]; targets: [string, unknown][] }>();
 const SCHEMA_PREFIX = '#/components/schemas/';
 
 /** What the last emitTypesByUnit did: units in the document, and how many it transformed (the rest came from the memo). */
@@ -206,7 +219,11 @@ function transformUnit(kind: Kind, key: string, json: string, resolve: (ref: str
   const text = astToString([declaration, ...ctx.injectFooter]);
   const own = between(text, `export interface ${ROOT[kind]} {`, '}');
   const main = kind === 'schemas' ? between(`\n${own}`, '    schemas: {', '    };') : own;
-  return { resolved: [...resolved], main, operations: between(text, 'export interface operations {', '}') };
+  const footers = ctx.injectFooter.map((node): Footer => {
+    const name = (node as { name?: { text?: string } }).name?.text ?? astToString([node]);
+    return ts.isInterfaceDeclaration(node) && name === 'operations' ? { name, text: null } : { name, text: astToString([node]) };
+  });
+  return { resolved: [...resolved], main, operations: between(text, 'export interface operations {', '}'), footers };
 }
 
 /**
@@ -243,6 +260,10 @@ export function emitTypesByUnit(doc: Doc): GeneratedText | null {
   typesUnitStats.transformed = 0;
   const mains: Record<Kind, Piece[]> = { paths: [], webhooks: [], schemas: [] };
   const operations: Piece[] = [];
+  const footers = new Map<string, string | null>();
+  const addFooters = (added: Footer[]) => {
+    for (const { name, text } of added) if (!footers.has(name)) footers.set(name, text);
+  };
   // One unit at a time, so that only the distinct units' texts stay in memory (the memo's keys).
   for (const [kind, entries] of [
     ['paths', sortedEntries(doc.paths, 'paths')],
@@ -257,6 +278,7 @@ export function emitTypesByUnit(doc: Doc): GeneratedText | null {
         used.add(same.memoKey);
         mains[kind].push(same.main);
         if (same.operations) operations.push(same.operations);
+        addFooters(same.footers);
         continue;
       }
       const raw = JSON.stringify(kind === 'schemas' ? value : readFields(value)) ?? 'null';
@@ -290,10 +312,12 @@ export function emitTypesByUnit(doc: Doc): GeneratedText | null {
       }
       const main = piece(real(entry.main));
       const ops = entry.operations ? piece(real(entry.operations)) : null;
+      const unitFooters = entry.footers.map(({ name: footer, text }) => ({ name: footer, text: text === null ? null : real(text) }));
       mains[kind].push(main);
       if (ops) operations.push(ops);
+      addFooters(unitFooters);
       if (value && typeof value === 'object')
-        byIdentity.set(value, { kind, name, memoKey, main, operations: ops, targets: entry.resolved.map(([ref]) => [real(ref), targetOf(real(ref))]) });
+        byIdentity.set(value, { kind, name, memoKey, main, operations: ops, footers: unitFooters, targets: entry.resolved.map(([ref]) => [real(ref), targetOf(real(ref))]) });
     }
   }
   for (const key of memo.keys()) if (!used.has(key)) memo.delete(key);
@@ -302,6 +326,11 @@ export function emitTypesByUnit(doc: Doc): GeneratedText | null {
   const block = (root: string, members: Piece[]) =>
     members.length ? [piece(`export interface ${root} {\n`), ...members, piece('}\n')] : [piece(`export type ${root} = Record<string, never>;\n`)];
   const schemas = mains.schemas.length ? [piece('    schemas: {\n'), ...mains.schemas, piece('    };\n')] : [piece('    schemas: never;\n')];
+  // The footers in the order they were first added; `operations` where its interface was added, or,
+  // with no operation, as an empty record after the rest (as transformSchema ends the file).
+  const tail: Piece[] = [];
+  for (const [, text] of footers) tail.push(...(text === null ? block('operations', operations) : [piece(text)]));
+  if (!footers.has('operations')) tail.push(...block('operations', operations));
   const file = new Pieces([
     piece(TS_HEADER),
     ...block('paths', mains.paths),
@@ -310,7 +339,7 @@ export function emitTypesByUnit(doc: Doc): GeneratedText | null {
     ...schemas,
     piece(`${EMPTY_COMPONENT_SECTIONS}}\n`),
     piece('export type $defs = Record<string, never>;\n'),
-    ...block('operations', operations),
+    ...tail,
   ]);
   return session.longLived ? file : file.toString();
 }

@@ -127,6 +127,31 @@ describe('types.ts unit by unit', () => {
     expectSame(doc);
   });
 
+  it("prints the helper types the transform adds (WithRequired for allOf of a $ref and required) once, where the whole transform puts them, memoised units included", () => {
+    const withRequired = (doc: Doc) => (emitTypesByUnit(doc) as string).match(/^type WithRequired</gm)?.length ?? 0;
+    // In a component: after the operations interface.
+    const inComponent = smallDocument();
+    inComponent.components.schemas.A = { allOf: [{ $ref: '#/components/schemas/Item' }], required: ['n'] };
+    inComponent.components.schemas.B = { allOf: [{ $ref: '#/components/schemas/Item' }], required: ['n'] };
+    expectSame(inComponent);
+    expect(withRequired(inComponent)).toBe(1);
+    // In an operation's request body (a path unit): the same, added while the paths are transformed.
+    const inPath = smallDocument();
+    inPath.paths['/v1/a'].post = {
+      operationId: 'a.create',
+      requestBody: { content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Item' }], required: ['n'] } } } },
+      responses: { '204': { description: 'done' } },
+    };
+    expectSame(inPath);
+    // No operation at all: the helper, then operations as an empty record.
+    const noPaths = { ...inComponent, paths: {} };
+    expectSame(noPaths);
+    expect(emitTypesByUnit(noPaths)).toMatch(/type WithRequired<[^]*export type operations = Record<string, never>;\n$/);
+    // Every unit from the memo (a second run of the same document): the helper is still printed.
+    expectSame(inComponent);
+    expect(withRequired(inComponent)).toBe(1);
+  });
+
   it('falls back to the whole transform for a discriminator, and emitTypes still answers the same text', async () => {
     const doc = smallDocument();
     doc.components.schemas.A = {
