@@ -13,13 +13,14 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT } from '../runtime/project-root.ts';
-import { sha256Of, type GeneratedText } from './emit/pieces.ts';
-import { readBytes } from './stamped-read.ts';
+import { sameGenerated, sha256Of, type GeneratedText } from './emit/pieces.ts';
+import { readDigest } from './stamped-read.ts';
+import { onForget, session } from './session.ts';
 
 const ROOT = fileURLToPath(PROJECT_ROOT);
 export const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'svc');
 /** Bumped when the entry's layout changes. */
-const FORMAT = 'svc-generate-cache 1';
+const FORMAT = 'svc-generate-cache 2';
 
 export interface CacheEntry {
   key: string;
@@ -86,7 +87,8 @@ export function inputsKey(contractDir: string, fingerprint = compilerFingerprint
   // The directory as the compiler names it in messages and output (relative to the working directory).
   const shown = path.relative(process.cwd(), path.resolve(contractDir));
   const hash = createHash('sha256').update(`${fingerprint}\n${shown}\n`);
-  for (const rel of filesUnder(contractDir)) hash.update(`${rel}\0`).update(readBytes(path.join(contractDir, rel))).update('\0');
+  // Each file by its own digest, which a watcher keeps while the file is unchanged (stamped-read.ts).
+  for (const rel of filesUnder(contractDir)) hash.update(`${rel}\0${readDigest(path.join(contractDir, rel))}\0`);
   return hash.digest('hex');
 }
 
@@ -107,11 +109,27 @@ export function readEntry(contractDir: string): CacheEntry | null {
   }
 }
 
+/**
+ * A watcher's hashes of what it last recorded, with the texts they hash: a file the edit left as it
+ * was (the same text, or the same pieces) is not hashed again (206 MB at 8,200 operations: 0.6 s).
+ */
+const recorded = new Map<string, { text: GeneratedText; hash: string }>();
+onForget(() => recorded.clear());
+
+function hashOf(rel: string, text: GeneratedText): string {
+  if (!session.longLived) return sha256Of(text);
+  const last = recorded.get(rel);
+  if (last && sameGenerated(last.text, text)) return last.hash;
+  const hash = sha256Of(text);
+  recorded.set(rel, { text, hash });
+  return hash;
+}
+
 /** Records what the contract produced under key (written atomically; a failure to write is ignored). */
 export function writeEntry(contractDir: string, key: string, files: Map<string, GeneratedText>): void {
   if (!enabled()) return;
   const outputs: Record<string, string> = {};
-  for (const [rel, text] of files) outputs[rel] = sha256Of(text);
+  for (const [rel, text] of files) outputs[rel] = hashOf(rel, text);
   try {
     mkdirSync(CACHE_DIR, { recursive: true });
     const file = entryFile(contractDir);

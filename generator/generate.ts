@@ -3,7 +3,7 @@ import { closeSync, type Dirent, existsSync, ftruncateSync, mkdirSync, openSync,
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { emitAllPieces } from './emit/index.ts';
-import { asTexts, type GeneratedText } from './emit/pieces.ts';
+import { asTexts, sameGenerated, type GeneratedText } from './emit/pieces.ts';
 import { GENERATED_NOTE, LEGACY_GENERATED_NOTE } from './emit/format.ts';
 import { displayPath, loadContractAsync } from './load.ts';
 import { buildModel, type Model } from './model.ts';
@@ -116,11 +116,6 @@ const stampOf = (file: string): string | null => {
 };
 
 /** Whether two generated texts are the same (pieces by their pieces, without joining them). */
-function sameText(a: GeneratedText, b: GeneratedText): boolean {
-  if (typeof a === 'string' || typeof b === 'string') return typeof a === 'string' && typeof b === 'string' && a === b;
-  return a.sameAs(b);
-}
-
 /**
  * Writes a file's text, a file of pieces from its pieces' bytes (no whole text is built). An existing
  * file is written over in place and then cut to its new length rather than truncated first: on the
@@ -179,7 +174,7 @@ export function writeGenerated(files: Map<string, GeneratedText>, outDir: string
     const stamp = stampOf(file);
     // A file as this process last left it holds the last text: compare with that, never read it back.
     const untouched = known && stamp && known.stamp === stamp;
-    if (untouched && sameText(known.text, text)) {
+    if (untouched && sameGenerated(known.text, text)) {
       report.unchanged++;
       continue;
     }

@@ -43,6 +43,12 @@ export class Pieces {
 /** What an emitter produces for one file: its text, or (a watcher's large files) its pieces. */
 export type GeneratedText = string | Pieces;
 
+/** Whether two generated texts are the same (pieces: piece by piece, without building the text). */
+export function sameGenerated(a: GeneratedText, b: GeneratedText): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return typeof a === 'string' && typeof b === 'string' && a === b;
+  return a === b || a.sameAs(b);
+}
+
 export const textOf = (generated: GeneratedText): string => (typeof generated === 'string' ? generated : generated.toString());
 
 export const sha256Of = (generated: GeneratedText): string =>

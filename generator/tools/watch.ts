@@ -43,6 +43,9 @@ export function formatWithFrames(diagnostics: Diagnostic[]): string {
     .join('\n\n');
 }
 
+/** How long the contract stays quiet after a re-emit before its output is recorded in the cache. */
+const RECORD_AFTER_MS = 1000;
+
 export interface WatchOptions {
   contract: string;
   out: string;
@@ -83,8 +86,9 @@ export function startWatch(options: WatchOptions): Watcher {
   const io = options.io ?? consoleIo;
   const debounce = options.debounceMs ?? 100;
   // The default compile records its output in the content-hash cache (cache.ts), so that a --check
-  // after the session is answered at once; it does so after writing and reporting (recorded below):
-  // hashing every generated file is bookkeeping, not part of what the author waits for.
+  // after the session is answered at once. Hashing what changed is bookkeeping, not part of what the
+  // author waits for: it runs once the contract has been quiet for RECORD_AFTER_MS (an edit before
+  // then compiles and records anew), or when the watcher is closed.
   let toRecord: { key: string; files: Map<string, GeneratedText> } | null = null;
   const compile =
     options.compile ??
@@ -100,6 +104,19 @@ export function startWatch(options: WatchOptions): Watcher {
     // Nothing is recorded when the contract changed while it compiled (its output may mix both versions).
     if (pending && inputsKey(options.contract) === pending.key) writeEntry(options.contract, pending.key, pending.files);
   };
+  let recordTimer: NodeJS.Timeout | null = null;
+  const cancelRecord = () => {
+    if (recordTimer) clearTimeout(recordTimer);
+    recordTimer = null;
+  };
+  const recordLater = () => {
+    cancelRecord();
+    recordTimer = setTimeout(() => {
+      recordTimer = null;
+      record();
+    }, RECORD_AFTER_MS);
+    recordTimer.unref();
+  };
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<WatchRun> | null = null;
   let again = false;
@@ -108,6 +125,7 @@ export function startWatch(options: WatchOptions): Watcher {
   const run = async (): Promise<WatchRun> => {
     let result: WatchRun;
     const started = performance.now();
+    cancelRecord();
     try {
       const files = await compile(options.contract);
       const report = writeGenerated(files, options.out);
@@ -115,7 +133,7 @@ export function startWatch(options: WatchOptions): Watcher {
       io.out(
         `[svc watch] ${new Date().toISOString().slice(11, 19)} generated ${options.out}/ in ${Math.round(result.ms!)} ms (${report.written.length} written, ${report.removed.length} removed, ${report.unchanged} unchanged).`,
       );
-      record();
+      recordLater();
     } catch (err) {
       if (!(err instanceof ContractError)) {
         io.err(`[svc watch] ${(err as Error).stack ?? String(err)}`);
@@ -170,6 +188,10 @@ export function startWatch(options: WatchOptions): Watcher {
     nextRun: () => new Promise<WatchRun>((resolve) => waiters.push(resolve)),
     close() {
       if (timer) clearTimeout(timer);
+      if (recordTimer) {
+        cancelRecord();
+        record();
+      }
       for (const w of watchers) w.close();
     },
   };

@@ -4,6 +4,9 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { codeFrame, startWatch } from '../../generator/tools/watch.ts';
+import { entryFile, provenUpToDate, readEntry } from '../../generator/cache.ts';
+import { compileAndRecord } from '../../generator/generate.ts';
+import { session } from '../../generator/session.ts';
 import { cleanupCopies, copyContract, loc } from './helpers.ts';
 
 afterAll(cleanupCopies);
@@ -54,4 +57,39 @@ describe('startWatch', () => {
       rmSync(out, { recursive: true, force: true });
     }
   }, 30_000);
+
+  it("records each session's output in the cache once the contract is quiet or the watcher closes: --check is then proven from the hashes, and the entry is a fresh compile's", async () => {
+    const dir = copyContract();
+    const out = path.join(dir, '..', `${path.basename(dir)}-recorded`);
+    rmSync(entryFile(dir), { force: true });
+    const w = startWatch({ contract: dir, out, debounceMs: 30, io: { out: () => {}, err: () => {} } });
+    try {
+      expect((await w.ready).ok).toBe(true);
+      // Recorded only once the contract has been quiet (a second), not on the re-emit's path.
+      expect(readEntry(dir)).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(provenUpToDate(dir, out)).toBe(true);
+
+      // An edit: the entry is replaced when the watcher closes, its unchanged files' hashes kept.
+      const notes = path.join(dir, 'families/notes.yaml');
+      const next = w.nextRun();
+      writeFileSync(notes, readFileSync(notes, 'utf8').replace('scope: tasks:read', 'scope: tasks:write'));
+      expect((await next).ok).toBe(true);
+      expect(provenUpToDate(dir, out)).toBe(false);
+    } finally {
+      w.close();
+    }
+    expect(provenUpToDate(dir, out)).toBe(true);
+    const watched = readEntry(dir);
+    rmSync(entryFile(dir), { force: true });
+    const longLived = session.longLived;
+    session.longLived = false;
+    try {
+      await compileAndRecord(dir);
+    } finally {
+      session.longLived = longLived;
+    }
+    expect(readEntry(dir)).toEqual(watched);
+    rmSync(out, { recursive: true, force: true });
+  }, 60_000);
 });
