@@ -5,7 +5,8 @@
 // (test/generator/incremental.test.ts compares the two).
 import type { McpToolDef } from '../../runtime/contract-types.ts';
 import { listBytes } from '../mcp-dynamic.ts';
-import { keptJoin } from './family-memo.ts';
+import { keptPieces } from './family-memo.ts';
+import type { GeneratedText } from './pieces.ts';
 import { generatedJson, sortKeys } from './format.ts';
 
 /**
@@ -39,7 +40,7 @@ export function entryJson(entry: Record<string, unknown>): string {
 let frame: { head: string; tail: string } | undefined;
 
 /** generatedJson({entries}) from each entry's entryJson, in order (a piece may hold several, joined already). */
-export function entriesJson(pieces: string[]): string {
+export function entriesJson(pieces: string[]): GeneratedText {
   const entries = pieces.filter((p) => p !== '');
   if (!entries.length) return generatedJson({ entries: [] });
   if (!frame) {
@@ -47,5 +48,5 @@ export function entriesJson(pieces: string[]): string {
     const at = text.indexOf(JSON.stringify(PLACEHOLDER));
     frame = { head: text.slice(0, at), tail: text.slice(at + JSON.stringify(PLACEHOLDER).length) };
   }
-  return keptJoin('docs/search-index.json', entries, ',\n    ', frame.head, frame.tail);
+  return keptPieces('docs/search-index.json', entries, ',\n    ', frame.head, frame.tail);
 }

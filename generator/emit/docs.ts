@@ -17,7 +17,8 @@ import { generatedJson, MD_HEADER } from './format.ts';
 import { dynamicToolsView } from './mcp-dynamic.ts';
 import { entriesJson, entryJson, listBytesOf, toolsBytes } from './docs-memo.ts';
 import { eachMemo, memoable, memoList, registerMemoEach, renderSpliced } from './docs-each.ts';
-import { keptJoin, readsOfModel, type SchemaReads } from './family-memo.ts';
+import { keptPieces, readsOfModel, type SchemaReads } from './family-memo.ts';
+import type { GeneratedText } from './pieces.ts';
 
 const TEMPLATE_DIR = new URL('templates/', GENERATOR_DIR);
 const hb = Handlebars.create();
@@ -245,8 +246,8 @@ function familyEntriesOf(part: FamilyDocs): { family: string; operations: string
 const agentGuideFamilies = eachMemo();
 const llmsFamilies = eachMemo();
 
-export function emitDocs(model: Model): Map<string, string> {
-  const files = new Map<string, string>();
+export function emitDocs(model: Model): Map<string, GeneratedText> {
+  const files = new Map<string, GeneratedText>();
   const reads = readsOfModel(model);
   const parts: FamilyDocs[] = [];
   const families: FamilyView[] = [];
@@ -284,7 +285,7 @@ export function emitDocs(model: Model): Map<string, string> {
   // Every operation in one Markdown file: the families' reference pages one after the other.
   files.set(
     'docs/llms-full.txt',
-    keptJoin(
+    keptPieces(
       'docs/llms-full.txt',
       sections,
       '\n',
@@ -304,7 +305,7 @@ export function emitDocs(model: Model): Map<string, string> {
 }
 
 /** A watcher's search-index.json: the guides' entries, then each family's, then each family's operations' (docs-memo.ts entriesJson). */
-function searchIndex(guides: readonly (typeof GUIDES)[number][], parts: FamilyDocs[]): string {
+function searchIndex(guides: readonly (typeof GUIDES)[number][], parts: FamilyDocs[]): GeneratedText {
   const pieces = guides.map((g) => entryJson(guideEntry(g)));
   const operations: string[] = [];
   for (const part of parts) {

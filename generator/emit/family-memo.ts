@@ -4,6 +4,7 @@
 import type { JsonSchema } from '../../runtime/contract-types.ts';
 import type { FamilyModel, Model } from '../model.ts';
 import { identityMemo, onForget, session } from '../session.ts';
+import { pieceCache, type GeneratedText, type Pieces } from './pieces.ts';
 
 /**
  * The model.schemas names a family's parts read (its operations' input and output schemas), with the
@@ -61,8 +62,10 @@ function same(reads: SchemaReads, schemas: Record<string, JsonSchema>): boolean 
  * text itself, which the writer (generate.ts writeGenerated) then knows unchanged without comparing it.
  */
 let lastJoins = new Map<string, { pieces: string[]; sep: string; head: string; tail: string; text: string }>();
+let lastPieced = new Map<string, { pieces: string[]; sep: string; head: string; tail: string; file: Pieces; cache: (parts: readonly string[]) => Pieces }>();
 onForget(() => {
   lastJoins = new Map();
+  lastPieced = new Map();
 });
 
 function samePieces(a: string[], b: string[]): boolean {
@@ -86,4 +89,29 @@ export function keptJoin(key: string, pieces: string[], sep: string, head = '', 
   text += tail;
   lastJoins.set(key, { pieces, sep, head, tail, text });
   return text;
+}
+
+/**
+ * keptJoin for a whole file, as pieces (pieces.ts) in a watcher: the aggregate documentation files
+ * (docs/llms-full.txt, 12 MB at 8,200 operations; docs/search-index.json) reach the writer as their
+ * family sections, so it encodes only the sections that changed and rewrites the file from the first
+ * of them, instead of flattening and encoding 14 MB after every edit. Outside a watcher, the text.
+ */
+export function keptPieces(key: string, pieces: string[], sep: string, head = '', tail = ''): GeneratedText {
+  if (!session.longLived) return head + pieces.join(sep) + tail;
+  const last = lastPieced.get(key);
+  if (last && last.sep === sep && last.head === head && last.tail === tail && samePieces(last.pieces, pieces)) {
+    last.pieces = pieces;
+    return last.file;
+  }
+  const parts = [head];
+  for (let i = 0; i < pieces.length; i++) {
+    if (i) parts.push(sep);
+    parts.push(pieces[i]!);
+  }
+  parts.push(tail);
+  const cache = last?.cache ?? pieceCache();
+  const file = cache(parts);
+  lastPieced.set(key, { pieces, sep, head, tail, file, cache });
+  return file;
 }

@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { emitDocs } from '../../generator/emit/docs.ts';
+import { asTexts } from '../../generator/emit/pieces.ts';
 import { emitValidators } from '../../generator/emit/validators.ts';
 import { loadContractAsync } from '../../generator/load.ts';
 import { buildModel, type Model } from '../../generator/model.ts';
@@ -43,7 +44,8 @@ function moveTotalsByOneReadTool(sign: 1 | -1): void {
 
 function emitted(model: Model): Map<string, string> {
   const validators = emitValidators(model);
-  return new Map([['validators.js', validators.js], ['validators.d.ts', validators.dts], ...validators.families, ...emitDocs(model)]);
+  // A watcher's aggregate docs are pieces (family-memo.ts keptPieces): compared as their text.
+  return new Map([['validators.js', validators.js], ['validators.d.ts', validators.dts], ...validators.families, ...asTexts(emitDocs(model))]);
 }
 
 /** The model a watcher builds now, emitted with the memos, then without: the same files, the same texts. */
