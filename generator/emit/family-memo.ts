@@ -9,10 +9,12 @@ import { pieceCache, type GeneratedText, type Pieces } from './pieces.ts';
 /**
  * The model.schemas names a family's parts read (its operations' input and output schemas), with the
  * objects found there. A FamilyModel is the same object while its operations are (model.ts), and so
- * are the schemas its family generated; but another family's schema of the same name would take the
- * name's place in model.schemas (pascal('a.b_c') is pascal('a_b.c')). So an emitter keeps a part
- * built from a family only while the family's SchemaReads in the model (readsOfModel) is the one it
- * was built with: the same object exactly while every name still holds the object found.
+ * are the schemas its family generated; another family's schema of the same name would take the
+ * name's place in model.schemas (pascal('a.b_c') is pascal('a_b.c')), which the checks now refuse
+ * (generated-name-clash), so this comparison is a guard that holds whenever the family is unchanged.
+ * An emitter keeps a part built from a family only while the family's SchemaReads in the model
+ * (readsOfModel) is the one it was built with: the same object exactly while every name still holds
+ * the object found.
  */
 export interface SchemaReads {
   names: string[];
