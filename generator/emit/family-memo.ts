@@ -63,33 +63,45 @@ function same(reads: SchemaReads, schemas: Record<string, JsonSchema>): boolean 
  * kept pieces are the same objects, so the comparison is mostly of pointers) hands back the last
  * text itself, which the writer (generate.ts writeGenerated) then knows unchanged without comparing it.
  */
-let lastJoins = new Map<string, { pieces: string[]; sep: string; head: string; tail: string; text: string }>();
-let lastPieced = new Map<string, { pieces: string[]; sep: string; head: string; tail: string; file: Pieces; cache: (parts: readonly string[]) => Pieces }>();
+interface Last<T> {
+  pieces: string[];
+  sep: string;
+  head: string;
+  tail: string;
+  result: T;
+}
+let lastJoins = new Map<string, Last<string>>();
+let lastPieced = new Map<string, Last<{ file: Pieces; cache: (parts: readonly string[]) => Pieces }>>();
 onForget(() => {
   lastJoins = new Map();
   lastPieced = new Map();
 });
 
-function samePieces(a: string[], b: string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/**
+ * last's result when it was made of the same join, else undefined; a kept last takes the new pieces,
+ * so that kept ones compare as pointers next time.
+ */
+function keptResult<T>(last: Last<T> | undefined, pieces: string[], sep: string, head: string, tail: string): T | undefined {
+  if (!last || last.sep !== sep || last.head !== head || last.tail !== tail) return undefined;
+  const old = last.pieces;
+  if (old.length !== pieces.length) return undefined;
+  for (let i = 0; i < old.length; i++) if (old[i] !== pieces[i]) return undefined;
+  last.pieces = pieces;
+  return last.result;
 }
 
 /** head + pieces.join(sep) + tail; in a watcher, the last text under `key` while all of those are the same. */
 export function keptJoin(key: string, pieces: string[], sep: string, head = '', tail = ''): string {
-  const last = session.longLived ? lastJoins.get(key) : undefined;
-  if (last && last.sep === sep && last.head === head && last.tail === tail && samePieces(last.pieces, pieces)) {
-    last.pieces = pieces; // the new pieces, so that kept ones compare as pointers next time
-    return last.text;
-  }
   if (!session.longLived) return head + pieces.join(sep) + tail;
+  const last = lastJoins.get(key);
+  const kept = keptResult(last, pieces, sep, head, tail);
+  if (kept !== undefined) return kept;
   // Concatenated, not joined: the text is a rope over its pieces, made without copying them (an
   // edit of one family changes one of thousands); whoever reads it (the writer) flattens it once.
   let text = head;
   for (let i = 0; i < pieces.length; i++) text = i ? text + sep + pieces[i] : text + pieces[i];
   text += tail;
-  lastJoins.set(key, { pieces, sep, head, tail, text });
+  lastJoins.set(key, { pieces, sep, head, tail, result: text });
   return text;
 }
 
@@ -102,18 +114,16 @@ export function keptJoin(key: string, pieces: string[], sep: string, head = '', 
 export function keptPieces(key: string, pieces: string[], sep: string, head = '', tail = ''): GeneratedText {
   if (!session.longLived) return head + pieces.join(sep) + tail;
   const last = lastPieced.get(key);
-  if (last && last.sep === sep && last.head === head && last.tail === tail && samePieces(last.pieces, pieces)) {
-    last.pieces = pieces;
-    return last.file;
-  }
+  const kept = keptResult(last, pieces, sep, head, tail);
+  if (kept) return kept.file;
   const parts = [head];
   for (let i = 0; i < pieces.length; i++) {
     if (i) parts.push(sep);
     parts.push(pieces[i]!);
   }
   parts.push(tail);
-  const cache = last?.cache ?? pieceCache();
+  const cache = last?.result.cache ?? pieceCache();
   const file = cache(parts);
-  lastPieced.set(key, { pieces, sep, head, tail, file, cache });
+  lastPieced.set(key, { pieces, sep, head, tail, result: { file, cache } });
   return file;
 }
