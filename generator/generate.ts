@@ -125,22 +125,24 @@ const stampOf = (file: string): string | null => {
  * and rewrites only from there.
  */
 function writeText(file: string, text: GeneratedText, previous: Pieces | null): void {
-  let buffers = typeof text === 'string' ? [Buffer.from(text, 'utf8')] : text.buffers();
-  let position = 0;
-  if (previous && typeof text !== 'string') {
-    const { parts } = text;
-    const old = previous.parts;
-    let i = 0;
-    while (i < parts.length && i < old.length && (parts[i] === old[i] || parts[i]!.text === old[i]!.text)) position += buffers[i++]!.length;
-    buffers = buffers.slice(i);
-  }
+  const all = typeof text === 'string' ? [Buffer.from(text, 'utf8')] : text.buffers();
   let fd: number;
+  let reopened = true;
   try {
     fd = openSync(file, 'r+');
   } catch {
     fd = openSync(file, 'w');
-    position = 0;
-    buffers = typeof text === 'string' ? buffers : text.buffers();
+    reopened = false;
+  }
+  // Only a file opened as it was can keep its unchanged prefix: skip the pieces equal to the previous text's.
+  let position = 0;
+  let buffers = all;
+  if (reopened && previous && typeof text !== 'string') {
+    const { parts } = text;
+    const old = previous.parts;
+    let i = 0;
+    while (i < parts.length && i < old.length && (parts[i] === old[i] || parts[i]!.text === old[i]!.text)) position += all[i++]!.length;
+    buffers = all.slice(i);
   }
   try {
     let at = position;
