@@ -3,6 +3,7 @@
 // library and the rest here. Each command imports what it needs when it runs (`--help` loads nothing
 // more than this file; `diff` never loads the emitters), so every module below is a dynamic import.
 import path from 'node:path';
+import type { GeneratedText } from './emit/pieces.ts';
 
 export const USAGE = `Usage: svc <command> [options]
 
@@ -63,7 +64,7 @@ async function generate(options: Options): Promise<number> {
     }
   }
   const { checkGenerated, compileAndRecord, writeGenerated } = await import('./generate.ts');
-  let files: Map<string, string>;
+  let files: Map<string, GeneratedText>;
   let operations: { id: string; family: string }[];
   try {
     const compiled = await compileAndRecord(options.contract);

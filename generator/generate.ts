@@ -3,7 +3,7 @@ import { closeSync, type Dirent, existsSync, ftruncateSync, mkdirSync, openSync,
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { emitAllPieces } from './emit/index.ts';
-import { asTexts, sameGenerated, type GeneratedText, type Pieces } from './emit/pieces.ts';
+import { asTexts, sameGenerated, textOf, type GeneratedText, type Pieces } from './emit/pieces.ts';
 import { GENERATED_NOTE, LEGACY_GENERATED_NOTE } from './emit/format.ts';
 import { displayPath, loadContractAsync } from './load.ts';
 import { buildModel, type Model } from './model.ts';
@@ -21,7 +21,7 @@ export async function compileWithModel(contractDir: string): Promise<{ files: Ma
   return { files: asTexts(files), model };
 }
 
-/** compileWithModel, with a watcher's large files as pieces (emit/pieces.ts) for writeGenerated. */
+/** compileWithModel, with large files as pieces (emit/pieces.ts) for writeGenerated and the cache. */
 export async function compileToPieces(contractDir: string): Promise<{ files: Map<string, GeneratedText>; model: Model }> {
   // The loaded contract is not kept while the emitters run (at 8,200 operations it is 200 MB of a
   // 1.7 GB peak): the rare failure below loads it again to say where it came from.
@@ -35,13 +35,14 @@ export async function compileToPieces(contractDir: string): Promise<{ files: Map
 }
 
 /**
- * compileWithModel, recording what it produced in the content-hash cache (cache.ts) under the key of
- * the inputs it read. The key is taken before and after: a contract edited while it compiled records
+ * compileToPieces, recording what it produced in the content-hash cache (cache.ts) under the key of
+ * the inputs it read. Large files stay pieces (openapi.json's path items): hashed and written piece by
+ * piece, never flattened into one string and encoded whole. The key is taken before and after: a contract edited while it compiled records
  * nothing (its output may mix both versions).
  */
-export async function compileAndRecord(contractDir: string): Promise<{ files: Map<string, string>; model: Model }> {
+export async function compileAndRecord(contractDir: string): Promise<{ files: Map<string, GeneratedText>; model: Model }> {
   const before = inputsKey(contractDir);
-  const result = await compileWithModel(contractDir);
+  const result = await compileToPieces(contractDir);
   if (inputsKey(contractDir) === before) writeEntry(contractDir, before, result.files);
   return result;
 }
@@ -230,7 +231,7 @@ function clip(patch: string): string {
   return [...lines.slice(0, MAX_DIFF_LINES), `... ${lines.length - MAX_DIFF_LINES} more diff lines`].join('\n');
 }
 
-export function checkGenerated(files: Map<string, string>, outDir: string): CheckReport {
+export function checkGenerated(files: Map<string, GeneratedText>, outDir: string): CheckReport {
   const shown = displayPath(outDir);
   const report: CheckReport = { ok: true, stale: [], missing: [], extra: [], text: '' };
   const parts: string[] = [];
@@ -238,13 +239,13 @@ export function checkGenerated(files: Map<string, string>, outDir: string): Chec
     const file = path.join(outDir, rel);
     if (!existsSync(file)) {
       report.missing.push(rel);
-      parts.push(clip(createTwoFilesPatch(`/dev/null`, `${shown}/${rel}`, '', text, 'missing', 'would be generated')));
+      parts.push(clip(createTwoFilesPatch(`/dev/null`, `${shown}/${rel}`, '', textOf(text), 'missing', 'would be generated')));
       continue;
     }
-    if (!holds(file, text)) {
+    if (!holdsText(file, text)) {
       const current = readFileSync(file, 'utf8');
       report.stale.push(rel);
-      parts.push(clip(createTwoFilesPatch(`${shown}/${rel}`, `${shown}/${rel}`, current, text, 'committed', 'generated from the contract')));
+      parts.push(clip(createTwoFilesPatch(`${shown}/${rel}`, `${shown}/${rel}`, current, textOf(text), 'committed', 'generated from the contract')));
     }
   }
   for (const rel of listFiles(outDir)) if (!files.has(rel)) report.extra.push(rel);

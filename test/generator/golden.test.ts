@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkGenerated, compileContract, listFiles, writeGenerated } from '../../generator/generate.ts';
+import { checkGenerated, compileContract, compileToPieces, listFiles, writeGenerated } from '../../generator/generate.ts';
+import { Pieces } from '../../generator/emit/pieces.ts';
 import { GENERATED_NOTE } from '../../generator/emit/format.ts';
 import { CONTRACT_DIR, GENERATED_DIR, tempDir } from './helpers.ts';
 
@@ -64,6 +65,28 @@ describe('golden output', () => {
       const written = writeGenerated(files, tmp.dir);
       expect(written.removed).toEqual(['handlers/old.ts']);
       expect(written.written.sort()).toEqual(['contract.ts', 'docs/llms.txt', 'routes.ts']);
+      expect(checkGenerated(files, tmp.dir).ok).toBe(true);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('the pieces `svc generate` writes and checks (openapi.json by path item) are the same bytes', async () => {
+    const { files } = await compileToPieces(CONTRACT_DIR);
+    expect(files.get('openapi.json')).toBeInstanceOf(Pieces);
+    const tmp = tempDir('pieces');
+    try {
+      writeGenerated(files, tmp.dir);
+      for (const rel of listFiles(GENERATED_DIR))
+        expect(readFileSync(path.join(tmp.dir, rel), 'utf8'), rel).toBe(readFileSync(path.join(GENERATED_DIR, rel), 'utf8'));
+      expect(checkGenerated(files, tmp.dir).ok).toBe(true);
+      const { writeFileSync } = await import('node:fs');
+      const file = path.join(tmp.dir, 'openapi.json');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('"operationId": "tasks.batch_create"', '"operationId": "tasks.batch"'));
+      const report = checkGenerated(files, tmp.dir);
+      expect(report.stale).toEqual(['openapi.json']);
+      expect(report.text).toContain('+        "operationId": "tasks.batch_create"');
+      expect(writeGenerated(files, tmp.dir).written).toEqual(['openapi.json']);
       expect(checkGenerated(files, tmp.dir).ok).toBe(true);
     } finally {
       tmp.cleanup();
