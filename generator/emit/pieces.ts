@@ -1,10 +1,11 @@
-// A generated file held as the pieces it was composed from, for a watcher's large files. At 8,200
-// operations openapi.json is 83 MB, types.ts 48 MB: joining such a text, comparing it with the last one
-// and encoding it to write it took most of a re-emit on a machine where every fresh page of memory
-// costs a fault. A watcher's emitters compose these files from memoised pieces (openapi-json.ts,
-// types-units.ts); a piece keeps its UTF-8 bytes once encoded, an unchanged file is known by its
-// pieces being the same ones, and a changed file is written from the pieces' bytes (generate.ts).
-// Everything but a watcher sees plain strings: compileWithModel joins the pieces (textOf).
+// A generated file held as the pieces it was composed from. At 8,200 operations openapi.json is 83 MB,
+// types.ts 48 MB: joining such a text, comparing it with the last one and encoding it to write it took
+// most of a re-emit (and 1.5-3 s of a full generate) on a machine where every fresh page of memory
+// costs a fault. Their emitters compose them from pieces (openapi-json.ts, types-units.ts), memoised in
+// a watcher; a piece keeps its UTF-8 bytes once encoded, an unchanged file is known by its pieces being
+// the same ones, and a changed file is written and hashed from the pieces' bytes (generate.ts,
+// cache.ts). The worker's files arrive as bytes it encoded (encodedText). compileContract's callers
+// see plain strings (textOf).
 import { createHash, type Hash } from 'node:crypto';
 
 export interface Piece {
@@ -14,6 +15,23 @@ export interface Piece {
 }
 
 export const piece = (text: string): Piece => ({ text });
+
+/**
+ * A file that arrives as its UTF-8 bytes (the compiler's worker encodes its share: parallel/worker.ts):
+ * one piece whose text is decoded only if someone reads it (a diff, compileContract's texts); the
+ * writer and the hash use the bytes.
+ */
+export function encodedText(bytes: Buffer): Pieces {
+  let text: string | undefined;
+  return new Pieces([
+    {
+      bytes,
+      get text() {
+        return (text ??= bytes.toString('utf8'));
+      },
+    },
+  ]);
+}
 
 export class Pieces {
   constructor(readonly parts: readonly Piece[]) {}

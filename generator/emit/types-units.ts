@@ -21,7 +21,7 @@ import type { TypeLiteralNode } from 'typescript';
 import { openapiTs, ts } from '../ts-packages.ts';
 import { TS_HEADER } from './format.ts';
 import { identityMemo, onForget, session } from '../session.ts';
-import { piece, Pieces, type GeneratedText, type Piece } from './pieces.ts';
+import { piece, Pieces, type Piece } from './pieces.ts';
 
 const { astToString, JS_PROPERTY_INDEX_RE, resolveRef, transformComponentsObject, transformPathsObject, tsModifiers } = openapiTs;
 
@@ -227,10 +227,11 @@ function transformUnit(kind: Kind, key: string, json: string, resolve: (ref: str
 }
 
 /**
- * generated/types.ts built unit by unit (see the head of this file), or null when the document uses
- * something the units do not reproduce exactly: the caller then transforms the whole document.
+ * generated/types.ts built unit by unit (see the head of this file), as pieces, or null when the
+ * document uses something the units do not reproduce exactly: the caller then transforms the whole
+ * document.
  */
-export function emitTypesByUnit(doc: Doc): GeneratedText | null {
+export function emitTypesByUnit(doc: Doc): Pieces | null {
   const components = (doc.components ?? {}) as Doc;
   if ('$defs' in doc || OTHER_COMPONENT_SECTIONS.some((section) => section in components)) return null;
 
@@ -322,7 +323,8 @@ export function emitTypesByUnit(doc: Doc): GeneratedText | null {
   }
   for (const key of memo.keys()) if (!used.has(key)) memo.delete(key);
 
-  // The file as pieces: a watcher writes it from them (pieces.ts); anything else gets the text.
+  // The file as pieces: written and hashed piece by piece (pieces.ts), never one 47 MB string at 8,200
+  // operations; a watcher rewrites it from its first changed piece.
   const block = (root: string, members: Piece[]) =>
     members.length ? [piece(`export interface ${root} {\n`), ...members, piece('}\n')] : [piece(`export type ${root} = Record<string, never>;\n`)];
   const schemas = mains.schemas.length ? [piece('    schemas: {\n'), ...mains.schemas, piece('    };\n')] : [piece('    schemas: never;\n')];
@@ -341,5 +343,5 @@ export function emitTypesByUnit(doc: Doc): GeneratedText | null {
     piece('export type $defs = Record<string, never>;\n'),
     ...tail,
   ]);
-  return session.longLived ? file : file.toString();
+  return file;
 }

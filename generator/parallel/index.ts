@@ -8,7 +8,8 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { ParseAnswer, Response, Unnumbered } from './protocol.ts';
+import type { EncodedFiles, ParseAnswer, Response, Unnumbered } from './protocol.ts';
+import { encodedText, type GeneratedText } from '../emit/pieces.ts';
 
 /** Operations from which the emitters are shared with the worker; SVC_PARALLEL_MIN_OPERATIONS overrides (0: always; a huge number: never). */
 export function parallelMinOperations(): number {
@@ -74,7 +75,9 @@ export function parseOnWorker(files: { file: string; text: string }[]): Promise<
   return ask<ParseAnswer[]>({ kind: 'parse', files });
 }
 
-/** The worker's share of the emitters (emitOnWorker in emit/index.ts), as generated files. */
-export async function emitOnWorkerThread(model: unknown): Promise<Map<string, string>> {
-  return new Map(await ask<[string, string][]>({ kind: 'emit', model }));
+/** The worker's share of the emitters (emitOnWorker in emit/index.ts), as generated files of the bytes it encoded. */
+export async function emitOnWorkerThread(model: unknown): Promise<Map<string, GeneratedText>> {
+  const { names, ends, bytes } = await ask<EncodedFiles>({ kind: 'emit', model });
+  const all = Buffer.from(bytes);
+  return new Map(names.map((name, i) => [name, encodedText(all.subarray(i ? ends[i - 1] : 0, ends[i]))]));
 }

@@ -12,6 +12,16 @@ export interface ParseAnswer {
 /** A request before ask() numbers it. */
 export type Unnumbered = { kind: 'parse'; files: { file: string; text: string }[] } | { kind: 'emit'; model: unknown };
 
-export type Result = ParseAnswer[] | [string, string][];
+/**
+ * The worker's share of the generated files, encoded there: each file's UTF-8 bytes end at its `ends`
+ * entry in `bytes`, which is transferred (not copied) to the main thread.
+ */
+export interface EncodedFiles {
+  names: string[];
+  ends: number[];
+  bytes: ArrayBuffer;
+}
+
+export type Result = ParseAnswer[] | EncodedFiles;
 
 export type Response = { id: number; ok: true; result: Result } | { id: number; ok: false; error: string };

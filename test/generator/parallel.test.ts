@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { compileContract } from '../../generator/generate.ts';
+import { compileContract, compileToPieces, writeGenerated } from '../../generator/generate.ts';
 import { emitAll } from '../../generator/emit/index.ts';
 import { loadContract, loadContractAsync, parseYamlFile } from '../../generator/load.ts';
 import type { Diagnostic } from '../../generator/source.ts';
@@ -34,6 +34,11 @@ describe('the compile on two threads', () => {
       expect(parallelStats.emit).toBe(before.emit + 1);
       expect([...two.keys()]).toEqual([...one.keys()]);
       for (const [file, text] of one) expect(two.get(file) === text, `${file} differs between one thread and two`).toBe(true);
+      // What `svc generate` writes: the worker's files as the bytes it encoded, the main thread's as pieces.
+      process.env.SVC_PARALLEL_MIN_OPERATIONS = '0';
+      const out = path.join(dir, 'generated');
+      writeGenerated((await compileToPieces(contract)).files, out);
+      for (const [file, text] of one) expect(readFileSync(path.join(out, file), 'utf8') === text, `${file} written differs from one thread's`).toBe(true);
     } finally {
       cleanup();
     }

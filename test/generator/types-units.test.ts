@@ -9,11 +9,18 @@ import { buildModel } from '../../generator/model.ts';
 import { buildOpenApi } from '../../generator/emit/openapi.ts';
 import { publishDynamicTools } from '../../generator/emit/mcp-dynamic.ts';
 import { emitTypes, emitTypesWhole } from '../../generator/emit/types.ts';
-import { emitTypesByUnit, typesUnitStats } from '../../generator/emit/types-units.ts';
+import { emitTypesByUnit as unitPieces, typesUnitStats } from '../../generator/emit/types-units.ts';
+import { textOf } from '../../generator/emit/pieces.ts';
 import { synthContract } from '../../scripts/synth-contract.ts';
 import { CONTRACT_DIR, tempDir } from './helpers.ts';
 
 type Doc = Record<string, any>;
+
+/** types.ts by unit as text (the emitter answers pieces), or null when it falls back. */
+function emitTypesByUnit(doc: Doc): string | null {
+  const pieces = unitPieces(doc);
+  return pieces && textOf(pieces);
+}
 
 function documentOf(contractDir: string): Doc {
   const model = buildModel(loadContract(contractDir));
