@@ -6,6 +6,7 @@ import type { ParseAnswer } from './parallel/protocol.ts';
 import { onForget, session } from './session.ts';
 import { pathKey, type Diagnostic, type JsonPath, type NodePositions, type SourceFile } from './source.ts';
 import { readText } from './stamped-read.ts';
+import { fastYamlData } from './yaml-data.ts';
 
 export interface LoadedContract {
   /** The contract directory as given. */
@@ -126,6 +127,10 @@ function sourceOf(shown: string, data: unknown, parsed: () => { doc: Document; l
 }
 
 export function parseYamlFile(file: string, text: string, diagnostics: Diagnostic[]): SourceFile {
+  // The data from js-yaml where it reads the file as `yaml` would (yaml-data.ts); positions, and any
+  // file it leaves to `yaml`, from the `yaml` parse.
+  const fast = fastYamlData(text);
+  if (fast) return sourceOf(displayPath(file), fast.data, () => parse(text));
   const parsed = parse(text);
   const shown = displayPath(file);
   if (parsed.doc.errors.length) diagnostics.push(syntaxDiagnostic(shown, text, parsed.doc.errors, parsed.lines));
@@ -134,6 +139,8 @@ export function parseYamlFile(file: string, text: string, diagnostics: Diagnosti
 
 /** A file's data alone (the worker's share of a large contract): null and ok false when it has YAML errors. */
 export function parseYamlData(_file: string, text: string): ParseAnswer {
+  const fast = fastYamlData(text);
+  if (fast) return { data: fast.data, ok: true };
   const { doc } = parse(text);
   return doc.errors.length ? { data: null, ok: false } : { data: toData(doc), ok: true };
 }
