@@ -63,7 +63,7 @@ async function generate(options: Options): Promise<number> {
       return 0;
     }
   }
-  const { checkGenerated, compileAndRecord, writeGenerated } = await import('./generate.ts');
+  const { checkGenerated, compileAndRecord, writeGeneratedShared } = await import('./generate.ts');
   let files: Map<string, GeneratedText>;
   let operations: { id: string; family: string }[];
   try {
@@ -89,7 +89,7 @@ async function generate(options: Options): Promise<number> {
     console.error(`\n${options.out}/ is out of date with ${options.contract}/ (${counts.join(', ')}). Run \`npx svc generate\` and commit the result.`);
     return 1;
   }
-  const report = writeGenerated(files, options.out);
+  const report = await writeGeneratedShared(files, options.out);
   if (options.contract === 'contract' && options.out === 'generated') {
     // New operations get a typed notImplemented entry in their family's handler file (bodies are never touched).
     const scaffold = await import('./tools/scaffold.ts');

@@ -3,12 +3,12 @@ import { closeSync, type Dirent, existsSync, ftruncateSync, mkdirSync, openSync,
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { emitAllPieces } from './emit/index.ts';
-import { asTexts, sameGenerated, textOf, type GeneratedText, type Pieces } from './emit/pieces.ts';
+import { asTexts, EncodedFile, sameGenerated, textOf, type GeneratedText, type Pieces } from './emit/pieces.ts';
 import { GENERATED_NOTE, LEGACY_GENERATED_NOTE } from './emit/format.ts';
 import { displayPath, loadContractAsync } from './load.ts';
 import { buildModel, type Model } from './model.ts';
 import { inputsKey, writeEntry } from './cache.ts';
-import { onForget } from './session.ts';
+import { onForget, session } from './session.ts';
 
 /** Contract directory -> every generated file (relative path -> content). Throws ContractError. */
 export async function compileContract(contractDir: string): Promise<Map<string, string>> {
@@ -126,7 +126,6 @@ const stampOf = (file: string): string | null => {
  * and rewrites only from there.
  */
 function writeText(file: string, text: GeneratedText, previous: Pieces | null): void {
-  const all = typeof text === 'string' ? [Buffer.from(text, 'utf8')] : text.buffers();
   let fd: number;
   let reopened = true;
   try {
@@ -135,29 +134,24 @@ function writeText(file: string, text: GeneratedText, previous: Pieces | null): 
     fd = openSync(file, 'w');
     reopened = false;
   }
-  // Only a file opened as it was can keep its unchanged prefix: skip the pieces equal to the previous text's.
-  let position = 0;
-  let buffers = all;
-  if (reopened && previous && typeof text !== 'string') {
-    const { parts } = text;
-    const old = previous.parts;
-    let i = 0;
-    while (i < parts.length && i < old.length && (parts[i] === old[i] || parts[i]!.text === old[i]!.text)) position += all[i++]!.length;
-    buffers = all.slice(i);
-  }
   try {
-    let at = position;
-    // writev takes at most IOV_MAX (1024) buffers, and may write fewer bytes than asked.
-    for (let i = 0; i < buffers.length; i += 1024) {
-      let batch = buffers.slice(i, i + 1024);
-      let left = batch.reduce((n, b) => n + b.length, 0);
-      while (left > 0) {
-        let wrote = writevSync(fd, batch, at);
-        left -= wrote;
-        at += wrote;
-        while (batch.length && wrote >= batch[0]!.length) wrote -= batch.shift()!.length;
-        if (wrote) batch = [batch[0]!.subarray(wrote), ...batch.slice(1)];
+    let at: number;
+    if (typeof text === 'string') at = writeAll(fd, [Buffer.from(text, 'utf8')], 0);
+    else if (!session.longLived) {
+      // Once only: the pieces' bytes through one reused buffer (pieces.ts chunks), not a buffer each.
+      at = 0;
+      for (const chunk of text.chunks()) at = writeAll(fd, [chunk], at);
+    } else {
+      // Only a file opened as it was can keep its unchanged prefix: skip the pieces equal to the previous text's.
+      const all = text.buffers();
+      let position = 0;
+      let i = 0;
+      if (reopened && previous) {
+        const { parts } = text;
+        const old = previous.parts;
+        while (i < parts.length && i < old.length && (parts[i] === old[i] || parts[i]!.text === old[i]!.text)) position += all[i++]!.length;
       }
+      at = writeAll(fd, all.slice(i), position);
     }
     ftruncateSync(fd, at);
   } finally {
@@ -165,12 +159,28 @@ function writeText(file: string, text: GeneratedText, previous: Pieces | null): 
   }
 }
 
+/** Writes buffers at `at` (writev takes at most IOV_MAX, 1024, buffers and may write fewer bytes than asked); answers the end. */
+function writeAll(fd: number, buffers: Buffer[], at: number): number {
+  for (let i = 0; i < buffers.length; i += 1024) {
+    let batch = buffers.slice(i, i + 1024);
+    let left = batch.reduce((n, b) => n + b.length, 0);
+    while (left > 0) {
+      let wrote = writevSync(fd, batch, at);
+      left -= wrote;
+      at += wrote;
+      while (batch.length && wrote >= batch[0]!.length) wrote -= batch.shift()!.length;
+      if (wrote) batch = [batch[0]!.subarray(wrote), ...batch.slice(1)];
+    }
+  }
+  return at;
+}
+
 /** Whether file holds exactly text (pieces: compared piece by piece against the file's bytes). */
 function holdsText(file: string, text: GeneratedText): boolean {
   if (typeof text === 'string') return holds(file, text);
   const bytes = readFileSync(file);
   let at = 0;
-  for (const part of text.buffers()) {
+  for (const part of text.chunks()) {
     if (at + part.length > bytes.length || !bytes.subarray(at, at + part.length).equals(part)) return false;
     at += part.length;
   }
@@ -179,6 +189,44 @@ function holdsText(file: string, text: GeneratedText): boolean {
 
 export function writeGenerated(files: Map<string, GeneratedText>, outDir: string): WriteReport {
   const report: WriteReport = { written: [], unchanged: 0, removed: [], kept: [] };
+  writeFiles(files, outDir, report);
+  removeStale(files, outDir, report);
+  return report;
+}
+
+/**
+ * writeGenerated for `svc generate`: the files the compiler's worker encoded (EncodedFile: at 8,200
+ * operations 6,900 of them, validators and docs) are handed back to it to write while this thread
+ * writes its own (openapi.json, types.ts, ...), once every emitter has succeeded. Without a worker,
+ * or if it fails, writeGenerated.
+ */
+export async function writeGeneratedShared(files: Map<string, GeneratedText>, outDir: string): Promise<WriteReport> {
+  const parallel = await import('./parallel/index.ts');
+  const encoded = [...files].filter((entry): entry is [string, EncodedFile] => entry[1] instanceof EncodedFile);
+  if (!parallel.workerStarted() || encoded.length < 2) return writeGenerated(files, outDir);
+  const report: WriteReport = { written: [], unchanged: 0, removed: [], kept: [] };
+  const onWorker = parallel.writeOnWorker(path.resolve(outDir), encoded).then(
+    (done) => done,
+    () => null,
+  );
+  const given = new Set(encoded.map(([rel]) => rel));
+  writeFiles(
+    [...files].filter(([rel]) => !given.has(rel)),
+    outDir,
+    report,
+  );
+  const done = await onWorker;
+  if (done) {
+    report.written.push(...done.written);
+    report.unchanged += done.unchanged;
+  } else writeFiles(encoded, outDir, report);
+  report.written.sort(byName);
+  removeStale(files, outDir, report);
+  return report;
+}
+
+/** Writes each file whose content differs from what outDir holds (report: written, unchanged). */
+export function writeFiles(files: Iterable<[string, GeneratedText]>, outDir: string, report: Pick<WriteReport, 'written' | 'unchanged'>): void {
   if (path.resolve(outDir) !== lastOutDir) {
     lastWritten.clear();
     lastOutDir = path.resolve(outDir);
@@ -201,6 +249,10 @@ export function writeGenerated(files: Map<string, GeneratedText>, outDir: string
     }
     lastWritten.set(file, { text, stamp: stampOf(file)! });
   }
+}
+
+/** Removes outDir's files that files does not hold and that carry the generated marker (report: removed, kept). */
+function removeStale(files: Map<string, GeneratedText>, outDir: string, report: WriteReport): void {
   for (const rel of listFiles(outDir)) {
     if (files.has(rel)) continue;
     const file = path.join(outDir, rel);
@@ -211,7 +263,6 @@ export function writeGenerated(files: Map<string, GeneratedText>, outDir: string
     } else report.kept.push(rel);
   }
   if (existsSync(outDir)) removeEmptyDirs(outDir, outDir);
-  return report;
 }
 
 export interface CheckReport {

@@ -16,23 +16,6 @@ export interface Piece {
 
 export const piece = (text: string): Piece => ({ text });
 
-/**
- * A file that arrives as its UTF-8 bytes (the compiler's worker encodes its share: parallel/worker.ts):
- * one piece whose text is decoded only if someone reads it (a diff, compileContract's texts); the
- * writer and the hash use the bytes.
- */
-export function encodedText(bytes: Buffer): Pieces {
-  let text: string | undefined;
-  return new Pieces([
-    {
-      bytes,
-      get text() {
-        return (text ??= bytes.toString('utf8'));
-      },
-    },
-  ]);
-}
-
 export class Pieces {
   constructor(readonly parts: readonly Piece[]) {}
 
@@ -51,10 +34,57 @@ export class Pieces {
     return this.parts.every((p, i) => p === other.parts[i] || p.text === other.parts[i]!.text);
   }
 
+  /**
+   * The file's bytes in order, in chunks: pieces already encoded as their bytes, the rest encoded into
+   * one buffer reused from chunk to chunk (a one-shot write or hash of 83 MB of pieces allocates no
+   * buffer per piece and touches no fresh memory). A chunk is valid only until the next is asked for.
+   */
+  *chunks(): Generator<Buffer> {
+    let used = 0;
+    for (const p of this.parts) {
+      const most = p.bytes ? 0 : p.text.length * 3; // UTF-8 bytes per UTF-16 unit, at most
+      if (p.bytes || most > SCRATCH.length) {
+        if (used) yield SCRATCH.subarray(0, used);
+        used = 0;
+        yield p.bytes ?? Buffer.from(p.text, 'utf8');
+        continue;
+      }
+      if (used + most > SCRATCH.length) {
+        yield SCRATCH.subarray(0, used);
+        used = 0;
+      }
+      used += SCRATCH.write(p.text, used, 'utf8');
+    }
+    if (used) yield SCRATCH.subarray(0, used);
+  }
+
   /** Feeds the file's bytes to a hash without building the whole text. */
   hashInto(hash: Hash): Hash {
-    for (const bytes of this.buffers()) hash.update(bytes);
+    for (const bytes of this.chunks()) hash.update(bytes);
     return hash;
+  }
+}
+
+/** The buffer Pieces.chunks encodes into (one thread's, used by one chunks() at a time). */
+const SCRATCH = Buffer.allocUnsafeSlow(1 << 20);
+
+/**
+ * A file that arrives as its UTF-8 bytes (the compiler's worker encodes its share: parallel/worker.ts):
+ * one piece whose text is decoded only if someone reads it (a diff, compileContract's texts); the
+ * writer and the hash use the bytes, and svc generate hands such files back to the worker to write
+ * (generate.ts writeGeneratedShared).
+ */
+export class EncodedFile extends Pieces {
+  constructor(readonly bytes: Buffer) {
+    let text: string | undefined;
+    super([
+      {
+        bytes,
+        get text() {
+          return (text ??= bytes.toString('utf8'));
+        },
+      },
+    ]);
   }
 }
 

@@ -8,8 +8,8 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { EncodedFiles, ParseAnswer, Response, Unnumbered } from './protocol.ts';
-import { encodedText, type GeneratedText } from '../emit/pieces.ts';
+import type { EncodedFiles, ParseAnswer, Response, Unnumbered, WrittenFiles } from './protocol.ts';
+import { EncodedFile, type GeneratedText } from '../emit/pieces.ts';
 
 /** Operations from which the emitters are shared with the worker; SVC_PARALLEL_MIN_OPERATIONS overrides (0: always; a huge number: never). */
 export function parallelMinOperations(): number {
@@ -24,7 +24,7 @@ export function parallelMinBytes(): number {
 }
 
 /** Requests this process has sent its worker, by kind (tests read it to know the worker ran). */
-export const parallelStats = { parse: 0, emit: 0 };
+export const parallelStats = { parse: 0, emit: 0, write: 0 };
 
 let worker: Worker | null = null;
 let nextId = 1;
@@ -79,5 +79,21 @@ export function parseOnWorker(files: { file: string; text: string }[]): Promise<
 export async function emitOnWorkerThread(model: unknown): Promise<Map<string, GeneratedText>> {
   const { names, ends, bytes } = await ask<EncodedFiles>({ kind: 'emit', model });
   const all = Buffer.from(bytes);
-  return new Map(names.map((name, i) => [name, encodedText(all.subarray(i ? ends[i - 1] : 0, ends[i]))]));
+  return new Map(names.map((name, i) => [name, new EncodedFile(all.subarray(i ? ends[i - 1] : 0, ends[i]))]));
+}
+
+/** Whether this process has started its worker (only a large contract's compile does). */
+export const workerStarted = (): boolean => worker !== null;
+
+/**
+ * Writes files the worker encoded into outDir, on the worker (generate.ts writeGeneratedShared), sent
+ * back as the buffer they are views of (cloned once, never re-encoded). Answers what it wrote and how
+ * many were unchanged. (Sending this thread's openapi.json and types.ts too, as their pieces' texts,
+ * cost more in the message than writing them here: 1.6 s at 8,200 operations.)
+ */
+export function writeOnWorker(outDir: string, encoded: [string, EncodedFile][]): Promise<WrittenFiles> {
+  // The worker's files are views of the one buffer it answered with: send it and where each lies.
+  const buffers = [...new Set(encoded.map(([, file]) => file.bytes.buffer))];
+  const files = encoded.map(([name, file]) => ({ name, buffer: buffers.indexOf(file.bytes.buffer), start: file.bytes.byteOffset, end: file.bytes.byteOffset + file.bytes.length }));
+  return ask<WrittenFiles>({ kind: 'write', outDir, buffers: buffers as ArrayBuffer[], files });
 }

@@ -3,7 +3,7 @@
 // so the validators' memo works across the runs of one `svc generate --watch`.
 import { parentPort } from 'node:worker_threads';
 import type { Model } from '../model.ts';
-import { textOf } from '../emit/pieces.ts';
+import { EncodedFile, textOf } from '../emit/pieces.ts';
 import type { EncodedFiles, ParseAnswer, Request, Response, Result } from './protocol.ts';
 
 let loading: Promise<typeof import('../emit/worker-share.ts')> | null = null;
@@ -16,6 +16,13 @@ async function answer(request: Request): Promise<Result> {
     // The emit request follows once the main thread has built the model: load its modules meanwhile.
     void emitModules();
     return answers;
+  }
+  if (request.kind === 'write') {
+    const { writeFiles } = await import('../generate.ts');
+    const files = request.files.map(({ name, buffer, start, end }): [string, EncodedFile] => [name, new EncodedFile(Buffer.from(request.buffers[buffer]!, start, end - start))]);
+    const report = { written: [] as string[], unchanged: 0 };
+    writeFiles(files, request.outDir, report);
+    return report;
   }
   const { emitWorkerShare } = await emitModules();
   // Texts: a worker is never a watcher's (session.longLived is false here), so nothing is in pieces.
@@ -38,7 +45,7 @@ function encoded(files: [string, string][]): EncodedFiles {
 
 parentPort!.on('message', (request: Request) => {
   answer(request).then(
-    (result) => parentPort!.postMessage({ id: request.id, ok: true, result } satisfies Response, 'bytes' in result ? [result.bytes] : []),
+    (result) => parentPort!.postMessage({ id: request.id, ok: true, result } satisfies Response, 'bytes' in result ? [result.bytes as ArrayBuffer] : []),
     (err: unknown) => parentPort!.postMessage({ id: request.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies Response),
   );
 });

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { compileContract, compileToPieces, writeGenerated } from '../../generator/generate.ts';
+import { compileContract, compileToPieces, writeGenerated, writeGeneratedShared } from '../../generator/generate.ts';
 import { emitAll } from '../../generator/emit/index.ts';
 import { loadContract, loadContractAsync, parseYamlFile } from '../../generator/load.ts';
 import type { Diagnostic } from '../../generator/source.ts';
@@ -39,6 +39,21 @@ describe('the compile on two threads', () => {
       const out = path.join(dir, 'generated');
       writeGenerated((await compileToPieces(contract)).files, out);
       for (const [file, text] of one) expect(readFileSync(path.join(out, file), 'utf8') === text, `${file} written differs from one thread's`).toBe(true);
+      // And as `svc generate` writes: the worker writes the files it encoded, this thread the rest.
+      const shared = path.join(dir, 'generated-shared');
+      const { files } = await compileToPieces(contract);
+      const writes = parallelStats.write;
+      const report = await writeGeneratedShared(files, shared);
+      expect(parallelStats.write).toBe(writes + 1);
+      expect(report.written).toEqual([...one.keys()]);
+      for (const [file, text] of one) expect(readFileSync(path.join(shared, file), 'utf8') === text, `${file} written on two threads differs`).toBe(true);
+      // Again over what it wrote, with one file edited and one stale generated file: both are seen.
+      writeFileSync(path.join(shared, 'docs/llms.txt'), 'edited');
+      writeFileSync(path.join(shared, 'stale.ts'), readFileSync(path.join(shared, 'routes.ts'), 'utf8'));
+      const again = await writeGeneratedShared((await compileToPieces(contract)).files, shared);
+      expect(again.written).toEqual(['docs/llms.txt']);
+      expect(again.unchanged).toBe(one.size - 1);
+      expect(again.removed).toEqual(['stale.ts']);
     } finally {
       cleanup();
     }
