@@ -37,8 +37,8 @@ export async function compileToPieces(contractDir: string): Promise<{ files: Map
 /**
  * compileToPieces, recording what it produced in the content-hash cache (cache.ts) under the key of
  * the inputs it read. Large files stay pieces (openapi.json's path items): hashed and written piece by
- * piece, never flattened into one string and encoded whole. The key is taken before and after: a contract edited while it compiled records
- * nothing (its output may mix both versions).
+ * piece, never flattened into one string and encoded whole. The key is taken before and after: a
+ * contract edited while it compiled records nothing (its output may mix both versions).
  */
 export async function compileAndRecord(contractDir: string): Promise<{ files: Map<string, GeneratedText>; model: Model }> {
   const before = inputsKey(contractDir);

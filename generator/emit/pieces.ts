@@ -4,7 +4,7 @@
 // costs a fault. Their emitters compose them from pieces (openapi-json.ts, types-units.ts), memoised in
 // a watcher; a piece keeps its UTF-8 bytes once encoded, an unchanged file is known by its pieces being
 // the same ones, and a changed file is written and hashed from the pieces' bytes (generate.ts,
-// cache.ts). The worker's files arrive as bytes it encoded (encodedText). compileContract's callers
+// cache.ts). The worker's files arrive as bytes it encoded (EncodedFile). compileContract's callers
 // see plain strings (textOf).
 import { createHash, type Hash } from 'node:crypto';
 
@@ -88,7 +88,7 @@ export class EncodedFile extends Pieces {
   }
 }
 
-/** What an emitter produces for one file: its text, or (a watcher's large files) its pieces. */
+/** What an emitter produces for one file: its text, or (large files, and the worker's bytes) its pieces. */
 export type GeneratedText = string | Pieces;
 
 /** Whether two generated texts are the same (pieces: piece by piece, without building the text). */
