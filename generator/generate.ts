@@ -205,10 +205,7 @@ export async function writeGeneratedShared(files: Map<string, GeneratedText>, ou
   const encoded = [...files].filter((entry): entry is [string, EncodedFile] => entry[1] instanceof EncodedFile);
   if (!parallel.workerStarted() || encoded.length < 2) return writeGenerated(files, outDir);
   const report: WriteReport = { written: [], unchanged: 0, removed: [], kept: [] };
-  const onWorker = parallel.writeOnWorker(path.resolve(outDir), encoded).then(
-    (done) => done,
-    () => null,
-  );
+  const onWorker = parallel.writeOnWorker(path.resolve(outDir), encoded).catch(() => null);
   const given = new Set(encoded.map(([rel]) => rel));
   writeFiles(
     [...files].filter(([rel]) => !given.has(rel)),

@@ -8,8 +8,8 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { EncodedFiles, ParseAnswer, Response, Unnumbered, WrittenFiles } from './protocol.ts';
-import { EncodedFile, type GeneratedText } from '../emit/pieces.ts';
+import { decodedFiles, encodedSets, type EncodedFiles, type ParseAnswer, type Response, type Unnumbered, type WrittenFiles } from './protocol.ts';
+import type { EncodedFile, GeneratedText } from '../emit/pieces.ts';
 
 /** Operations from which the emitters are shared with the worker; SVC_PARALLEL_MIN_OPERATIONS overrides (0: always; a huge number: never). */
 export function parallelMinOperations(): number {
@@ -77,9 +77,7 @@ export function parseOnWorker(files: { file: string; text: string }[]): Promise<
 
 /** The worker's share of the emitters (emitOnWorker in emit/index.ts), as generated files of the bytes it encoded. */
 export async function emitOnWorkerThread(model: unknown): Promise<Map<string, GeneratedText>> {
-  const { names, ends, bytes } = await ask<EncodedFiles>({ kind: 'emit', model });
-  const all = Buffer.from(bytes);
-  return new Map(names.map((name, i) => [name, new EncodedFile(all.subarray(i ? ends[i - 1] : 0, ends[i]))]));
+  return new Map(decodedFiles(await ask<EncodedFiles>({ kind: 'emit', model })));
 }
 
 /** Whether this process has started its worker (only a large contract's compile does). */
@@ -93,7 +91,5 @@ export const workerStarted = (): boolean => worker !== null;
  */
 export function writeOnWorker(outDir: string, encoded: [string, EncodedFile][]): Promise<WrittenFiles> {
   // The worker's files are views of the one buffer it answered with: send it and where each lies.
-  const buffers = [...new Set(encoded.map(([, file]) => file.bytes.buffer))];
-  const files = encoded.map(([name, file]) => ({ name, buffer: buffers.indexOf(file.bytes.buffer), start: file.bytes.byteOffset, end: file.bytes.byteOffset + file.bytes.length }));
-  return ask<WrittenFiles>({ kind: 'write', outDir, buffers: buffers as ArrayBuffer[], files });
+  return ask<WrittenFiles>({ kind: 'write', outDir, sets: encodedSets(encoded) });
 }

@@ -3,8 +3,8 @@
 // so the validators' memo works across the runs of one `svc generate --watch`.
 import { parentPort } from 'node:worker_threads';
 import type { Model } from '../model.ts';
-import { EncodedFile, textOf } from '../emit/pieces.ts';
-import type { EncodedFiles, ParseAnswer, Request, Response, Result } from './protocol.ts';
+import { textOf } from '../emit/pieces.ts';
+import { decodedFiles, type EncodedFiles, type ParseAnswer, type Request, type Response, type Result } from './protocol.ts';
 
 let loading: Promise<typeof import('../emit/worker-share.ts')> | null = null;
 const emitModules = () => (loading ??= import('../emit/worker-share.ts'));
@@ -19,9 +19,8 @@ async function answer(request: Request): Promise<Result> {
   }
   if (request.kind === 'write') {
     const { writeFiles } = await import('../generate.ts');
-    const files = request.files.map(({ name, buffer, start, end }): [string, EncodedFile] => [name, new EncodedFile(Buffer.from(request.buffers[buffer]!, start, end - start))]);
     const report = { written: [] as string[], unchanged: 0 };
-    writeFiles(files, request.outDir, report);
+    for (const set of request.sets) writeFiles(decodedFiles(set), request.outDir, report);
     return report;
   }
   const { emitWorkerShare } = await emitModules();
@@ -35,12 +34,16 @@ async function answer(request: Request): Promise<Result> {
  * operations) nor encodes them to write them.
  */
 function encoded(files: [string, string][]): EncodedFiles {
+  const starts: number[] = [];
   const ends: number[] = [];
   let total = 0;
-  for (const [, text] of files) ends.push((total += Buffer.byteLength(text, 'utf8')));
+  for (const [, text] of files) {
+    starts.push(total);
+    ends.push((total += Buffer.byteLength(text, 'utf8')));
+  }
   const bytes = Buffer.allocUnsafeSlow(total);
-  files.forEach(([, text], i) => bytes.write(text, i ? ends[i - 1]! : 0, 'utf8'));
-  return { names: files.map(([name]) => name), ends, bytes: bytes.buffer as ArrayBuffer };
+  files.forEach(([, text], i) => bytes.write(text, starts[i], 'utf8'));
+  return { names: files.map(([name]) => name), starts, ends, bytes: bytes.buffer as ArrayBuffer };
 }
 
 parentPort!.on('message', (request: Request) => {
