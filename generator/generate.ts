@@ -9,6 +9,7 @@ import { displayPath, loadContractAsync } from './load.ts';
 import { buildModel, type Model } from './model.ts';
 import { inputsKey, writeEntry } from './cache.ts';
 import { onForget, session } from './session.ts';
+import { withReads } from './stamped-read.ts';
 
 /** Contract directory -> every generated file (relative path -> content). Throws ContractError. */
 export async function compileContract(contractDir: string): Promise<Map<string, string>> {
@@ -41,10 +42,14 @@ export async function compileToPieces(contractDir: string): Promise<{ files: Map
  * contract edited while it compiled records nothing (its output may mix both versions).
  */
 export async function compileAndRecord(contractDir: string): Promise<{ files: Map<string, GeneratedText>; model: Model }> {
-  const before = inputsKey(contractDir);
-  const result = await compileToPieces(contractDir);
-  if (inputsKey(contractDir) === before) writeEntry(contractDir, before, result.files);
-  return result;
+  // One compile's reads by stamp (stamped-read.ts): the load reuses the bytes the key read, and the
+  // second key stats the files rather than reading and hashing them again.
+  return withReads(async () => {
+    const before = inputsKey(contractDir);
+    const result = await compileToPieces(contractDir);
+    if (inputsKey(contractDir) === before) writeEntry(contractDir, before, result.files);
+    return result;
+  });
 }
 
 /** Files under dir, relative, with forward slashes, sorted. */
