@@ -1,20 +1,15 @@
 // Every generated file, as relative path -> content. Emitters read only the model.
 import type { Model } from '../model.ts';
-import { emitContract } from './contract.ts';
-import { emitHandlers } from './handlers.ts';
-import { emitMcpTools } from './mcp-tools.ts';
 import { buildOpenApi } from './openapi.ts';
 import { byString } from './format.ts';
 import { asTexts, type GeneratedText } from './pieces.ts';
 import { openapiJson } from './openapi-json.ts';
-import { emitRoutes } from './routes.ts';
-import { emitChangelog } from './changelog.ts';
 import { publishDynamicTools } from './mcp-dynamic.ts';
 import { emitWorkerShare } from './worker-share.ts';
 import { emitOnWorkerThread, parallelMinOperations } from '../parallel/index.ts';
 import { session } from '../session.ts';
 
-/** What the main thread emits: the OpenAPI document and its types, routes, tools, handler interfaces, changelog. */
+/** What the main thread emits: the OpenAPI document and its types. */
 async function emitMainShare(model: Model): Promise<Map<string, GeneratedText>> {
   const files = new Map<string, GeneratedText>();
   const openapi = buildOpenApi(model);
@@ -23,11 +18,6 @@ async function emitMainShare(model: Model): Promise<Map<string, GeneratedText>> 
   // openapi-typescript and TypeScript load here, on first use (test/governance/compiler-build.test.ts).
   const { emitTypes } = await import('./types.ts');
   files.set('types.ts', await emitTypes(openapi));
-  files.set('contract.ts', emitContract(model));
-  files.set('routes.ts', emitRoutes(model));
-  files.set('mcp-tools.ts', emitMcpTools(model));
-  for (const [file, text] of emitHandlers(model)) files.set(file, text);
-  for (const [file, text] of emitChangelog(model)) files.set(file, text);
   return files;
 }
 
