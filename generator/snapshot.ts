@@ -1,6 +1,6 @@
 // Release snapshots: the compiled registry of one contract version as deterministic JSON.
 // `svc release` writes contract/releases/<version>.json; `svc diff` compares the contract with one.
-import { sortKeys } from './emit/format.ts';
+import { sortedForJson, sortKeys } from './emit/format.ts';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OperationDef, ServiceDef } from '../runtime/contract-types.ts';
@@ -53,7 +53,7 @@ export interface Side {
 }
 
 export function stableJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value), null, 2) + '\n';
+  return JSON.stringify(sortedForJson(value), null, 2) + '\n';
 }
 
 function collectEnums(node: unknown, prefix: string, out: Record<string, EnumFact>): void {

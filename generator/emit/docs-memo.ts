@@ -7,7 +7,7 @@ import type { McpToolDef } from '../../runtime/contract-types.ts';
 import { listBytes } from '../mcp-dynamic.ts';
 import { keptPieces } from './family-memo.ts';
 import type { GeneratedText } from './pieces.ts';
-import { generatedJson, sortKeys } from './format.ts';
+import { generatedJson, sortedForJson } from './format.ts';
 
 /**
  * listBytes of every tool, in a watcher, from each family's tools: the whole is one JSON document
@@ -33,7 +33,7 @@ const PLACEHOLDER = 'svc:entries';
  * element of that array (JSON.stringify indents by depth alone).
  */
 export function entryJson(entry: Record<string, unknown>): string {
-  return JSON.stringify(sortKeys(entry), null, 2).replaceAll('\n', '\n    ');
+  return JSON.stringify(sortedForJson(entry), null, 2).replaceAll('\n', '\n    ');
 }
 
 /** The text generatedJson({entries}) gives around its entries (the same on every call). */

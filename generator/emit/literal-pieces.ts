@@ -11,7 +11,7 @@
 // when it is first read (compared, hashed or written). A join would copy them here and the writer
 // copy the file's text once more.
 import type { FamilyModel, Model } from '../model.ts';
-import { sortKeys } from './format.ts';
+import { sortedForJson } from './format.ts';
 
 /**
  * model.families when model.operations is their operations one family after the other, so that a
@@ -35,7 +35,7 @@ export const SEPARATOR = ',\n  ';
  * between (values not empty, none undefined). One JSON.stringify, the lines not split.
  */
 export function elementsText(values: readonly unknown[]): string {
-  return JSON.stringify(values.map(sortKeys), null, 2).slice(4, -2);
+  return JSON.stringify(values.map(sortedForJson), null, 2).slice(4, -2);
 }
 
 /** texts.join(separator), as a rope. */

@@ -7,7 +7,7 @@
 // are the same (openapi.ts), and the model the same schema objects while their family and environment
 // are (model.ts). Nothing in the compiler changes a document object after it is built.
 import { identityMemo } from '../session.ts';
-import { GENERATED_NOTE, sortKeys } from './format.ts';
+import { GENERATED_NOTE, sortedForJson } from './format.ts';
 import { piece, Pieces, type GeneratedText, type Piece } from './pieces.ts';
 
 type Doc = Record<string, unknown>;
@@ -21,7 +21,7 @@ const SEPARATOR = piece(',\n');
 
 /** JSON.stringify(sortKeys(value), null, 2) as it reads `depth` levels down in the document. */
 function plain(value: unknown, depth: number): string {
-  const text = JSON.stringify(sortKeys(value), null, 2);
+  const text = JSON.stringify(sortedForJson(value), null, 2);
   // split and join, not replaceAll: V8's replaceAll answers a tree of concatenated strings that every
   // later copy walks again.
   return depth ? text.split('\n').join(`\n${pad(depth)}`) : text;
