@@ -1,6 +1,7 @@
 // A second thread for large contracts. On a contract of PARALLEL_MIN_OPERATIONS operations or more
-// (family files: PARALLEL_MIN_BYTES of YAML), `svc generate` parses half the YAML and runs half the
-// emitters (validators, docs and the registry: emit/worker-share.ts) on a worker thread while the main thread does the rest: the
+// (family files: PARALLEL_MIN_BYTES of YAML), `svc generate` parses half the YAML and runs about half
+// the emit work (emit/worker-share.ts: all but the OpenAPI document, its JSON and its types) on a
+// worker thread while the main thread does the rest: the
 // machines this runs on have two cores or more, and the compile is CPU work from end to end. Below
 // that, a thread costs more to start than it saves, and everything runs on the main thread as before.
 // The worker is started on first use, kept for the process (its memos serve --watch) and unref'd so

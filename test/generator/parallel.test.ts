@@ -1,5 +1,5 @@
 // A large contract's compile on two threads (generator/parallel/): the worker parses half the YAML and
-// runs the validators and docs emitters. Output, diagnostics and failures are those of one thread.
+// runs its share of the emitters (emit/worker-share.ts). Output, diagnostics and failures are those of one thread.
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
