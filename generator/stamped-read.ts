@@ -53,11 +53,6 @@ function entry(file: string): Known {
 
 const bytesOf = (e: Known, file: string): Buffer => (e.bytes ??= readFileSync(file));
 
-/** A file's bytes. */
-export function readBytes(file: string): Buffer {
-  return bytesOf(entry(file), file);
-}
-
 /** A file's text (UTF-8). Outside a watcher the file's bytes and text are not kept once it is read. */
 export function readText(file: string): string {
   const e = entry(file);
