@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Databases migrated once per run and copied by every test (test/support/prepared.ts).
+    globalSetup: ['test/support/global-setup.ts'],
     // Every handler result is checked against its operation's output schema (runtime/pipeline/executor.ts).
     env: { SVC_VALIDATE_RESPONSES: 'true' },
   },

@@ -59,6 +59,12 @@ export interface OpenConfig {
    * databaseUrl goes through a transaction pooler. Optional; checked at start.
    */
   directUrl?: string | null;
+  /**
+   * PGlite only: a data directory dumped by PGlite's dumpDataDir, loaded instead of running initdb
+   * (an empty directory only). Migrations still run when pending. Tests load one migrated snapshot
+   * (test/support/prepared.ts) rather than migrating every database from empty.
+   */
+  pgliteLoadDataDir?: Blob;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('runtime/data/migrations', PROJECT_ROOT));
@@ -105,13 +111,13 @@ function baselineWasm(): void {
 const postgresDriver = () => Promise.all([import('postgres'), import('drizzle-orm/postgres-js'), import('drizzle-orm/postgres-js/migrator')]);
 
 export async function openDatabase(config: OpenConfig): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10, config.directUrl ?? null) : openPglite(config.dataDir); // pool size: not a contract limit
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10, config.directUrl ?? null) : openPglite(config.dataDir, config.pgliteLoadDataDir); // pool size: not a contract limit
 }
 
 // ---------------------------------------------------------------------------------------------
 // PGlite
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
   const memory = dataDir === ':memory:' || dataDir.startsWith('memory://');
   const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await pgliteDriver();
   let lock: DataDirLock | null = null;
@@ -120,7 +126,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   }
   let client: PGlite;
   try {
-    client = await PGlite.create(memory ? 'memory://' : resolve(dataDir));
+    client = await PGlite.create(memory ? 'memory://' : resolve(dataDir), loadDataDir ? { loadDataDir } : {});
   } catch (err) {
     lock?.release();
     throw err;

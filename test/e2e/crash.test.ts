@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { openDatabase, type Database } from '../../runtime/data/client.ts';
 import { LEASE_SECONDS } from '../../runtime/pipeline/idempotency.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
+import { preparedDataDir } from '../support/prepared.ts';
 import { freePort, runSvc as run, serveSvc as serve, stopped } from '../support/process.ts';
 
 interface Attempt {
@@ -109,7 +110,7 @@ async function crashAndRecover(store: { env: Record<string, string>; open: () =>
 
 describe('kill -9 mid-load', () => {
   it('PGlite: every key ends in exactly one write, every acknowledged write is audited', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
+    const dataDir = await preparedDataDir(mkdtempSync(join(tmpdir(), 'svc-crash-')));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const env = { SVC_DATA_DIR: dataDir, DATABASE_URL: '', SVC_RATE_LIMIT_PER_MINUTE: '100000' };
     const result = await crashAndRecover({ env, open: () => openDatabase({ databaseUrl: null, dataDir }) });

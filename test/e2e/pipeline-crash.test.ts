@@ -12,6 +12,7 @@ import { openDatabase, type Database } from '../../runtime/data/client.ts';
 import { operations, pipelineRuns, pipelineSteps } from '../../runtime/data/schema.ts';
 import { newId } from '../../runtime/data/ids.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
+import { preparedDataDir } from '../support/prepared.ts';
 import { freePort, runSvc as run, serveSvc, stopped } from '../support/process.ts';
 
 const LEASE = 2;
@@ -124,7 +125,7 @@ async function crashMidRun(store: { env: Record<string, string>; open: () => Pro
 
 describe('kill -9 of the server mid-run', () => {
   it('PGlite: the restarted worker fails the interrupted run cleanly; no step runs twice', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-pipeline-crash-'));
+    const dataDir = await preparedDataDir(mkdtempSync(join(tmpdir(), 'svc-pipeline-crash-')));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const env = { SVC_DATA_DIR: dataDir, DATABASE_URL: '' };
     await crashMidRun({ env, open: () => openDatabase({ databaseUrl: null, dataDir }), keepOpen: false });

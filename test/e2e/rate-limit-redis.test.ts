@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPostgresDatabase } from '../support/db.ts';
+import { preparedDataDir } from '../support/prepared.ts';
 import { redisCredentialLimiter } from '../../runtime/http/headers/shared-rate-limit.ts';
 import { redisAnswers } from '../support/redis.ts';
 import { freePort, runSvc, serveSvc, stopped } from '../support/process.ts';
@@ -39,7 +40,7 @@ describe('rate limit shared through Redis', () => {
       cleanups.push(() => fresh.drop());
       envA = envB = { ...common, DATABASE_URL: fresh.url };
     } else {
-      const a = mkdtempSync(join(tmpdir(), 'svc-rl-a-'));
+      const a = await preparedDataDir(mkdtempSync(join(tmpdir(), 'svc-rl-a-')));
       const b = mkdtempSync(join(tmpdir(), 'svc-rl-b-'));
       cleanups.push(() => rmSync(a, { recursive: true, force: true }), () => rmSync(b, { recursive: true, force: true }));
       envA = { ...common, DATABASE_URL: '', SVC_DATA_DIR: a };

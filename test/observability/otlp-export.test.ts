@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, runSvc, serveSvc, stopped } from '../support/process.ts';
+import { preparedDataDir } from '../support/prepared.ts';
 
 interface OtlpSpan {
   traceId: string;
@@ -48,7 +49,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
   collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-  dataDir = mkdtempSync(join(tmpdir(), 'svc-otlp-'));
+  dataDir = await preparedDataDir(mkdtempSync(join(tmpdir(), 'svc-otlp-')));
   const env = { DATABASE_URL: '', SVC_DATA_DIR: dataDir };
   operatorKey = (JSON.parse((await runSvc(['seed', '--json'], env)).trim().split('\n').at(-1)!) as { operatorKey: string }).operatorKey;
   const port = await freePort();

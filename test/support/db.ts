@@ -1,26 +1,33 @@
 // A fresh, migrated database for one test file: in-memory PGlite, or, when DATABASE_URL is set, a
-// new PostgreSQL database (svc_test_<random>) created on that server and dropped by close().
+// new PostgreSQL database (svc_test_<random>) created on that server and dropped by close(). Both are
+// copies of a database migrated once per run (test/support/prepared.ts); `{ empty: true }` starts from
+// nothing and runs every migration, as a new deployment does.
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../../runtime/data/client.ts';
+import { pgliteSnapshot, postgresTemplate, withDatabase } from './prepared.ts';
 
 export function usingPostgres(): boolean {
   return Boolean(process.env.DATABASE_URL);
 }
 
-/** A new, empty PostgreSQL database on DATABASE_URL's server: its URL and how to drop it. */
-export async function freshPostgresDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+export interface FreshOptions {
+  /** An empty database, every migration applied by the runtime's own path (default: the prepared copy). */
+  empty?: boolean;
+}
+
+/** A new PostgreSQL database on DATABASE_URL's server (a copy of the migrated template unless empty): its URL and how to drop it. */
+export async function freshPostgresDatabase(url: string, options: FreshOptions = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  const template = options.empty ? null : await postgresTemplate(url);
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`CREATE DATABASE ${name}`);
+    await admin.unsafe(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   } finally {
     await admin.end({ timeout: 5 });
   }
-  const target = new URL(url);
-  target.pathname = `/${name}`;
   return {
-    url: target.toString(),
+    url: withDatabase(url, name),
     async drop() {
       const dropper = postgres(url, { max: 1, onnotice: () => {} });
       try {
@@ -32,11 +39,11 @@ export async function freshPostgresDatabase(url: string): Promise<{ url: string;
   };
 }
 
-export async function freshDatabase(): Promise<Database> {
+export async function freshDatabase(options: FreshOptions = {}): Promise<Database> {
   const url = process.env.DATABASE_URL;
-  if (!url) return openDatabase({ databaseUrl: null, dataDir: ':memory:' });
+  if (!url) return openDatabase({ databaseUrl: null, dataDir: ':memory:', pgliteLoadDataDir: options.empty ? undefined : await pgliteSnapshot() });
 
-  const fresh = await freshPostgresDatabase(url);
+  const fresh = await freshPostgresDatabase(url, options);
   const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '' });
   const close = database.close.bind(database);
   let closed = false;

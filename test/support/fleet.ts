@@ -192,7 +192,8 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
   try {
-    const fresh = await freshPostgresDatabase(process.env.DATABASE_URL!);
+    // Empty, not the prepared template: the fleet keeps the migration path through the pooler tested.
+    const fresh = await freshPostgresDatabase(process.env.DATABASE_URL!, { empty: true });
     cleanups.push(() => fresh.drop());
     const bouncer = await startPgBouncer(new URL(process.env.DATABASE_URL!));
     cleanups.push(() => bouncer.stop());
@@ -204,7 +205,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       ...(options.direct ? { DATABASE_DIRECT_URL: fresh.url } : {}),
       ...options.env,
     };
-    // The seed migrates through the pooler too (one transaction under a transaction advisory lock).
+    // The seed migrates through the pooler (one transaction under a transaction advisory lock).
     const seeded = JSON.parse((await runSvc(['seed', '--json'], env)).trim().split('\n').at(-1)!) as SeedOutput;
     const procs: FleetProcess[] = [];
     const serve = async () => {
