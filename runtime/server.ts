@@ -168,7 +168,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const worker: WebhookWorker | null =
       (options.webhookWorker ?? config.webhooksEnabled)
         ? startWebhookWorker({
-            db: database.db,
+            db: database.workers.db,
             onError: (err) => log(logLine('error', 'webhook_worker_failed', { error: errorSummary(err) })),
           })
         : null;
@@ -177,7 +177,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const pipelineWorker =
       config.workersEnabled && options.registry.pipelines && options.registry.pipelines.length > 0
         ? startPipelineWorker({
-            database,
+            database: database.workers,
             definitions: options.registry.pipelines,
             leaseSeconds: config.workerLeaseSeconds,
             baseUrl: config.baseUrl,
@@ -190,7 +190,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const { smtpUrl, smtpFrom } = config;
     const delivery = smtpUrl
       ? await import('./events/outbox.ts').then(({ mailSender, startDeliveryLoop }) =>
-          startDeliveryLoop(database, mailSender(smtpUrl, smtpFrom), { log: options.app?.log ?? stderrLog }),
+          startDeliveryLoop(database.workers, mailSender(smtpUrl, smtpFrom), { log: options.app?.log ?? stderrLog }),
         )
       : null;
     svc.readiness.setWorkers('ok');
