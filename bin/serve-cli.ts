@@ -95,7 +95,7 @@ export async function runSeed(argv: string[], registry?: Registry): Promise<numb
   }
   let database;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, role: 'seed' });
   } catch (err) {
     console.error(`svc seed: ${(err as Error).message}`);
     return 1;

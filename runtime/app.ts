@@ -154,7 +154,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
     settleDecision(c, principal, await shared.take(credentialKey(principal), units));
   }
   const failedAuth = new RateLimiter({ limit: service.limits.failedAuthPerMinute, windowSeconds: 60 });
-  const auditor = new Auditor(database, { log });
+  // Background work runs on the workers' pool (Database.workers): audit batches, the file worker, the sweeps.
+  const auditor = new Auditor(database.workers, { log });
   // With tracing on, validation, handlers and MCP calls get spans of their own (observability/app-hooks.ts).
   const createTracedExecutor = tracing ? (deps: PipelineDeps) => tracedExecutor(createExecutor(deps)) : createExecutor;
   const executor = createTracedExecutor({
@@ -326,7 +327,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
   const ownStore = !options.fileStore;
   const fileStore: FileStore = options.fileStore ?? fileStoreFor(config);
   mountFileRoutes(app, { database, store: fileStore, log, baseUrl: config.baseUrl, now: options.now, uploadTimeouts: options.uploadTimeouts });
-  const fileWorker = config.workersEnabled ? startFileWorker({ database, store: fileStore, log, baseUrl: config.baseUrl, intervalMs: options.workerIntervalMs, now: options.now }) : null;
+  const fileWorker = config.workersEnabled ? startFileWorker({ database: database.workers, store: fileStore, log, baseUrl: config.baseUrl, intervalMs: options.workerIntervalMs, now: options.now }) : null;
 
   app.notFound(notFoundHandler(registry.routes, config.baseUrl, rewriteRequestPath));
   app.onError((err, c) => {
@@ -339,8 +340,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
   // Expired idempotency records are swept every 10 minutes (lookups already ignore them), and audit
   // rows past SVC_AUDIT_RETENTION_DAYS (runtime/pipeline/audit-retention.ts).
   const sweep = setInterval(() => {
-    purgeExpiredIdempotency(database.db).catch((err: Error) => log(logLine('error', 'idempotency_sweep_failed', { error: errorSummary(err) })));
-    purgeExpiredAudit(database.db, config.auditRetentionDays).catch((err: Error) => log(logLine('error', 'audit_sweep_failed', { error: errorSummary(err) })));
+    purgeExpiredIdempotency(database.workers.db).catch((err: Error) => log(logLine('error', 'idempotency_sweep_failed', { error: errorSummary(err) })));
+    purgeExpiredAudit(database.workers.db, config.auditRetentionDays).catch((err: Error) => log(logLine('error', 'audit_sweep_failed', { error: errorSummary(err) })));
   }, 10 * 60_000);
   sweep.unref();
 

@@ -16,6 +16,7 @@ import type { Limits } from '../generated/contract.ts';
 import { startPipelineWorker, type Worker } from './events/workers.ts';
 import { startObservability, type Observability } from './observability/start.ts';
 import { LIVE_PATH, livenessResponse } from './observability/health.ts';
+import { startHorizonWatch } from './observability/horizon-watch.ts';
 
 /** What `svc seed --json` prints (demo/seed.ts). */
 export interface SeedCredentials {
@@ -168,7 +169,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const worker: WebhookWorker | null =
       (options.webhookWorker ?? config.webhooksEnabled)
         ? startWebhookWorker({
-            db: database.db,
+            db: database.workers.db,
             onError: (err) => log(logLine('error', 'webhook_worker_failed', { error: errorSummary(err) })),
           })
         : null;
@@ -177,7 +178,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const pipelineWorker =
       config.workersEnabled && options.registry.pipelines && options.registry.pipelines.length > 0
         ? startPipelineWorker({
-            database,
+            database: database.workers,
             definitions: options.registry.pipelines,
             leaseSeconds: config.workerLeaseSeconds,
             baseUrl: config.baseUrl,
@@ -190,9 +191,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const { smtpUrl, smtpFrom } = config;
     const delivery = smtpUrl
       ? await import('./events/outbox.ts').then(({ mailSender, startDeliveryLoop }) =>
-          startDeliveryLoop(database, mailSender(smtpUrl, smtpFrom), { log: options.app?.log ?? stderrLog }),
+          startDeliveryLoop(database.workers, mailSender(smtpUrl, smtpFrom), { log: options.app?.log ?? stderrLog }),
         )
       : null;
+    // Names the transaction that holds the events feed back (PostgreSQL: PGlite's one connection cannot be held).
+    const horizonWatch =
+      database.kind === 'postgres' ? startHorizonWatch({ database: database.workers, ...config.observability.horizon, log: options.app?.log ?? stderrLog }) : null;
     svc.readiness.setWorkers('ok');
     const httpServer = server!;
     const observed = observability;
@@ -218,6 +222,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           httpServer.close(() => resolve());
         });
         await delivery?.stop();
+        await horizonWatch?.stop();
         await worker?.stop();
         await stopHub();
         await running.close();

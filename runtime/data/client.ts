@@ -22,6 +22,7 @@ import { migrationsPending } from './migrations-pending.ts';
 import { migratePostgres } from './migrate-postgres.ts';
 import { unpipelined } from './unpipelined.ts';
 import { describeUrl, isSessionConnection, WatermarkPoller, type ListenOptions, type NotificationMode } from './notifications.ts';
+import { named, type ConnectionRole } from './application-name.ts';
 
 export type { ListenOptions, NotificationMode } from './notifications.ts';
 
@@ -44,6 +45,11 @@ export interface Database {
   notify(channel: string, payload: string): Promise<void>;
   /** How listen hears other processes, and a sentence for the start-up log. */
   notifications: { mode: NotificationMode; description: string };
+  /**
+   * The same database on the background workers' own pool (application_name role `workers`), so
+   * their work never queues behind requests; this very database on PGlite. Closed with it.
+   */
+  workers: Database;
   close(): Promise<void>;
 }
 
@@ -52,8 +58,12 @@ export interface OpenConfig {
   databaseUrl: string | null;
   /** PGlite data directory; ':memory:' for an in-memory database. */
   dataDir: string;
-  /** postgres.js pool size (default 10). */
+  /** postgres.js pool size of requests (default 10). */
   poolMax?: number;
+  /** postgres.js pool size of the background workers (default 3): `Database.workers`. */
+  workerPoolMax?: number;
+  /** What the main pool's connections are named for (application_name): `requests` (default), `seed` for svc seed. */
+  role?: Extract<ConnectionRole, 'requests' | 'seed'>;
   /**
    * DATABASE_DIRECT_URL: PostgreSQL itself (a session connection), for LISTEN and migrations when
    * databaseUrl goes through a transaction pooler. Optional; checked at start.
@@ -111,7 +121,9 @@ function baselineWasm(): void {
 const postgresDriver = () => Promise.all([import('postgres'), import('drizzle-orm/postgres-js'), import('drizzle-orm/postgres-js/migrator')]);
 
 export async function openDatabase(config: OpenConfig): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.poolMax ?? 10, config.directUrl ?? null) : openPglite(config.dataDir, config.pgliteLoadDataDir); // pool size: not a contract limit
+  if (!config.databaseUrl) return openPglite(config.dataDir, config.pgliteLoadDataDir);
+  // Pool sizes: not contract limits (docs/fleet.md counts the connections of a process).
+  return openPostgres(config.databaseUrl, { requests: config.poolMax ?? 10, workers: config.workerPoolMax ?? 3, role: config.role ?? 'requests' }, config.directUrl ?? null);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,7 +153,7 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
     throw err;
   }
   let closed = false;
-  return {
+  const database: Database = {
     db: db as unknown as Db,
     kind: 'pglite',
     transaction: (fn) => db.transaction((tx) => fn(tx as unknown as Db)),
@@ -158,6 +170,9 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
       await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
     notifications: { mode: 'in-process', description: 'notifications: PGlite, one process (LISTEN in process)' },
+    get workers() {
+      return database;
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -168,6 +183,7 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
       }
     },
   };
+  return database;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -187,50 +203,53 @@ const POOLED_CHECK_MS = 1000; // not a contract limit
  * no session SET, and LISTEN only on a connection proven to be a session one
  * (runtime/data/notifications.ts).
  */
-async function openPostgres(url: string, max: number, directUrl: string | null): Promise<Database> {
+async function openPostgres(url: string, pools: { requests: number; workers: number; role: ConnectionRole }, directUrl: string | null): Promise<Database> {
   const driver = await postgresDriver();
   const [{ default: postgres }, { drizzle: drizzlePostgres }] = driver;
-  const client = postgres(url, { max, prepare: false, onnotice: () => {} });
-  const db = drizzlePostgres({ client: unpipelined(client, max), schema });
+  const options = { prepare: false, onnotice: () => {} };
+  // One pool for requests, one for the background workers, each named (runtime/data/application-name.ts);
+  // postgres.js opens a pool's connections only when it first needs them.
+  const client = postgres(url, { max: pools.requests, ...options, ...named(pools.role) });
+  const workerClient = postgres(url, { max: pools.workers, ...options, ...named('workers') });
+  const db = drizzlePostgres({ client: unpipelined(client, pools.requests), schema });
+  const workersDb = drizzlePostgres({ client: unpipelined(workerClient, pools.workers), schema });
   const transaction = <T>(fn: (tx: Db) => Promise<T>): Promise<T> => db.transaction((tx) => fn(tx as unknown as Db));
   const execute = <R extends Row = Row>(query: SQL | string) => executeRows<R>(db as unknown as Db, query);
-  let direct: ReturnType<typeof postgres> | null = null;
+  /** The session connection LISTEN runs on (its own, named `listener`), when there is one. */
+  let listener: ReturnType<typeof postgres> | null = null;
   let poller: WatermarkPoller | null = null;
+  const endAll = () => Promise.all([client.end({ timeout: 5 }), workerClient.end({ timeout: 5 }), listener?.end({ timeout: 5 })]);
   try {
     let mode: NotificationMode;
     let description: string;
     if (directUrl) {
-      if (!(await isSessionConnection(postgres as never, directUrl, DIRECT_CHECK_MS))) {
+      if (!(await isSessionConnection(postgres as never, directUrl, DIRECT_CHECK_MS, named('listener')))) {
         throw new Error(
           `DATABASE_DIRECT_URL (${describeUrl(directUrl)}) is not a session connection: a LISTEN on it did not hear its own NOTIFY within ${DIRECT_CHECK_MS} ms, ` +
             'as happens through a transaction pooler. Point DATABASE_DIRECT_URL at PostgreSQL itself (not PgBouncer), or unset it to let the process poll instead.',
         );
       }
-      // A few connections: LISTEN takes one of its own, migrations one.
-      direct = postgres(directUrl, { max: 2, prepare: false, onnotice: () => {} });
+      listener = postgres(directUrl, { max: 1, ...options, ...named('listener') });
       mode = 'listen';
       description = `notifications: LISTEN on DATABASE_DIRECT_URL (${describeUrl(directUrl)}); requests on DATABASE_URL (${describeUrl(url)}), no prepared statements`;
-    } else if (await isSessionConnection(postgres as never, url, POOLED_CHECK_MS)) {
+    } else if (await isSessionConnection(postgres as never, url, POOLED_CHECK_MS, named('listener'))) {
+      listener = postgres(url, { max: 1, ...options, ...named('listener') });
       mode = 'listen+poll';
       description = `notifications: LISTEN on DATABASE_URL (${describeUrl(url)}, a session connection) and polling every 500 ms; behind a transaction pooler set DATABASE_DIRECT_URL`;
     } else {
       mode = 'poll';
       description = `notifications: DATABASE_URL (${describeUrl(url)}) is not a session connection (a transaction pooler?) and DATABASE_DIRECT_URL is unset: polling the database every 500 ms instead of LISTEN`;
     }
-    const migrating = direct ? drizzlePostgres({ client: direct, schema }) : db;
     // Up to date (every start but the first after a migration lands): two reads, no lock.
-    if (await migrationsPending((q) => executeRows(migrating as unknown as Db, q), MIGRATIONS_FOLDER)) {
-      await migratePostgres({ transaction: (fn) => migrating.transaction((tx) => fn(tx as unknown as Db)) }, MIGRATIONS_FOLDER);
-    } else await ensureCursorSecret(db as unknown as Db);
-    if (mode !== 'listen') poller = new WatermarkPoller(execute);
-    const listenOn = direct ?? (mode === 'listen+poll' ? client : null);
+    if (await migrationsPending((q) => execute(q), MIGRATIONS_FOLDER)) await migrateOn(postgres, drizzlePostgres, directUrl ?? url);
+    else await ensureCursorSecret(db as unknown as Db);
+    // The poller runs on the workers' pool: a saturated request pool must not delay what other processes committed.
+    if (mode !== 'listen') poller = new WatermarkPoller((q) => executeRows(workersDb as unknown as Db, q));
+    const listenOn = listener;
     const stopPoller = poller;
-    return {
-      db: db as unknown as Db,
-      kind: 'postgres',
-      transaction,
-      execute,
-      async listen(channel, fn, options) {
+    const shared = {
+      kind: 'postgres' as const,
+      async listen(channel: string, fn: (payload: string) => void, options?: ListenOptions) {
         checkChannel(channel);
         const stops: (() => Promise<void>)[] = [];
         if (listenOn) {
@@ -245,20 +264,56 @@ async function openPostgres(url: string, max: number, directUrl: string | null):
           for (const stop of stops) await stop();
         };
       },
-      async notify(channel, payload) {
+      async notify(channel: string, payload: string) {
         checkChannel(channel);
         await client.notify(channel, payload);
       },
       notifications: { mode, description },
+    };
+    const workers: Database = {
+      ...shared,
+      db: workersDb as unknown as Db,
+      transaction: (fn) => workersDb.transaction((tx) => fn(tx as unknown as Db)),
+      execute: (query) => executeRows(workersDb as unknown as Db, query),
+      get workers() {
+        return workers;
+      },
+      close: async () => undefined, // closed with the database
+    };
+    const database: Database = {
+      ...shared,
+      db: db as unknown as Db,
+      transaction,
+      execute,
+      workers,
       async close() {
         stopPoller?.stop();
-        await Promise.all([client.end({ timeout: 5 }), direct?.end({ timeout: 5 })]);
+        await endAll();
       },
     };
+    return database;
   } catch (err) {
     poller?.stop();
-    await Promise.all([client.end({ timeout: 5 }), direct?.end({ timeout: 5 })]);
+    await endAll();
     throw err;
+  }
+}
+
+/**
+ * Every pending migration in one transaction (runtime/data/migrate-postgres.ts), on a connection of its
+ * own named `migrate` (DATABASE_DIRECT_URL when set), closed when done.
+ */
+async function migrateOn(
+  postgres: Awaited<ReturnType<typeof postgresDriver>>[0]['default'],
+  drizzlePostgres: Awaited<ReturnType<typeof postgresDriver>>[1]['drizzle'],
+  url: string,
+): Promise<void> {
+  const migrator = postgres(url, { max: 1, prepare: false, onnotice: () => {}, ...named('migrate') });
+  try {
+    const migrating = drizzlePostgres({ client: migrator, schema });
+    await migratePostgres({ transaction: (fn) => migrating.transaction((tx) => fn(tx as unknown as Db)) }, MIGRATIONS_FOLDER);
+  } finally {
+    await migrator.end({ timeout: 5 });
   }
 }
 

@@ -118,10 +118,10 @@ type PostgresFactory = (url: string, options: Record<string, unknown>) => {
  * Whether `url` is a session connection: LISTEN on a random channel, NOTIFY it from another connection
  * of the same URL, and wait up to timeoutMs for it. PostgreSQL itself answers in milliseconds; through
  * a transaction pooler the listener's server connection is handed back after the LISTEN and nothing
- * is heard.
+ * is heard. `options` adds postgres.js options (the probe's application_name).
  */
-export async function isSessionConnection(postgres: PostgresFactory, url: string, timeoutMs: number): Promise<boolean> {
-  const probe = postgres(url, { max: 1, prepare: false, onnotice: () => {}, connect_timeout: Math.ceil(timeoutMs / 1000) + 5 });
+export async function isSessionConnection(postgres: PostgresFactory, url: string, timeoutMs: number, options: Record<string, unknown> = {}): Promise<boolean> {
+  const probe = postgres(url, { ...options, max: 1, prepare: false, onnotice: () => {}, connect_timeout: Math.ceil(timeoutMs / 1000) + 5 });
   const channel = `svc_probe_${randomBytes(6).toString('hex')}`;
   const token = randomBytes(8).toString('hex');
   try {

@@ -1,8 +1,10 @@
-// The database-wide gauges, read when Prometheus scrapes (never on the request path): three small
-// queries, each answered from an index (approvals_pending, webhook_deliveries_due, the events seq key).
+// The database-wide gauges, read when Prometheus scrapes (never on the request path): four small
+// queries, each answered from an index (approvals_pending, webhook_deliveries_due, the events seq key,
+// events_order for the feed's horizon, with pg_stat_activity and pg_prepared_xacts: horizon.ts).
 // Every process on one database reads the same values; dashboards take max() over the instances.
 import type { Database } from '../data/client.ts';
 import { FANOUT_SETTING } from '../events/webhooks/deliveries.ts';
+import { readHorizon, type HorizonReading } from './horizon.ts';
 
 export interface DatabaseGauges {
   /** Proposals waiting for a decision and not expired, by tier ("2", "3"). */
@@ -13,6 +15,8 @@ export interface DatabaseGauges {
   outboxLagSeconds: number;
   /** Events after the high-water mark, counted up to OUTBOX_COUNT_CAP. */
   outboxBacklog: number;
+  /** The events feed's lag behind what committed, and the age of what holds it back. */
+  horizon: HorizonReading;
 }
 
 /** The backlog is counted up to this many events (a count of millions would cost a scan each scrape). */
@@ -53,7 +57,9 @@ async function read(database: Database): Promise<DatabaseGauges> {
         where (txid, seq) > (coalesce((select p.txid from events p where p.seq = mark), 0), mark)
         order by txid, seq limit ${OUTBOX_COUNT_CAP}) waiting`,
   );
+  const horizon = await readHorizon(database);
   return {
+    horizon,
     approvalsPending,
     deliveries,
     outboxLagSeconds: outbox?.lag === null || outbox?.lag === undefined ? 0 : Math.max(0, Number(outbox.lag)),

@@ -10,9 +10,23 @@ import { inSpan, metrics } from './index.ts';
 /** Transactions of this process now (read by the svc_db_transactions gauge at scrape time). */
 export const dbStats = { active: 0, waiting: 0 };
 
-/** `database` with its transactions observed; the same object's queries, listeners and close otherwise. */
+/**
+ * `database` with its transactions observed, those of its workers' pool too (Database.workers); the
+ * same object's queries, listeners and close otherwise.
+ */
 export function observedDatabase(database: Database): Database {
-  const transaction = <T>(fn: (tx: Db) => Promise<T>): Promise<T> =>
+  const observed: Database = { ...database, transaction: observedTransaction(database) };
+  if (database.workers === database) observed.workers = observed;
+  else {
+    const workers: Database = { ...database.workers, transaction: observedTransaction(database.workers) };
+    workers.workers = workers;
+    observed.workers = workers;
+  }
+  return observed;
+}
+
+function observedTransaction(database: Database): Database['transaction'] {
+  return <T>(fn: (tx: Db) => Promise<T>): Promise<T> =>
     // A span only inside a traced request or delivery: the workers' polling starts no trace of its own.
     inSpan('db.transaction', { 'db.system': 'postgresql', 'db.operation.name': 'transaction' }, async () => {
       const asked = performance.now();
@@ -35,5 +49,4 @@ export function observedDatabase(database: Database): Database {
         else dbStats.waiting--;
       }
     }, true);
-  return { ...database, transaction };
 }

@@ -4,7 +4,7 @@
 // status classes, outcomes, event types, tiers and a few fixed words only.
 //
 // Counters and histograms move on the request path (a label lookup each, under a microsecond);
-// gauges that need a query (approvals pending, webhook backlog, outbox lag) are computed when
+// gauges that need a query (approvals pending, webhook backlog, outbox lag, the feed's horizon) are computed when
 // Prometheus scrapes, by database-gauges.ts, never on the request path.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { problemStatus, toProblemError } from '../problem-documents.ts';
@@ -152,6 +152,22 @@ export function processMetrics(info: { contractVersion: string; apiVersion: stri
   );
   const whenWebhooks = () => webhooksEnabled;
   databaseGauge('svc_events_outbox_lag_seconds', 'age of the oldest event not yet fanned out to webhook deliveries (0 when none waits); left out when webhooks are off.', [], (g) => [[{}, g.outboxLagSeconds]], whenWebhooks);
+  databaseGauge(
+    'svc_events_feed_lag_seconds',
+    'age of the oldest committed event the feed has not published yet, because an older transaction of the cluster is still running (0 when none waits).',
+    [],
+    (g) => [[{}, g.horizon.lagSeconds]],
+  );
+  databaseGauge('svc_events_feed_unpublished', 'committed events the feed has not published yet (counted up to 10000).', [], (g) => [[{}, g.horizon.unpublished]]);
+  databaseGauge(
+    'svc_events_horizon_holder_age_seconds',
+    "age of the oldest transaction with a transaction id anywhere in the cluster, which holds the events feed's horizon: kind session (pg_stat_activity) or prepared (pg_prepared_xacts); 0 when none.",
+    ['kind'],
+    (g) => [
+      [{ kind: 'session' }, g.horizon.oldestSeconds.session],
+      [{ kind: 'prepared' }, g.horizon.oldestSeconds.prepared],
+    ],
+  );
   databaseGauge('svc_events_outbox_backlog', 'events not yet fanned out to webhook deliveries (counted up to 10000); left out when webhooks are off.', [], (g) => [[{}, g.outboxBacklog]], whenWebhooks);
 
   const hooks: MetricsHooks = {

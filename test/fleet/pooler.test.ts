@@ -191,6 +191,36 @@ describe.skipIf(missing !== null)('a fleet behind PgBouncer with DATABASE_DIRECT
     await revocationReachesEveryProcess(fleet, fleet.seed.serviceKey, fleet.seed.serviceKeyId);
   }, 60_000);
 
+  it('every connection names its process and role (application_name), through PgBouncer too', async () => {
+    // PgBouncer 1.18 tracks application_name as a startup parameter and sets it on the server
+    // connection each transaction gets: pg_stat_activity, read on PostgreSQL itself, names the process
+    // whose transaction holds a connection. Requests and workers reach PostgreSQL only through the
+    // pooler (DATABASE_URL), the listener directly (DATABASE_DIRECT_URL). Server connections pass from
+    // client to client, so the names are gathered while every process serves and its workers poll.
+    const sql = direct(fleet);
+    const seen = new Set<string>();
+    const want = fleet.procs.flatMap((p) => ['requests', 'workers', 'listener'].map((role) => `${role}:${p.child.pid}`));
+    try {
+      await until(
+        async () => {
+          // Readiness reads the database on the request pool (and needs no credential, so no rate limit is spent).
+          await Promise.all(fleet.procs.map((p) => fetch(`${p.url}/v1/health`).then((r) => r.arrayBuffer())));
+          for (const r of await sql<{ name: string }[]>`select application_name as name from pg_stat_activity where datname = current_database()`) {
+            const m = /^svc:([a-z]+):[A-Za-z0-9.-]+:(\d+)$/.exec(r.name);
+            if (m) seen.add(`${m[1]}:${m[2]}`);
+          }
+          return want.every((w) => seen.has(w));
+        },
+        20_000,
+        "every process's requests, workers and listener connections named",
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; seen ${[...seen].join(', ')}, wanted ${want.join(', ')}`);
+      });
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  }, 60_000);
+
   it('the shared rate limit gives a credential its limit once across the three processes', async () => {
     // The window began at this credential's first request above; what is left of it is spent once.
     const first = await fetch(`${fleet.url}/v1/meta`, { headers: { authorization: `Bearer ${fleet.operatorKey}` } });

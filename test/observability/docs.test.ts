@@ -53,9 +53,10 @@ describe('the Grafana dashboard', () => {
       }
       for (const [, v] of expr.matchAll(/\$([a-z_]+)/g)) if (v !== '__rate_interval') expect(variables.has(v!), `${expr}: $${v}`).toBe(true);
     }
-    // The issue's starting set: request rate, errors, p50/p99 by operation, outbox lag, webhook backlog.
+    // The issue's starting set: request rate, errors, p50/p99 by operation, outbox lag, webhook backlog;
+    // issue 39's feed lag, unpublished events and the age of what holds the horizon.
     const all = exprs.join('\n');
-    for (const needed of ['rate(svc_requests_total', 'status_class="5xx"', 'histogram_quantile(0.5', 'histogram_quantile(0.99', 'svc_events_outbox_lag_seconds', 'svc_webhook_deliveries']) {
+    for (const needed of ['rate(svc_requests_total', 'status_class="5xx"', 'histogram_quantile(0.5', 'histogram_quantile(0.99', 'svc_events_outbox_lag_seconds', 'svc_webhook_deliveries', 'svc_events_feed_lag_seconds', 'svc_events_horizon_holder_age_seconds', 'svc_events_feed_unpublished']) {
       expect(all, needed).toContain(needed);
     }
   });

@@ -22,7 +22,7 @@ import { operationsById, service } from '../../generated/registry.ts';
 process.env.SVC_WEBHOOK_ALLOW_PRIVATE = 'true';
 
 const RATE_LIMIT = 120;
-const metricsOn = { metricsPort: 0, metricsHost: '127.0.0.1', metricsToken: null, tracing: false };
+const metricsOn = { ...observabilityConfigFrom({}, 8787), metricsPort: 0 };
 
 let s: TestServer;
 let receiver: { url: string; hits: number; close(): Promise<void> };
@@ -112,7 +112,10 @@ describe('the Prometheus text format reader refuses what the format forbids', ()
 
 describe('SVC_METRICS_PORT', () => {
   it('is off unless set, refuses the public port, binds loopback unless told', () => {
-    expect(observabilityConfigFrom({}, 8787)).toEqual({ metricsPort: null, metricsHost: '127.0.0.1', metricsToken: null, tracing: false });
+    expect(observabilityConfigFrom({}, 8787)).toEqual({ metricsPort: null, metricsHost: '127.0.0.1', metricsToken: null, tracing: false, horizon: { warnSeconds: 10, checkSeconds: 5 } });
+    expect(observabilityConfigFrom({ SVC_HORIZON_WARN_SECONDS: '0.5', SVC_HORIZON_CHECK_SECONDS: '2' }, 8787).horizon).toEqual({ warnSeconds: 0.5, checkSeconds: 2 });
+    for (const bad of ['0', '-1', 'ten']) expect(() => observabilityConfigFrom({ SVC_HORIZON_WARN_SECONDS: bad }, 8787)).toThrow(/SVC_HORIZON_WARN_SECONDS must be a number of seconds above 0/);
+    expect(() => observabilityConfigFrom({ SVC_HORIZON_CHECK_SECONDS: '0' }, 8787)).toThrow(/SVC_HORIZON_CHECK_SECONDS/);
     expect(() => observabilityConfigFrom({ SVC_METRICS_PORT: '8787' }, 8787)).toThrow(/must differ from PORT/);
     expect(() => observabilityConfigFrom({ SVC_METRICS_PORT: 'x' }, 8787)).toThrow(/port number/);
     expect(observabilityConfigFrom({ SVC_METRICS_PORT: '9464', SVC_METRICS_HOST: '0.0.0.0', SVC_METRICS_TOKEN: 't' }, 8787)).toMatchObject({ metricsPort: 9464, metricsHost: '0.0.0.0', metricsToken: 't' });
@@ -346,6 +349,7 @@ describe('metrics after a scripted mix of calls', () => {
       result: new Set(['success', 'failure', 'commit', 'rollback']),
       state: new Set(['active', 'waiting', 'pending', 'failed', 'dead']),
       tier: new Set(['2', '3']),
+      kind: new Set(['session', 'prepared']),
       contract_version: new Set([service.contractVersion]),
       api_version: new Set([service.apiVersion]),
     };
