@@ -170,6 +170,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         ? startWebhookWorker({
             db: database.db,
             onError: (err) => log(logLine('error', 'webhook_worker_failed', { error: errorSummary(err) })),
+            log,
           })
         : null;
     // One LISTEN on svc_events per process for every open event stream.

@@ -8,15 +8,21 @@
 // below it has ended, and every transaction that has not (or has not started) has an id at or above
 // it, so an event published later always sorts after one published now. The horizon is read in the
 // same statement (same snapshot) as the rows. Positions stay sequence numbers (cursors s, the
-// Last-Event-ID's event, the webhook high-water mark): a position resolves to its event's
-// (txid, seq) in the query; a position whose event is gone (retention) counts as (0, seq).
+// Last-Event-ID's event, the webhook high-water mark, an endpoint's start): a position resolves to
+// its event's (txid, seq) in the query.
+//
+// Retention (events/retention.ts) deletes only a prefix of the published order and records its last
+// (txid, seq), the purge boundary, in the settings row PURGED_THROUGH_SETTING. A position whose event
+// is gone was purged, so it lies at or before the boundary, and every event still kept lies after it:
+// such a position resolves to the boundary and resumes with exactly the events after it. Without a
+// boundary (nothing purged by this rule yet) a missing position counts as (0, seq), as before.
 //
 // Visibility (DESIGN.md, Visibility rules 1 and 4): a person signed in as an operator (OAuth) sees
 // the events of the clients in reach plus internal events (clientId null); every other caller (a
 // client admin, a bound or unbound API key) sees only client-bound events of its clients.
 import { and, asc, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../data/client.ts';
-import { events } from '../data/schema.ts';
+import { events, settings } from '../data/schema.ts';
 import type { Policy } from '../auth/policy.ts';
 import { startSeqPage, type PageInput } from '../data/paging.ts';
 import { notFound } from '../problem-error.ts';
@@ -67,12 +73,53 @@ export async function seqOfVisibleEvent(db: Db, policy: Policy, id: string): Pro
   return Number(row.seq);
 }
 
+/**
+ * Where a stream resumes after an event id (Last-Event-ID or after): the event's seq when the caller
+ * may see it. Any other id, once retention has purged something, may name a purged event: it resumes
+ * at the purge boundary (the seq of the last purged event, which resolves to the boundary), so the
+ * stream carries every kept event after it; the same answer for an id that never existed or that the
+ * caller may not see, so the answer tells nothing about other callers' events. Before any purge such an
+ * id is not_found.
+ */
+export async function resumeSeq(db: Db, policy: Policy, id: string): Promise<number> {
+  const [row] = await db.select({ seq: events.seq, clientId: events.clientId }).from(events).where(eq(events.id, id));
+  if (row && canSeeEvent(policy, row)) return Number(row.seq);
+  const boundary = await purgedThrough(db);
+  if (boundary) return boundary.seq;
+  throw notFound('Event');
+}
+
 /** Published: written by a transaction below the visibility horizon (every one below it has ended). */
 export const published: SQL = sql`${events.txid} < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint`;
 
-/** Events after a position (an event's seq; 0: the start) in the published order. */
+/** The settings row holding the purge boundary, `txid:seq` (the last event retention deleted). */
+export const PURGED_THROUGH_SETTING = 'events_purged_through';
+
+export interface Position {
+  txid: number;
+  seq: number;
+}
+
+/** The purge boundary, or null when retention has deleted nothing by the prefix rule yet. */
+export async function purgedThrough(db: Db): Promise<Position | null> {
+  const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, PURGED_THROUGH_SETTING));
+  if (!row) return null;
+  const [txid, seq] = row.value.split(':').map(Number);
+  return { txid: txid!, seq: seq! };
+}
+
+/** A position (a seq) resolved: its event's (txid, seq); gone: the purge boundary, else (0, seq). */
+export function resolvePosition(seq: number, event: Position | undefined, boundary: Position | null): Position {
+  return event ?? boundary ?? { txid: 0, seq };
+}
+
+/** Events after a position (an event's seq; 0: the start) in the published order (resolved as resolvePosition does). */
 export function afterPosition(afterSeq: number): SQL {
-  return sql`(${events.txid}, ${events.seq}) > (coalesce((select p.txid from events p where p.seq = ${afterSeq}), 0), ${afterSeq}::bigint)`;
+  const boundary = sql`(select s.value from settings s where s.key = ${PURGED_THROUGH_SETTING})`;
+  const kept = sql`exists (select 1 from events p where p.seq = ${afterSeq})`;
+  return sql`(${events.txid}, ${events.seq}) > (
+    coalesce((select p.txid from events p where p.seq = ${afterSeq}), split_part(${boundary}, ':', 1)::bigint, 0),
+    case when ${kept} then ${afterSeq}::bigint else coalesce(split_part(${boundary}, ':', 2)::bigint, ${afterSeq}::bigint) end)`;
 }
 
 /** Published events after a position, in the published order (txid, seq). */
