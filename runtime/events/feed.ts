@@ -13,9 +13,10 @@
 //
 // Retention (events/retention.ts) deletes only a prefix of the published order and records its last
 // (txid, seq), the purge boundary, in the settings row PURGED_THROUGH_SETTING. A position whose event
-// is gone was purged, so it lies at or before the boundary, and every event still kept lies after it:
-// such a position resolves to the boundary and resumes with exactly the events after it. Without a
-// boundary (nothing purged by this rule yet) a missing position counts as (0, seq), as before.
+// is gone was purged, so it lay at or before the boundary and every kept event lies after it: it
+// counts as (0, seq), which every kept event follows (each has a txid above 0), so it resumes with
+// exactly the kept events after it, none again (the former purge, which deleted every old event, left
+// kept events before a purged position and handed them out again).
 //
 // Visibility (DESIGN.md, Visibility rules 1 and 4): a person signed in as an operator (OAuth) sees
 // the events of the clients in reach plus internal events (clientId null); every other caller (a
@@ -76,10 +77,9 @@ export async function seqOfVisibleEvent(db: Db, policy: Policy, id: string): Pro
 /**
  * Where a stream resumes after an event id (Last-Event-ID or after): the event's seq when the caller
  * may see it. Any other id, once retention has purged something, may name a purged event: it resumes
- * at the purge boundary (the seq of the last purged event, which resolves to the boundary), so the
- * stream carries every kept event after it; the same answer for an id that never existed or that the
- * caller may not see, so the answer tells nothing about other callers' events. Before any purge such an
- * id is not_found.
+ * at the purge boundary (the seq of the last purged event, gone too), so the stream carries every kept
+ * event; the same answer for an id that never existed or that the caller may not see, so the answer
+ * tells nothing about other callers' events. Before any purge such an id is not_found.
  */
 export async function resumeSeq(db: Db, policy: Policy, id: string): Promise<number> {
   const [row] = await db.select({ seq: events.seq, clientId: events.clientId }).from(events).where(eq(events.id, id));
@@ -95,31 +95,17 @@ export const published: SQL = sql`${events.txid} < (pg_snapshot_xmin(pg_current_
 /** The settings row holding the purge boundary, `txid:seq` (the last event retention deleted). */
 export const PURGED_THROUGH_SETTING = 'events_purged_through';
 
-export interface Position {
-  txid: number;
-  seq: number;
-}
-
-/** The purge boundary, or null when retention has deleted nothing by the prefix rule yet. */
-export async function purgedThrough(db: Db): Promise<Position | null> {
+/** The purge boundary (txid, seq), or null when retention has deleted nothing by the prefix rule yet. */
+export async function purgedThrough(db: Db): Promise<{ txid: number; seq: number } | null> {
   const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, PURGED_THROUGH_SETTING));
   if (!row) return null;
   const [txid, seq] = row.value.split(':').map(Number);
   return { txid: txid!, seq: seq! };
 }
 
-/** A position (a seq) resolved: its event's (txid, seq); gone: the purge boundary, else (0, seq). */
-export function resolvePosition(seq: number, event: Position | undefined, boundary: Position | null): Position {
-  return event ?? boundary ?? { txid: 0, seq };
-}
-
-/** Events after a position (an event's seq; 0: the start) in the published order (resolved as resolvePosition does). */
+/** Events after a position (an event's seq; 0: the start) in the published order; a purged one counts as (0, seq). */
 export function afterPosition(afterSeq: number): SQL {
-  const boundary = sql`(select s.value from settings s where s.key = ${PURGED_THROUGH_SETTING})`;
-  const kept = sql`exists (select 1 from events p where p.seq = ${afterSeq})`;
-  return sql`(${events.txid}, ${events.seq}) > (
-    coalesce((select p.txid from events p where p.seq = ${afterSeq}), split_part(${boundary}, ':', 1)::bigint, 0),
-    case when ${kept} then ${afterSeq}::bigint else coalesce(split_part(${boundary}, ':', 2)::bigint, ${afterSeq}::bigint) end)`;
+  return sql`(${events.txid}, ${events.seq}) > (coalesce((select p.txid from events p where p.seq = ${afterSeq}), 0), ${afterSeq}::bigint)`;
 }
 
 /** Published events after a position, in the published order (txid, seq). */

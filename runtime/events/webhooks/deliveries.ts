@@ -8,7 +8,7 @@ import type { Principal } from '../../handler-types.ts';
 import { newId } from '../../data/ids.ts';
 import { Policy } from '../../auth/policy.ts';
 import { openSecret } from '../../auth/secret-fields.ts';
-import { afterPosition, published, purgedThrough, resolvePosition, toFeedEvent, type Position } from '../feed.ts';
+import { afterPosition, published, toFeedEvent } from '../feed.ts';
 import { purgeEventsBefore } from '../retention.ts';
 import { MIGRATIONS_FOLDER } from '../../data/client.ts';
 import { assertSchemaKnown } from '../../data/migrations-pending.ts';
@@ -131,18 +131,17 @@ export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
   });
 }
 
-/** Each start position (a seq) resolved as feed.ts resolvePosition does: its event, else the purge boundary, else (0, seq). */
-async function startPositions(db: Db, seqs: number[]): Promise<Map<number, Position>> {
-  const wanted = [...new Set(seqs)];
-  const rows = wanted.length === 0 ? [] : await db.select({ seq: events.seq, txid: events.txid }).from(events).where(inArray(events.seq, wanted));
-  const kept = new Map(rows.map((r) => [Number(r.seq), { txid: Number(r.txid), seq: Number(r.seq) }]));
-  const boundary = kept.size < wanted.length ? await purgedThrough(db) : null;
-  return new Map(wanted.map((seq) => [seq, resolvePosition(seq, kept.get(seq), boundary)]));
+/** The (txid, seq) of each start position (a seq; absent or purged: txid 0, exact under the prefix purge, events/feed.ts). */
+async function startPositions(db: Db, seqs: number[]): Promise<Map<number, number>> {
+  const wanted = [...new Set(seqs.filter((s) => s > 0))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.select({ seq: events.seq, txid: events.txid }).from(events).where(inArray(events.seq, wanted));
+  return new Map(rows.map((r) => [Number(r.seq), Number(r.txid)]));
 }
 
-function afterStart(e: { txid: number; seq: number }, startSeq: number, starts: Map<number, Position>): boolean {
-  const start = starts.get(startSeq) ?? { txid: 0, seq: startSeq };
-  return e.txid > start.txid || (e.txid === start.txid && e.seq > start.seq);
+function afterStart(e: { txid: number; seq: number }, startSeq: number, starts: Map<number, number>): boolean {
+  const txid = starts.get(startSeq) ?? 0;
+  return e.txid > txid || (e.txid === txid && e.seq > startSeq);
 }
 
 /** Claims up to `limit` due deliveries for this worker (FOR UPDATE SKIP LOCKED, then a lease). */
