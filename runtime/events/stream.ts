@@ -8,8 +8,8 @@
 //
 // Backpressure: the stream holds at most BUFFER_BYTES queued (a byte-length queuing strategy) plus one
 // page; a page is read only while the consumer has room (desiredSize > 0), and the stream's pull
-// resumes reading when the socket drains. A reader that stays full for longer than the hub's stallMs
-// (SVC_EVENT_STREAM_STALL_SECONDS) is cut off: the connection is destroyed (runtime/stream-cutoff.ts),
+// resumes reading when the socket drains. A reader that stays full and takes nothing for longer than
+// the hub's stallMs (SVC_EVENT_STREAM_STALL_SECONDS) is cut off (a slow reader that takes some is not): the connection is destroyed (runtime/stream-cutoff.ts),
 // and it reconnects after the `retry:` hint it got first, resuming by Last-Event-ID.
 //
 // The principal is rebuilt from the database on the same beat, and at once whenever a credential or
@@ -182,8 +182,10 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
   let closed = false;
   let pumping: Promise<void> | null = null;
   let again = false;
-  /** Since when the consumer has had no room (null: it has room). */
+  /** Since when the consumer has had no room and taken nothing (null: it has room). */
   let fullSince: number | null = null;
+  /** Queued bytes at the last check: while full nothing is enqueued, so fewer means the reader took some. */
+  let queuedBefore = 0;
   const timers: ReturnType<typeof setInterval>[] = [];
   let wake: (() => void) | null = null;
   let checkNow: (() => void) | null = null;
@@ -200,7 +202,10 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
       close();
       return;
     }
-    if (!room()) fullSince ??= Date.now();
+    if (!room() && fullSince === null) {
+      fullSince = Date.now();
+      queuedBefore = bytes();
+    }
   };
   function close(): void {
     if (closed) return;
@@ -216,9 +221,13 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
       // already closed or cancelled
     }
   }
-  /** A reader full for longer than stallMs: end the stream and its connection (it resumes by Last-Event-ID). */
+  /** A reader full and taking nothing for longer than stallMs: end the stream and its connection (it resumes by Last-Event-ID). */
   function cutOffIfStalled(): void {
-    if (closed || fullSince === null || Date.now() - fullSince <= stallMs) return;
+    if (closed || fullSince === null) return;
+    const now = bytes();
+    if (now < queuedBefore) fullSince = Date.now(); // slow, but reading: the stall clock starts again
+    queuedBefore = now;
+    if (Date.now() - fullSince <= stallMs) return;
     close();
     cut.abort();
   }

@@ -2,7 +2,8 @@
 // while thousands of large events exist, and never reads. The stream reads a page only while its
 // consumer has room, so what the server queues for it (streamBufferedBytes, the streams' queues) stays
 // near BUFFER_BYTES and a page, far below the events' size; the reader stays full, and after the stall
-// bound (SVC_EVENT_STREAM_STALL_SECONDS, 1 s here) the server cuts the connection off. Read afterwards,
+// bound (SVC_EVENT_STREAM_STALL_SECONDS, 2 s here; a reader that takes something in each such
+// window is never cut, however slow) the server cuts the connection off. Read afterwards,
 // that socket holds a prefix of the events and the `retry:` hint it got first; a normal reader resuming
 // by the last complete event's id gets the rest: every event once, in order. PGlite and PostgreSQL.
 import { connect, type Socket } from 'node:net';
@@ -22,7 +23,7 @@ let s: TestServer;
 let e0: EmittedEvent;
 let expected: string[];
 beforeAll(async () => {
-  s = await startTestServer({ eventStreamStallSeconds: 1 });
+  s = await startTestServer({ eventStreamStallSeconds: 2 });
   e0 = await s.database.transaction(async (tx) => {
     const sink: EmittedEvent[] = [];
     await createEmitter({ db: tx, actor: null, eventTypes: service.eventTypes, sink })('task.created', { clientId: s.credentials.clientId, subjectId: 'tsk_backpressure0' }, {});
@@ -85,7 +86,7 @@ describe('SSE backpressure (issue 39)', () => {
     socket.on('data', (d: string) => (text += d));
     socket.on('error', () => undefined);
     socket.resume();
-    for (let i = 0; i < 200 && !closed; i++) await sleep(25);
+    for (let i = 0; i < 400 && !closed; i++) await sleep(25);
     expect(closed, 'the server ended the connection').toBe(true);
     const got = framesOf(text);
     expect(got.retryFirst).toBe(true);
@@ -105,4 +106,34 @@ describe('SSE backpressure (issue 39)', () => {
       rest.close();
     }
   }, 120_000);
+
+  it('a slow reader (slower than the server sends, but reading) is never cut off, and its buffer stays bounded', async () => {
+    const port = Number(new URL(s.url).port);
+    const socket: Socket = connect({ host: '127.0.0.1', port });
+    socket.pause();
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    socket.write(`GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${s.credentials.operatorKey}\r\nAccept: text/event-stream\r\nLast-Event-ID: ${e0.id}\r\n\r\n`);
+    let taken = 0;
+    let max = 0;
+    try {
+      for (let i = 0; i < 250 && openStreamCount() === 0; i++) await sleep(20);
+      const until = Date.now() + 6_000; // three stall bounds
+      while (Date.now() < until) {
+        // What one socket read holds (64 KiB) every 50 ms, about 1.3 MB/s: far slower than the server
+        // could send, fast enough that it sees its socket drain (the kernel's buffers on loopback hold
+        // megabytes: a reader must drain them within the stall bound to be seen reading at all).
+        const chunk = socket.read() as Buffer | null;
+        taken += chunk?.length ?? 0;
+        max = Math.max(max, streamBufferedBytes());
+        await sleep(50);
+        expect(openStreamCount(), 'still open').toBe(1);
+      }
+      expect(taken).toBeGreaterThan(0);
+      expect(max, 'the server had more to send than the reader took').toBeGreaterThan(32 * 1024);
+      expect(max).toBeLessThanOrEqual(BOUND);
+    } finally {
+      socket.destroy();
+    }
+    for (let i = 0; i < 100 && openStreamCount() > 0; i++) await sleep(20);
+  }, 60_000);
 });
