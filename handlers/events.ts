@@ -2,7 +2,7 @@
 // Visibility through runtime/events/feed.ts: an OAuth operator sees its clients' and internal events;
 // client admins and every API key only their clients' events.
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { eventsAfter, seqOfVisibleEvent, startFeedPage, toFeedEvent, type FeedEvent } from '../runtime/events/feed.ts';
+import { eventsAfter, resumeSeq, seqOfVisibleEvent, startFeedPage, toFeedEvent, type FeedEvent } from '../runtime/events/feed.ts';
 import { openEventStream } from '../runtime/events/stream.ts';
 import { cutPage } from '../runtime/data/paging.ts';
 import { operationsById, service } from '../generated/registry.ts';
@@ -25,11 +25,14 @@ async function list(input: EventsListInput, ctx: HandlerContext): Promise<Page<F
   return cutPage(rows, page.pageSize, toFeedEvent, (last) => page.cursorFor(Number(last.seq)));
 }
 
-/** The SSE body (the REST layer sends a ReadableStream as text/event-stream). Last-Event-ID arrives as `after`. */
+/**
+ * The SSE body (the REST layer sends a ReadableStream as text/event-stream). Last-Event-ID arrives as
+ * `after`; one whose event retention purged resumes after the purge boundary (feed.ts resumeSeq).
+ */
 async function stream(input: EventsStreamInput, ctx: HandlerContext): Promise<EventsStreamOutput> {
   const { types, clientId, after } = input;
   if (clientId !== undefined) ctx.policy.assertClientInScope(clientId);
-  const afterSeq = after !== undefined ? await seqOfVisibleEvent(ctx.db, ctx.policy, after) : null;
+  const afterSeq = after !== undefined ? await resumeSeq(ctx.db, ctx.policy, after) : null;
   const body = await openEventStream({
     db: ctx.db,
     principal: ctx.principal,

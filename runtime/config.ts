@@ -43,6 +43,8 @@ export interface Config {
   validateResponses: boolean;
   /** Background workers (pipeline runs, file scan, extraction, upload purge) in this process (SVC_WORKERS, default on). */
   workersEnabled: boolean;
+  /** Seconds an event stream may stay full (its reader not reading) before it is cut off (SVC_EVENT_STREAM_STALL_SECONDS, default 30). */
+  eventStreamStallSeconds: number;
   /** Seconds a worker's claim on a run lasts without a heartbeat before another worker takes it over (SVC_WORKER_LEASE_SECONDS, default 30). */
   workerLeaseSeconds: number;
   /** S3-compatible file storage (SVC_S3_BUCKET and the standard AWS variables); null: the local data directory. */
@@ -143,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpFrom: env.SVC_SMTP_FROM || 'no-reply@svc.example',
     secretKey: env.SVC_SECRET_KEY ? parseSecretKey(env.SVC_SECRET_KEY) : null,
     workersEnabled: flag(env.SVC_WORKERS, true),
+    eventStreamStallSeconds: positiveInteger('SVC_EVENT_STREAM_STALL_SECONDS', env.SVC_EVENT_STREAM_STALL_SECONDS) ?? 30, // not a contract limit
     workerLeaseSeconds: positiveInteger('SVC_WORKER_LEASE_SECONDS', env.SVC_WORKER_LEASE_SECONDS) ?? 30, // not a contract limit
     s3: s3ConfigFrom(env),
     observability: observabilityConfigFrom(env, port),

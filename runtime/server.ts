@@ -171,10 +171,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         ? startWebhookWorker({
             db: database.workers.db,
             onError: (err) => log(logLine('error', 'webhook_worker_failed', { error: errorSummary(err) })),
+            log,
           })
         : null;
     // One LISTEN on svc_events per process for every open event stream.
-    const stopHub = await startEventHub(database);
+    const stopHub = await startEventHub(database, { stallMs: config.eventStreamStallSeconds * 1000 });
     const pipelineWorker =
       config.workersEnabled && options.registry.pipelines && options.registry.pipelines.length > 0
         ? startPipelineWorker({

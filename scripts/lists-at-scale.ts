@@ -550,7 +550,7 @@ async function seedAtScale(raw: Sql, N: number, creds: Creds, registry: Registry
     say(`  ${table.padEnd(20)} ${String(res.count).padStart(9)} rows  ${((performance.now() - t) / 1000).toFixed(1).padStart(6)} s`);
   }
   // The fan-out has caught up with the seeded history (a `svc serve` must not turn it into deliveries).
-  await raw.unsafe(`insert into settings (key, value) select 'webhooks_fanout_seq', coalesce(max(seq), 0)::text from events
+  await raw.unsafe(`insert into settings (key, value) select 'webhooks_fanout_position', coalesce(max(seq), 0)::text from events
                     on conflict (key) do update set value = excluded.value`);
   const t = performance.now();
   await raw.unsafe('vacuum (analyze)');

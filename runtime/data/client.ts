@@ -18,7 +18,7 @@ import * as schema from './schema.ts';
 import type { Db, Row, Schema } from './db-types.ts';
 import { ensureCursorSecret } from './cursor-secret.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
-import { migrationsPending } from './migrations-pending.ts';
+import { assertNotNewer, migrationsPending } from './migrations-pending.ts';
 import { migratePostgres } from './migrate-postgres.ts';
 import { unpipelined } from './unpipelined.ts';
 import { describeUrl, isSessionConnection, WatermarkPoller, type ListenOptions, type NotificationMode } from './notifications.ts';
@@ -145,7 +145,12 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
   }
   const db = drizzlePglite({ client, schema });
   try {
-    if (await migrationsPending((q) => executeRows(db as unknown as Db, q), MIGRATIONS_FOLDER)) await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    // A database migrated by a newer build is refused (SchemaNewerError), before and after migrating.
+    const execute = (q: SQL) => executeRows(db as unknown as Db, q);
+    if (await migrationsPending(execute, MIGRATIONS_FOLDER)) {
+      await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+      await assertNotNewer(execute, MIGRATIONS_FOLDER);
+    }
     await ensureCursorSecret(db as unknown as Db);
   } catch (err) {
     await client.close().catch(() => {});
@@ -240,9 +245,13 @@ async function openPostgres(url: string, pools: { requests: number; workers: num
       mode = 'poll';
       description = `notifications: DATABASE_URL (${describeUrl(url)}) is not a session connection (a transaction pooler?) and DATABASE_DIRECT_URL is unset: polling the database every 500 ms instead of LISTEN`;
     }
-    // Up to date (every start but the first after a migration lands): two reads, no lock.
-    if (await migrationsPending((q) => execute(q), MIGRATIONS_FOLDER)) await migrateOn(postgres, drizzlePostgres, directUrl ?? url);
-    else await ensureCursorSecret(db as unknown as Db);
+    // Up to date (every start but the first after a migration lands): two reads, no lock. A database
+    // migrated by a newer build is refused (SchemaNewerError), before and after migrating (another
+    // process may have migrated further while this one waited for the lock).
+    if (await migrationsPending((q) => execute(q), MIGRATIONS_FOLDER)) {
+      await migrateOn(postgres, drizzlePostgres, directUrl ?? url);
+      await assertNotNewer((q) => execute(q), MIGRATIONS_FOLDER);
+    } else await ensureCursorSecret(db as unknown as Db);
     // The poller runs on the workers' pool: a saturated request pool must not delay what other processes committed.
     if (mode !== 'listen') poller = new WatermarkPoller((q) => executeRows(workersDb as unknown as Db, q));
     const listenOn = listener;

@@ -6,6 +6,12 @@
 // Framing: `retry: 5000` first; one message per event (`id:` event id, `event:` type, `data:` the
 // Event as JSON); a `: keep-alive` comment every limits.eventStreamKeepAliveSeconds.
 //
+// Backpressure: the stream holds at most BUFFER_BYTES queued (a byte-length queuing strategy) plus one
+// page; a page is read only while the consumer has room (desiredSize > 0), and the stream's pull
+// resumes reading when the socket drains. A reader that stays full and takes nothing for longer than
+// the hub's stallMs (SVC_EVENT_STREAM_STALL_SECONDS) is cut off (a slow reader that takes some is not): the connection is destroyed (runtime/stream-cutoff.ts),
+// and it reconnects after the `retry:` hint it got first, resuming by Last-Event-ID.
+//
 // The principal is rebuilt from the database on the same beat, and at once whenever a credential or
 // membership changes anywhere (the hub also listens on the key-change channel, which keys.rotate /
 // keys.revoke, memberships.revoke and oauth_grants.revoke notify at commit). The stream ends when the
@@ -25,11 +31,15 @@ import { Policy } from '../auth/policy.ts';
 import { ProblemError } from '../problem-error.ts';
 import { limits } from '../../generated/contract.ts';
 import { metrics } from '../observability/index.ts';
+import { cutOffWith } from '../stream-cutoff.ts';
 
 const KEEP_ALIVE_MS = limits.eventStreamKeepAliveSeconds * 1000;
 const POLL_MS = 500; // not a contract limit: the fallback when a NOTIFY is missed
 const RETRY_MS = 5000; // not a contract limit: the SSE retry hint
-const BATCH = 200; // not a contract limit: rows per read
+const BATCH = 100; // not a contract limit: rows per read
+const BUFFER_BYTES = 64 * 1024; // not a contract limit: bytes a stream queues before it stops reading
+/** How long a stream may stay full before it is cut off, unless the hub says otherwise. Not a contract limit. */
+export const DEFAULT_STALL_MS = 30_000;
 const MAX_TIMER_MS = 2_147_483_647; // not a contract limit: the largest setTimeout delay
 
 // ------------------------------------------------------------------------------------------------
@@ -40,11 +50,13 @@ interface Hub {
   subscribers: Set<() => void>;
   /** Woken on every committed credential or membership change (re-check the principal). */
   rechecks: Set<() => void>;
+  /** How long a stream of this hub may stay full (its reader not reading) before it is cut off. */
+  stallMs: number;
   stop(): Promise<void>;
 }
 const hubs = new WeakMap<Db, Hub>();
 
-export async function startEventHub(database: Database): Promise<() => Promise<void>> {
+export async function startEventHub(database: Database, options: { stallMs?: number } = {}): Promise<() => Promise<void>> {
   const subscribers = new Set<() => void>();
   const rechecks = new Set<() => void>();
   // Behind a pooler without DATABASE_DIRECT_URL these poll (runtime/data/notifications.ts); each stream
@@ -67,7 +79,7 @@ export async function startEventHub(database: Database): Promise<() => Promise<v
     await unlisten();
     await unlistenKeys();
   };
-  const hub: Hub = { subscribers, rechecks, stop };
+  const hub: Hub = { subscribers, rechecks, stallMs: options.stallMs ?? DEFAULT_STALL_MS, stop };
   hubs.set(database.db, hub);
   return async () => {
     if (hubs.get(database.db) === hub) hubs.delete(database.db);
@@ -84,6 +96,16 @@ const openStreams = new Map<string, number>();
 export function openStreamCount(): number {
   let n = 0;
   for (const count of openStreams.values()) n += count;
+  return n;
+}
+
+/** Each open stream's queued bytes, read on demand. */
+const queued = new Set<() => number>();
+
+/** Bytes queued in this process's open streams, not yet taken by their sockets. */
+export function streamBufferedBytes(): number {
+  let n = 0;
+  for (const bytes of queued) n += bytes();
   return n;
 }
 
@@ -153,16 +175,24 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
   const release = takeStreamSlot(options.principal.credentialId);
   const encoder = new TextEncoder();
   const { db, filters } = options;
+  const stallMs = hubs.get(db)?.stallMs ?? DEFAULT_STALL_MS;
   let principal = options.principal;
   let policy = new Policy(principal);
   let cursor = options.afterSeq ?? (await lastSeq(db));
   let closed = false;
   let pumping: Promise<void> | null = null;
   let again = false;
+  /** Since when the consumer has had no room and taken nothing (null: it has room). */
+  let fullSince: number | null = null;
+  /** Queued bytes at the last check: while full nothing is enqueued, so fewer means the reader took some. */
+  let queuedBefore = 0;
   const timers: ReturnType<typeof setInterval>[] = [];
   let wake: (() => void) | null = null;
   let checkNow: (() => void) | null = null;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const cut = new AbortController();
+  const bytes = () => (closed ? 0 : Math.max(0, BUFFER_BYTES - (controller.desiredSize ?? BUFFER_BYTES)));
+  const room = () => !closed && (controller.desiredSize ?? 0) > 0;
 
   const write = (text: string) => {
     if (closed) return;
@@ -170,11 +200,17 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
       controller.enqueue(encoder.encode(text));
     } catch {
       close();
+      return;
+    }
+    if (!room() && fullSince === null) {
+      fullSince = Date.now();
+      queuedBefore = bytes();
     }
   };
   function close(): void {
     if (closed) return;
     closed = true;
+    queued.delete(bytes);
     for (const t of timers) clearInterval(t);
     if (wake) hubs.get(db)?.subscribers.delete(wake);
     if (checkNow) hubs.get(db)?.rechecks.delete(checkNow);
@@ -185,8 +221,19 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
       // already closed or cancelled
     }
   }
+  /** A reader full and taking nothing for longer than stallMs: end the stream and its connection (it resumes by Last-Event-ID). */
+  function cutOffIfStalled(): void {
+    if (closed || fullSince === null) return;
+    const now = bytes();
+    if (now < queuedBefore) fullSince = Date.now(); // slow, but reading: the stall clock starts again
+    queuedBefore = now;
+    if (Date.now() - fullSince <= stallMs) return;
+    close();
+    cut.abort();
+  }
   async function drain(): Promise<void> {
-    for (;;) {
+    // One page at a time, and only while the consumer has room: at most BUFFER_BYTES and a page queued.
+    while (room()) {
       const rows = await eventsAfter(db, policy, filters, cursor, BATCH);
       for (const row of rows) {
         if (closed) return;
@@ -213,54 +260,70 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
       });
   }
 
-  return new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-      write(`retry: ${RETRY_MS}\n\n`);
-      wake = pump;
-      hubs.get(db)?.subscribers.add(wake);
-      timers.push(setInterval(pump, POLL_MS));
-      // One re-check at a time; a change announced during one runs another after it.
-      let checking: Promise<void> | null = null;
-      let recheckAgain = false;
-      checkNow = () => {
-        if (closed) return;
-        if (checking) {
-          recheckAgain = true;
-          return;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+        queued.add(bytes);
+        write(`retry: ${RETRY_MS}\n\n`);
+        wake = pump;
+        hubs.get(db)?.subscribers.add(wake);
+        timers.push(
+          setInterval(() => {
+            cutOffIfStalled();
+            pump();
+          }, POLL_MS),
+        );
+        // One re-check at a time; a change announced during one runs another after it.
+        let checking: Promise<void> | null = null;
+        let recheckAgain = false;
+        checkNow = () => {
+          if (closed) return;
+          if (checking) {
+            recheckAgain = true;
+            return;
+          }
+          checking = recheck(db, principal, options.rules, options.scope)
+            .then((now) => {
+              if (!now) return close();
+              principal = now;
+              policy = new Policy(now);
+            })
+            .catch(() => undefined)
+            .finally(() => {
+              checking = null;
+              if (recheckAgain) {
+                recheckAgain = false;
+                checkNow?.();
+              }
+            });
+        };
+        hubs.get(db)?.rechecks.add(checkNow);
+        timers.push(
+          setInterval(() => {
+            if (room()) write(': keep-alive\n\n');
+            checkNow?.();
+          }, KEEP_ALIVE_MS),
+        );
+        if (options.expiresAt) {
+          // The token's end: the stream ends with it (the timer is cleared with the others on close).
+          const left = Math.min(Math.max(0, options.expiresAt.getTime() - Date.now()), MAX_TIMER_MS);
+          timers.push(setTimeout(close, left) as unknown as ReturnType<typeof setInterval>);
         }
-        checking = recheck(db, principal, options.rules, options.scope)
-          .then((now) => {
-            if (!now) return close();
-            principal = now;
-            policy = new Policy(now);
-          })
-          .catch(() => undefined)
-          .finally(() => {
-            checking = null;
-            if (recheckAgain) {
-              recheckAgain = false;
-              checkNow?.();
-            }
-          });
-      };
-      hubs.get(db)?.rechecks.add(checkNow);
-      timers.push(
-        setInterval(() => {
-          write(': keep-alive\n\n');
-          checkNow?.();
-        }, KEEP_ALIVE_MS),
-      );
-      if (options.expiresAt) {
-        // The token's end: the stream ends with it (the timer is cleared with the others on close).
-        const left = Math.min(Math.max(0, options.expiresAt.getTime() - Date.now()), MAX_TIMER_MS);
-        timers.push(setTimeout(close, left) as unknown as ReturnType<typeof setInterval>);
-      }
-      for (const t of timers) (t as { unref?: () => void }).unref?.();
-      pump();
+        for (const t of timers) (t as { unref?: () => void }).unref?.();
+        pump();
+      },
+      // The consumer took what was queued and has room again: read on.
+      pull() {
+        if (fullSince === null) return; // not stopped for room: the pump is running or waiting for events
+        fullSince = null;
+        pump();
+      },
+      cancel() {
+        close();
+      },
     },
-    cancel() {
-      close();
-    },
-  });
+    { highWaterMark: BUFFER_BYTES, size: (chunk) => chunk.byteLength },
+  );
+  return cutOffWith(stream, cut.signal);
 }

@@ -22,6 +22,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
+  isJSONRPCRequest,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -476,13 +477,16 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
 
   /**
    * The direct path, when the SDK would have nothing to add: a single tools/call request (no batch,
-   * no params._meta, already taken out by takeToolCalls) with the Accept and Content-Type the
-   * transport requires and a protocol version it supports. Anything else goes through the SDK.
+   * no params._meta, already taken out by takeToolCalls) that the SDK's own JSON-RPC request schema
+   * accepts (strict: no unknown member, no result or error beside method), with the Accept and
+   * Content-Type the transport requires and a protocol version it supports. Anything else goes
+   * through the SDK, which answers (or refuses) it itself.
    */
   function directCall(c: Context<any>, parsed: unknown, calls: readonly TakenCall[]): ((mode: McpMode, principal: Principal) => Promise<Response>) | null {
     if (calls.length !== 1 || Array.isArray(parsed)) return null;
     const message = parsed as Record<string, unknown>;
     if (message.method !== 'tools/call' || (message.params as Record<string, unknown>)._meta !== undefined) return null;
+    if (!isJSONRPCRequest(message)) return null;
     const accept = c.req.header('accept');
     if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return null;
     const contentType = c.req.header('content-type')?.trim().toLowerCase();

@@ -15,7 +15,7 @@ let idp: TestIdp;
 beforeAll(async () => {
   idp = await startIdp();
   // No webhook worker: woken by the proposals' events, its first fan-out writes its high-water mark
-  // (settings.webhooks_fanout_seq) whenever it runs, possibly between the two dumps. A dry run that
+  // (settings.webhooks_fanout_position) whenever it runs, possibly between the two dumps. A dry run that
   // leaked an event would still show, in the events table itself.
   s = await startTestServer({ oauthIssuer: idp.issuer, oauthJwksUrl: idp.jwksUrl, webhookWorker: false });
 }, 60_000);

@@ -9,6 +9,9 @@ import { newId } from '../../data/ids.ts';
 import { Policy } from '../../auth/policy.ts';
 import { openSecret } from '../../auth/secret-fields.ts';
 import { afterPosition, published, toFeedEvent } from '../feed.ts';
+import { purgeEventsBefore } from '../retention.ts';
+import { MIGRATIONS_FOLDER } from '../../data/client.ts';
+import { assertSchemaKnown } from '../../data/migrations-pending.ts';
 import { limits } from '../../../generated/contract.ts';
 import { signatureHeaders } from './signing.ts';
 import { webhookUrlProblem } from './ssrf.ts';
@@ -24,8 +27,14 @@ export const ATTEMPT_TIMEOUT_MS = limits.webhookAttemptTimeoutSeconds * 1000;
 export const RETENTION_MS = limits.eventRetentionDays * 86_400_000;
 /** How long a claim holds a row: longer than one attempt's timeout. Not a contract limit. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS * 3;
-/** The settings row holding the fan-out's high-water mark (also read by the outbox gauges, observability/database-gauges.ts). */
-export const FANOUT_SETTING = 'webhooks_fanout_seq';
+/**
+ * The settings row holding the fan-out's high-water mark (also read by the outbox gauges,
+ * observability/database-gauges.ts). Migration 0017 moved it off LEGACY_FANOUT_SETTING, which
+ * processes from before it still move (docs/decisions.md, mixed versions).
+ */
+export const FANOUT_SETTING = 'webhooks_fanout_position';
+/** The mark of builds before migration 0017; this build neither reads nor writes it. */
+export const LEGACY_FANOUT_SETTING = 'webhooks_fanout_seq';
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -78,11 +87,18 @@ export async function endpointMaySee(db: Db, endpoint: EndpointRow, event: { cli
 /**
  * Turns new outbox events into pending deliveries, once: the high-water mark is a settings row
  * locked FOR UPDATE, and (endpoint, event) is unique. Returns how many deliveries were created.
+ * Throws SchemaNewerError (and creates nothing) once a newer build has migrated the database: read in
+ * the statement that locks the mark, so no fan-out of this build follows a migration it does not know.
  */
 export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
   return db.transaction(async (tx) => {
     await tx.insert(settings).values({ key: FANOUT_SETTING, value: '0' }).onConflictDoNothing({ target: settings.key });
-    const [mark] = await tx.select().from(settings).where(eq(settings.key, FANOUT_SETTING)).for('update');
+    const [mark] = await tx
+      .select({ value: settings.value, schema: sql<string | null>`(select max(created_at) from drizzle.__drizzle_migrations)` })
+      .from(settings)
+      .where(eq(settings.key, FANOUT_SETTING))
+      .for('update');
+    assertSchemaKnown(mark!.schema === null ? null : Number(mark!.schema), MIGRATIONS_FOLDER);
     const after = Number(mark!.value);
     // The published order (runtime/events/feed.ts): a fan-out never passes an event that commits later.
     const rows = await tx.select().from(events).where(and(published, afterPosition(after))).orderBy(asc(events.txid), asc(events.seq)).limit(batch);
@@ -115,7 +131,7 @@ export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
   });
 }
 
-/** The (txid, seq) of each start position (a seq; absent or gone: txid 0). */
+/** The (txid, seq) of each start position (a seq; absent or purged: txid 0, exact under the prefix purge, events/feed.ts). */
 async function startPositions(db: Db, seqs: number[]): Promise<Map<number, number>> {
   const wanted = [...new Set(seqs.filter((s) => s > 0))];
   if (wanted.length === 0) return new Map();
@@ -236,12 +252,15 @@ export async function deliverOne(db: Db, delivery: DeliveryRow, now: Date): Prom
   return recordAttempt(db, delivery, outcome, now, true);
 }
 
-/** Deletes events, deliveries and attempts older than limits.eventRetentionDays. */
+/**
+ * Deletes events, deliveries and attempts older than limits.eventRetentionDays. Events go as a prefix
+ * of the published order, in bounded steps, recording the purge boundary (events/retention.ts).
+ */
 export async function purgeExpired(db: Db, now: Date): Promise<{ events: number; deliveries: number }> {
   const before = new Date(now.getTime() - RETENTION_MS);
   const old = db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(lt(webhookDeliveries.createdAt, before));
   await db.delete(webhookAttempts).where(inArray(webhookAttempts.deliveryId, old));
   const d = await db.delete(webhookDeliveries).where(lt(webhookDeliveries.createdAt, before)).returning({ id: webhookDeliveries.id });
-  const e = await db.delete(events).where(lt(events.occurredAt, before)).returning({ id: events.id });
-  return { events: e.length, deliveries: d.length };
+  const e = await purgeEventsBefore(db, before);
+  return { events: e, deliveries: d.length };
 }

@@ -1,8 +1,11 @@
 // The webhook worker of one process: every poll it fans new outbox events out into deliveries, then
 // claims due deliveries (FOR UPDATE SKIP LOCKED plus a lease) and sends them; once an hour it purges
 // what is older than the retention. Single-flight: a tick never overlaps the previous one. Any number
-// of processes may run it on one PostgreSQL database.
+// of processes may run it on one PostgreSQL database. Once a newer build has migrated the database
+// the fan-out stops for good in this process (said once in the log); sending what is due goes on.
 import type { Db } from '../../data/client.ts';
+import { SchemaNewerError } from '../../data/migrations-pending.ts';
+import { logLine } from '../../observability/log.ts';
 import { claimDue, deliverOne, fanOut, purgeExpired } from './deliveries.ts';
 
 export interface WebhookWorkerOptions {
@@ -14,6 +17,8 @@ export interface WebhookWorkerOptions {
   /** Deliveries sent concurrently per tick. */
   batch?: number;
   onError?: (err: unknown) => void;
+  /** Where the worker says that it stopped fanning out (one JSON line). */
+  log?: (line: string) => void;
 }
 
 export interface WebhookWorker {
@@ -29,17 +34,29 @@ export function startWebhookWorker(options: WebhookWorkerOptions, autostart = tr
   let running: Promise<number> | null = null;
   let stopped = false;
   let lastPurge = 0;
+  let fanOutStopped = false;
+
+  async function fan(): Promise<void> {
+    if (fanOutStopped) return;
+    try {
+      await fanOut(options.db, now());
+    } catch (err) {
+      if (!(err instanceof SchemaNewerError)) throw err;
+      fanOutStopped = true;
+      options.log?.(logLine('error', 'webhook_fanout_stopped', { reason: err.message, appliedMigration: err.applied, knownMigration: err.known }));
+    }
+  }
 
   async function tick(): Promise<number> {
     let attempts = 0;
-    await fanOut(options.db, now());
+    await fan();
     for (;;) {
       if (stopped) break;
       const claimed = await claimDue(options.db, now(), batch);
       if (claimed.length === 0) break;
       await Promise.all(claimed.map((d) => deliverOne(options.db, d, now()).catch((err) => options.onError?.(err))));
       attempts += claimed.length;
-      await fanOut(options.db, now());
+      await fan();
     }
     if (Date.now() - lastPurge > 3_600_000) { // not a contract limit: the sweep interval
       lastPurge = Date.now();

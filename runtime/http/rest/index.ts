@@ -16,6 +16,8 @@ import { ProblemError } from '../../problem-error.ts';
 import { controlsOf, gatherInput } from './input.ts';
 import { problemResponse, requestPath } from './problem-response.ts';
 import { metrics } from '../../observability/index.ts';
+import { cutOffSignal } from '../../stream-cutoff.ts';
+import type { IncomingMessage } from 'node:http';
 
 
 export interface RestDeps {
@@ -38,12 +40,23 @@ function withDeprecation(res: Response, op: OperationDef): Response {
   return res;
 }
 
+/** A body its producer may cut off (runtime/stream-cutoff.ts): the connection is destroyed when it says so. */
+function cutOffOnAbort(body: ReadableStream, c: Context<AppEnv> | undefined): void {
+  const signal = cutOffSignal(body);
+  const socket = (c?.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;
+  if (!signal || !socket) return;
+  const destroy = () => socket.destroy();
+  if (signal.aborted) destroy();
+  else signal.addEventListener('abort', destroy, { once: true });
+}
+
 export function renderResult(result: CallResult, op: OperationDef, c?: Context<AppEnv>): Response {
   if (result.body instanceof Response) {
     for (const [k, v] of Object.entries(result.headers)) result.body.headers.set(k, v);
     return withDeprecation(result.body, op);
   }
   if (result.body instanceof ReadableStream) {
+    cutOffOnAbort(result.body, c);
     const headers = new Headers(result.headers);
     if (!headers.has('content-type')) headers.set('Content-Type', op.stream === 'sse' ? 'text/event-stream' : 'application/octet-stream');
     return withDeprecation(new Response(result.body, { status: result.status, headers }), op);
