@@ -23,7 +23,7 @@ import { FANOUT_SETTING } from '../../runtime/events/webhooks/deliveries.ts';
 import { service } from '../../generated/registry.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { usingPostgres } from '../support/db.ts';
-import { canRunOwnPostgres, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.ts';
+import { privatePostgresMissing, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts';
 import { legacyProcess, LEGACY_MARK, type LegacyProcess } from '../support/legacy-reader.ts';
 
 process.env.SVC_WEBHOOK_ALLOW_PRIVATE = 'true';
@@ -39,10 +39,11 @@ async function waitFor<T>(fn: () => T | undefined | false | Promise<T | undefine
   }
 }
 
-const run = usingPostgres() && canRunOwnPostgres() ? describe : describe.skip;
+const run = usingPostgres() && privatePostgresMissing() === null ? describe : describe.skip;
 
 run('mixed versions: a process from before 0016 beside this build (issue 39)', () => {
-  let pg: OwnPostgres;
+  let pg: PrivatePostgres;
+  let url: string;
   let s: TestServer;
   let old: LegacyProcess;
   let receiver: Server;
@@ -50,10 +51,11 @@ run('mixed versions: a process from before 0016 beside this build (issue 39)', (
   const received: string[] = [];
 
   beforeAll(async () => {
-    pg = await startOwnPostgres();
-    const database = await openDatabase({ databaseUrl: pg.url, dataDir: '' });
+    pg = await startPrivatePostgres();
+    url = await pg.createDatabase('svc');
+    const database = await openDatabase({ databaseUrl: url, dataDir: '' });
     s = await startTestServer({ database });
-    old = legacyProcess(pg.url);
+    old = legacyProcess(url);
     receiver = createServer((req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c));
@@ -129,13 +131,20 @@ run('mixed versions: a process from before 0016 beside this build (issue 39)', (
   }, 30_000);
 
   it('migration 0017 starts this build at the mark the old build had reached', async () => {
-    // The database as a build of 0016 left it: no 0017 row, no new mark, the old mark at 42.
-    const db = s.database.db;
+    // The database as a build of 0016 left it: no 0017 row, no new mark, the old mark at 42; and no
+    // process of this build running (its fan-out would make the new mark again before 0017 runs).
+    await old.close();
+    await s.close();
+    old = undefined as never;
+    s = undefined as never;
+    const database = await openDatabase({ databaseUrl: url, dataDir: '' });
+    const db = database.db;
     await db.delete(settings).where(eq(settings.key, FANOUT_SETTING));
     await db.insert(settings).values({ key: LEGACY_MARK, value: '42' }).onConflictDoUpdate({ target: settings.key, set: { value: '42' } });
-    await s.database.execute(`delete from drizzle.__drizzle_migrations where created_at = (select max(created_at) from drizzle.__drizzle_migrations)`);
+    await database.execute(`delete from drizzle.__drizzle_migrations where created_at = (select max(created_at) from drizzle.__drizzle_migrations)`);
+    await database.close();
     // A process of this build starts: it applies 0017.
-    const again = await openDatabase({ databaseUrl: pg.url, dataDir: '' });
+    const again = await openDatabase({ databaseUrl: url, dataDir: '' });
     try {
       const rows = await again.db.select().from(settings).where(and(eq(settings.key, FANOUT_SETTING)));
       expect(rows.map((r) => r.value)).toEqual(['42']);

@@ -116,7 +116,8 @@ describe('SSE backpressure (issue 39)', () => {
     let taken = 0;
     let max = 0;
     try {
-      for (let i = 0; i < 250 && openStreamCount() === 0; i++) await sleep(20);
+      for (let i = 0; i < 1500 && openStreamCount() === 0; i++) await sleep(20);
+      expect(openStreamCount(), 'the stream opened').toBe(1);
       const until = Date.now() + 6_000; // three stall bounds
       while (Date.now() < until) {
         // What one socket read holds (64 KiB) every 50 ms, about 1.3 MB/s: far slower than the server
