@@ -15,8 +15,10 @@ const WORKERS = Number(process.env.SVC_TEST_WORKERS ?? 3);
 
 const shared = {
   // Generator tests compile the whole contract (and run tsx/redocly-free); runtime tests start servers.
-  testTimeout: 60_000,
-  hookTimeout: 60_000,
+  // Twice what a file alone needs at most: parallel files share the two cores, and a hook that opens
+  // several databases waits its turn for the CPU.
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
   pool: 'forks' as const,
   // Every handler result is checked against its operation's output schema (runtime/pipeline/executor.ts).
   env: { SVC_VALIDATE_RESPONSES: 'true' },

@@ -84,7 +84,9 @@ if (steps) {
   out.push('   test passes:');
   for (const [path, r] of loaded) {
     if (!r) {
-      out.push(`   ${path}: no timings`);
+      // A pass that did not finish (stopped, or vitest never started) counts as a failure.
+      out.push(`   ${path}: no timings (the pass did not finish)`);
+      failed += 1;
       continue;
     }
     const t = r.totals;
