@@ -8,6 +8,7 @@ import LongestFirst from './test/support/sequencer.ts';
 // running, so that no time bound in those files competes with another file for the two cores.
 const pass = (process.env.SVC_TEST_PASS ?? 'all') as Pass;
 if (!['all', 'postgres', 'node24'].includes(pass)) throw new Error(`SVC_TEST_PASS=${pass}: expected all, postgres or node24`);
+if (pass === 'postgres' && !process.env.DATABASE_URL) throw new Error('the PostgreSQL pass (npm run test:db) needs DATABASE_URL: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run test:db');
 const files = passFiles(pass);
 const serial = serialFiles(Boolean(process.env.DATABASE_URL));
 // Measured on the 2-core machines (docs/testing.md); SVC_TEST_WORKERS overrides it.
