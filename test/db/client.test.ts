@@ -99,7 +99,8 @@ describe(`database (${driver})`, () => {
   });
 });
 
-describe('PGlite data directory lock', () => {
+// PGlite only, whatever DATABASE_URL says: run where it is unset (the PGlite pass), not again on PostgreSQL.
+describe.skipIf(usingPostgres())('PGlite data directory lock', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-lock-'));
