@@ -28,6 +28,7 @@ export const SERIAL: Record<string, string> = {
   'test/e2e/events-skip.test.ts': 'PostgreSQL: many writers hold transactions open for random times (holds the events horizon)',
   'test/observability/health.test.ts': 'an HAProxy process and two servers; readiness flips seen through its checks',
   'test/governance/watch.test.ts': 'asserts the cache entry is recorded within 1.5 s of a quiet contract (the watcher waits 1 s)',
+  'test/e2e/events-stream-backpressure.test.ts': 'asserts a stalled reader is cut off after its stall bound and a slow one is not',
 };
 
 /**
@@ -44,6 +45,8 @@ export const SERIAL_ON_POSTGRES: Record<string, string> = {
   'test/e2e/events-feed.test.ts': 'reads the feed right after writing: exact lists per principal',
   'test/e2e/webhooks.test.ts': 'counts deliveries exactly; an endpoint starts at the last published event',
   'test/observability/metrics.test.ts': 'runs the webhook fan-out once and expects exactly the events just written',
+  'test/e2e/events-retention.test.ts': 'reads the feed, the stream and the fan-out right after writing and purging: exact lists',
+  'test/observability/horizon.test.ts': 'holds the horizon of a private cluster on purpose and waits on the watch’s beat',
 };
 
 /**
@@ -99,6 +102,11 @@ export const POSTGRES: Record<string, string> = {
   'test/fleet/crash.test.ts': 'the fleet (PostgreSQL only)',
   'test/fleet/pooler.test.ts': 'the fleet behind PgBouncer (PostgreSQL only)',
   'test/fleet/prometheus.test.ts': 'the fleet scraped by Prometheus (PostgreSQL only)',
+  'test/db/prepared.test.ts': 'the template database: a copy has the schema every migration makes from empty, and its own secrets',
+  'test/e2e/events-mixed-versions.test.ts': 'a build from before 0016 beside this one, on a private cluster (PostgreSQL only)',
+  'test/e2e/events-retention.test.ts': 'retention deletes a prefix of the published (txid, seq) order; positions resume exactly',
+  'test/e2e/schema-newer.test.ts': "drizzle's migrations table read through the driver; the fan-out's newer-schema check",
+  'test/observability/horizon.test.ts': 'the horizon gauges and the holder warning (PostgreSQL only, a private cluster)',
 };
 
 /** What CI leaves to PGlite, by folder or file: never a database, or behaviour the driver cannot change. */
@@ -136,6 +144,9 @@ export const POSTGRES_FULL_ONLY: Record<string, string> = {
   'test/observability/docs.test.ts': 'docs against the metric registry: no database',
   'test/observability/otlp-export.test.ts': 'the OTLP exporter (PGlite by design)',
   'test/observability/tracing.test.ts': 'spans of a request; the transaction span is the same on both drivers',
+  'test/db/application-name.test.ts': 'the connection name as a string: no database (the fleet checks names on the server)',
+  'test/observability/alert-rules.test.ts': 'promtool checks and tests the rules: no database',
+  'test/e2e/events-stream-backpressure.test.ts': 'backpressure is the stream and socket layer; the stream’s reads are the feed’s query, run on PostgreSQL in events-stream',
 };
 
 /**
