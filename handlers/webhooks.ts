@@ -239,10 +239,15 @@ async function test(input: Schemas['WebhooksEndpointTestInput'], ctx: HandlerCon
     .insert(webhookDeliveries)
     .values({ id: newId('webhookDelivery'), endpointId: endpoint.id, eventId, eventType: type, payload, status: 'pending', test: true, nextAttemptAt: null, createdAt: ctx.now })
     .returning();
-  // Under dry-run nothing leaves the service: the plan shows the delivery that would be attempted.
-  if (ctx.dryRun) return toDelivery(row!);
-  const outcome = await send(endpoint.url, eventId, payload, await validSecrets(ctx.db, endpoint.id, ctx.now));
-  return toDelivery(await recordAttempt(ctx.db, row!, outcome, ctx.now, false));
+  const secrets = await validSecrets(ctx.db, endpoint.id, ctx.now);
+  // The delivery is committed pending; the POST leaves after the commit, so an endpoint that never
+  // answers holds no transaction (and no tenant's events) while it is awaited. A dry run never sends:
+  // its plan shows the delivery that would be attempted.
+  ctx.afterCommit<WebhookDelivery>(async (_committed, db) => {
+    const outcome = await send(endpoint.url, eventId, payload, secrets);
+    return toDelivery(await db.transaction((tx) => recordAttempt(tx as typeof db, row!, outcome, ctx.now, false)));
+  });
+  return toDelivery(row!);
 }
 
 async function replay(input: { endpoint_id: string; delivery_id: string }, ctx: HandlerContext): Promise<WebhookDelivery> {

@@ -43,7 +43,21 @@ export interface HandlerContext {
    * savepoint of ctx.db (a failure is rolled back and returned, never thrown), audited as its own call.
    */
   runAsProposer(row: ApprovalRow): Promise<ApprovedWriteOutcome>;
+  /**
+   * Runs `step` after the operation's transaction has committed, outside any transaction: the place for
+   * network I/O a write causes (a transaction held across a call to a peer holds back every tenant's
+   * events, docs/handlers.md "After commit"). The step gets the committed result and a database handle
+   * that is not the transaction (each statement commits on its own; use `db.transaction` for several),
+   * and returns the result the caller gets, and a replay of the same Idempotency-Key. Steps run in the
+   * order they were added. A dry run never runs them. A step that throws is logged
+   * (`after_commit_failed`) and the committed result stands: the write is already acknowledged. Inside an
+   * approved write (approvals.approve) the step runs after the approve commits, for its effect only.
+   */
+  afterCommit<R>(step: AfterCommitStep<R>): void;
 }
+
+/** What ctx.afterCommit runs: the committed result in, the caller's result out. */
+export type AfterCommitStep<R = unknown> = (committed: R, db: Db) => Promise<R>;
 
 /** A stored proposal (runtime/data/schema.ts approvals). */
 export type ApprovalRow = typeof approvals.$inferSelect;

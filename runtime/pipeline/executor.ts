@@ -13,7 +13,7 @@ import type { OperationDef } from '../contract-types.ts';
 import type { Service } from '../../generated/registry.ts';
 import type { Config } from '../config.ts';
 import type { Database, Db } from '../data/client.ts';
-import type { Handler, HandlerContext, Principal } from '../handler-types.ts';
+import type { AfterCommitStep, Handler, HandlerContext, Principal } from '../handler-types.ts';
 import { Policy } from '../auth/policy.ts';
 import { ProblemError } from '../problem-error.ts';
 import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problem-documents.ts';
@@ -40,6 +40,7 @@ import {
   completeIdempotent,
   fingerprint,
   parseIdempotencyKey,
+  replaceStoredAnswer,
   type IdempotencyScope,
   type StoredResponse,
 } from './idempotency.ts';
@@ -83,6 +84,8 @@ export interface ProposedRunMode {
   dryRun: boolean;
   /** The events the approved write emits join the calling approve's plan. */
   sink: EmittedEvent[];
+  /** The approved write's after-commit steps join the approve's, run for their effect once it commits. */
+  afterCommit?: AfterCommitStep[];
 }
 
 /** Thrown inside a write's transaction when its key already has an answer: the empty transaction ends, the answer replays. */
@@ -175,6 +178,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     dryRun: boolean,
     ifMatch: string | null,
     sink: EmittedEvent[],
+    steps: AfterCommitStep[],
   ): HandlerContext {
     const at = now();
     const ctx: HandlerContext = {
@@ -188,13 +192,36 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       now: at,
       baseUrl: config.baseUrl,
       emit: createEmitter({ db, actor: principal, eventTypes: service.eventTypes, now: () => at, sink }),
-      runAsProposer: (row) => executor.runProposed(db, row, requestId, { dryRun, sink }),
+      runAsProposer: (row) => executor.runProposed(db, row, requestId, { dryRun, sink, afterCommit: steps }),
       openSecrets: (operationId, stored) => secrets.open(operationId, stored),
+      afterCommit: (step) => void steps.push(step as AfterCommitStep),
     };
     return ctx;
   }
 
-  /** Runs the handler in one transaction; a dry run rolls it back and returns what it would have returned. */
+  /**
+   * Runs a write's after-commit steps (HandlerContext.afterCommit) outside any transaction, in order:
+   * each gets the result so far and returns the next. One that throws is logged and skipped: the write
+   * has committed, so its acknowledged result stands.
+   */
+  async function afterCommit(op: OperationDef, requestId: string, steps: AfterCommitStep[], committed: unknown): Promise<unknown> {
+    let result = committed;
+    for (const step of steps) {
+      try {
+        result = await step(result, database.db);
+      } catch (err) {
+        log(logLine('error', 'after_commit_failed', { requestId, operationId: op.id, error: errorSummary(err) }));
+      }
+    }
+    if (result !== committed) checkResult(op, result);
+    return result;
+  }
+
+  /**
+   * Runs the handler in one transaction; a dry run rolls it back and returns what it would have returned.
+   * `result` is what the caller gets: the committed result as the after-commit steps left it
+   * (`changed` when they replaced it, so a stored idempotent answer follows).
+   */
   async function runHandler(
     op: OperationDef,
     input: Record<string, unknown>,
@@ -204,13 +231,14 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     dryRun: boolean,
     onCommit?: (tx: Db, result: unknown) => Promise<void>,
     onBegin?: (tx: Db) => Promise<void>,
-  ): Promise<{ result: unknown; events: EmittedEvent[] }> {
+  ): Promise<{ result: unknown; events: EmittedEvent[]; changed: boolean }> {
     const handler = handlerOf(op);
     const events: EmittedEvent[] = [];
+    const steps: AfterCommitStep[] = [];
     try {
-      const result = await database.transaction(async (tx) => {
+      const committed = await database.transaction(async (tx) => {
         if (onBegin) await onBegin(tx);
-        const value = await handler(input, context(tx, op, principal, requestId, dryRun, ifMatch, events));
+        const value = await handler(input, context(tx, op, principal, requestId, dryRun, ifMatch, events, steps));
         checkResult(op, value);
         await scrubEventSecrets(tx, events, secrets.values(op.id, value));
         if (dryRun) throw new Rollback(value);
@@ -218,9 +246,10 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         return value;
       });
       metrics.eventsCommitted(events);
-      return { result, events };
+      const result = steps.length > 0 ? await afterCommit(op, requestId, steps, committed) : committed;
+      return { result, events, changed: result !== committed };
     } catch (err) {
-      if (err instanceof Rollback) return { result: err.value, events };
+      if (err instanceof Rollback) return { result: err.value, events, changed: false };
       throw err;
     }
   }
@@ -300,8 +329,9 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
   async function commandInTransaction(op: OperationDef, input: Record<string, unknown>, call: Call, scope: IdempotencyScope): Promise<CallResult> {
     let holder: string | null = null;
     let answer: CallResult | null = null;
+    let final: { result: unknown; changed: boolean };
     try {
-      await runHandler(
+      final = await runHandler(
         op,
         input,
         call.principal,
@@ -342,7 +372,22 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       throw err;
     }
     if (deps.auditor) auditedInTx.add(call.requestId);
-    return answer!;
+    if (!final.changed) return answer!;
+    return afterCommitAnswer(op, final.result, scope);
+  }
+
+  /** The answer of a write whose after-commit steps replaced its result; the stored idempotent answer follows it. */
+  async function afterCommitAnswer(op: OperationDef, result: unknown, scope: IdempotencyScope | null): Promise<CallResult> {
+    const headers: Record<string, string> = {};
+    const etag = etagOf(result);
+    if (etag) headers.ETag = etag;
+    const answer: CallResult = { status: op.successStatus, body: { outcome: 'ran', result }, outcome: 'ran', headers };
+    if (scope) {
+      await replaceStoredAnswer(database.db, scope, { ...answer, body: { outcome: 'ran', result: secrets.seal(op.id, result) } }).catch((err: unknown) =>
+        log(logLine('error', 'after_commit_answer_not_stored', { operationId: op.id, error: errorSummary(err) })),
+      );
+    }
+    return answer;
   }
 
   function replay(op: OperationDef, stored: StoredResponse): CallResult {
@@ -395,7 +440,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     }
 
     let answer: CallResult | null = null;
-    await runHandler(op, input, call.principal, call.requestId, call.controls.ifMatch, false, async (tx, result) => {
+    const final = await runHandler(op, input, call.principal, call.requestId, call.controls.ifMatch, false, async (tx, result) => {
       const headers: Record<string, string> = {};
       const etag = etagOf(result);
       if (etag) headers.ETag = etag;
@@ -405,7 +450,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       await auditInTx(tx, call, answer);
     });
     auditedInTx.add(call.requestId);
-    return answer!;
+    return final.changed ? afterCommitAnswer(op, final.result, held?.scope ?? null) : answer!;
   }
 
   async function run(call: Call): Promise<CallResult> {
@@ -416,8 +461,10 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     await secrets.ready(database.db);
     if (op.kind === 'read') {
       const handler = handlerOf(op);
-      const body = await handler(input, context(database.db, op, principal, call.requestId, false, null, []));
-      checkResult(op, body);
+      const steps: AfterCommitStep[] = [];
+      const read = await handler(input, context(database.db, op, principal, call.requestId, false, null, [], steps));
+      checkResult(op, read);
+      const body = steps.length > 0 ? await afterCommit(op, call.requestId, steps, read) : read;
       const headers: Record<string, string> = {};
       const etag = etagOf(body);
       if (etag) headers.ETag = etag;
@@ -470,10 +517,13 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         const result = await db.transaction(async (sp) => {
           const tx = sp as unknown as Db;
           const emitted: EmittedEvent[] = [];
-          const value = await handler(input, context(tx, op, who, requestId, mode.dryRun, null, emitted));
+          const steps: AfterCommitStep[] = [];
+          const value = await handler(input, context(tx, op, who, requestId, mode.dryRun, null, emitted, steps));
           checkResult(op, value);
           await scrubEventSecrets(tx, emitted, secrets.values(op.id, value));
           mode.sink.push(...emitted);
+          // Run once the approve commits, for their effect: the approval keeps the committed result.
+          if (!mode.dryRun) for (const step of steps) mode.afterCommit?.push((r, db) => step(value, db).then(() => r));
           return secrets.seal(op.id, value);
         });
         outcome = { ok: true, result };

@@ -282,6 +282,18 @@ export function completionStatement(db: Db, s: IdempotencyScope, holder: string,
     .returning({ key: idempotencyRecords.key });
 }
 
+/**
+ * Replaces a finished write's stored answer with what its after-commit steps made of it
+ * (HandlerContext.afterCommit): a replay then returns what the first caller got. One statement, after
+ * the write's transaction committed; if the process dies before it, a replay returns the committed answer.
+ */
+export async function replaceStoredAnswer(db: Db, s: IdempotencyScope, response: StoredResponse): Promise<void> {
+  await db
+    .update(idempotencyRecords)
+    .set({ responseStatus: response.status, responseBody: { body: response.body ?? null }, responseHeaders: response.headers })
+    .where(and(where(s), eq(idempotencyRecords.state, 'done')));
+}
+
 /** Forgets the claim (5xx, unexpected failure) if still held: a retry runs the write again. */
 export async function abandonIdempotent(db: Db, s: IdempotencyScope, holder: string): Promise<void> {
   await db.delete(idempotencyRecords).where(and(where(s), eq(idempotencyRecords.holder, holder)));

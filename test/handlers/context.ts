@@ -2,7 +2,7 @@
 // transaction as the pipeline runs them, with emitted events collected for assertions.
 import type { PrincipalKind } from '../../runtime/contract-types.ts';
 import type { Database } from '../../runtime/data/client.ts';
-import type { EventSubject, HandlerContext, Principal } from '../../runtime/handler-types.ts';
+import type { AfterCommitStep, EventSubject, HandlerContext, Principal } from '../../runtime/handler-types.ts';
 import { Policy } from '../../runtime/auth/policy.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { service } from '../../generated/registry.ts';
@@ -54,7 +54,8 @@ export function caller(database: Database, p: Principal): Caller {
     events,
     async call(handler, input, options = {}) {
       const pending: EmittedEvent[] = [];
-      const result = await database.transaction((tx) => {
+      const steps: AfterCommitStep[] = [];
+      const committed = await database.transaction((tx) => {
         const ctx: HandlerContext = {
           db: tx,
           principal: p,
@@ -75,11 +76,17 @@ export function caller(database: Database, p: Principal): Caller {
           openSecrets() {
             throw new Error('handler unit tests open no secrets (the e2e secret tests do)');
           },
+          afterCommit(step) {
+            steps.push(step as AfterCommitStep);
+          },
         };
         return handler(input, ctx);
       });
       events.push(...pending);
-      return result;
+      // As the pipeline does: after-commit steps run once the transaction has committed, outside it.
+      let result: unknown = committed;
+      for (const step of steps) result = await step(result, database.db);
+      return result as typeof committed;
     },
   };
 }

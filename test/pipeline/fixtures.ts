@@ -132,6 +132,24 @@ async function getItem(db: Parameters<AnyHandler>[1]['db'], id: string) {
 }
 
 export const calls: { op: string; principal: string; dryRun: boolean }[] = [];
+/** What each after-commit step saw of its write through a handle outside the transaction (ctx.afterCommit). */
+export const afterCommitRuns: { op: string; id: string; committed: boolean }[] = [];
+
+/** For value 'after': a step that reads the item back outside the transaction and marks the result; 'afterfail': one that throws. */
+function afterCommitStep(ctx: Parameters<AnyHandler>[1], opId: string, id: string, value: string): void {
+  if (value === 'after') {
+    ctx.afterCommit<Record<string, unknown>>(async (result, db) => {
+      const committed = (await getItem(db, id)) !== null;
+      afterCommitRuns.push({ op: opId, id, committed });
+      return { ...result, seenCommitted: committed };
+    });
+  }
+  if (value === 'afterfail') {
+    ctx.afterCommit(async () => {
+      throw new Error('the peer went away');
+    });
+  }
+}
 
 export const fixtureHandlers: Record<string, AnyHandler> = {
   'fx.get': async (input, ctx) => {
@@ -147,6 +165,7 @@ export const fixtureHandlers: Record<string, AnyHandler> = {
     if (input.value === 'slow') await new Promise((r) => setTimeout(r, 300));
     await ctx.db.insert(settings).values({ key: `fx:${input.id}`, value: JSON.stringify({ value: input.value, version: 1 }) });
     await ctx.emit('task.created', { clientId: null, subjectId: input.id }, { id: input.id });
+    afterCommitStep(ctx, 'fx.create', input.id, input.value);
     return { id: input.id, value: input.value, etag: `"${input.id}.v1"` };
   },
   'fx.update': async (input, ctx) => {
@@ -167,6 +186,7 @@ export const fixtureHandlers: Record<string, AnyHandler> = {
   'fx.propose2': async (input, ctx) => {
     calls.push({ op: 'fx.propose2', principal: ctx.principal.id, dryRun: ctx.dryRun });
     await ctx.db.insert(settings).values({ key: `fx:${input.id}`, value: JSON.stringify({ value: input.value, version: 1 }) });
+    afterCommitStep(ctx, 'fx.propose2', input.id, input.value);
     return { id: input.id, value: input.value, by: ctx.principal.id };
   },
   'fx.propose3': async (input, ctx) => {

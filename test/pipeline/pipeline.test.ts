@@ -8,6 +8,7 @@ import { loadConfig } from '../../runtime/config.ts';
 import type { Database } from '../../runtime/data/client.ts';
 import { freshDatabase } from '../support/db.ts';
 import {
+  afterCommitRuns,
   calls,
   fakeAuthenticator,
   fixtureHandlers,
@@ -454,6 +455,48 @@ describe('more rules', () => {
     } finally {
       await unlisten();
     }
+  });
+});
+
+describe('after commit (ctx.afterCommit)', () => {
+  it('runs once the write committed, outside its transaction; its result is the answer and the stored replay', async () => {
+    afterCommitRuns.length = 0;
+    const key = uuid();
+    const res = await req('/v1/fx', { method: 'POST', body: { id: 'ac1', value: 'after' }, headers: { 'idempotency-key': key } });
+    expect(res.status).toBe(201);
+    expect((await res.json()).result).toEqual({ id: 'ac1', value: 'after', etag: '"ac1.v1"', seenCommitted: true });
+    expect(afterCommitRuns).toEqual([{ op: 'fx.create', id: 'ac1', committed: true }]);
+    const replay = await req('/v1/fx', { method: 'POST', body: { id: 'ac1', value: 'after' }, headers: { 'idempotency-key': key } });
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect((await replay.json()).result).toMatchObject({ seenCommitted: true });
+    expect(afterCommitRuns).toHaveLength(1);
+  });
+
+  it('a dry run never runs a step', async () => {
+    afterCommitRuns.length = 0;
+    const res = await req('/v1/fx', { method: 'POST', body: { id: 'ac2', value: 'after' }, headers: { 'idempotency-key': uuid(), prefer: 'dry-run' } });
+    expect(res.status).toBe(200);
+    expect((await res.json()).plan.preview).not.toHaveProperty('seenCommitted');
+    expect(afterCommitRuns).toEqual([]);
+  });
+
+  it('a step that throws is logged; the committed write and its answer stand', async () => {
+    const res = await req('/v1/fx', { method: 'POST', body: { id: 'ac3', value: 'afterfail' }, headers: { 'idempotency-key': uuid() } });
+    expect(res.status).toBe(201);
+    expect((await res.json()).result).toEqual({ id: 'ac3', value: 'afterfail', etag: '"ac3.v1"' });
+    expect(await count("settings where key = 'fx:ac3'")).toBe(1);
+    const line = logs.map((l) => JSON.parse(l)).find((l) => l.event === 'after_commit_failed');
+    expect(line).toMatchObject({ operationId: 'fx.create' });
+  });
+
+  it("an approved write's step runs after the approve commits", async () => {
+    afterCommitRuns.length = 0;
+    const { approval } = await (await req('/v1/fx:propose2', { method: 'POST', body: { id: 'ac4', value: 'after' } })).json();
+    expect(afterCommitRuns).toEqual([]); // the pre-flight plan is a dry run
+    const ok = await req(`/v1/approvals/${approval.id}:approve`, { method: 'POST', as: 'bob' });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).result).toMatchObject({ status: 'approved', result: { id: 'ac4', by: 'usr_alice' } });
+    expect(afterCommitRuns).toEqual([{ op: 'fx.propose2', id: 'ac4', committed: true }]);
   });
 });
 
