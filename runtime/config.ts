@@ -1,6 +1,7 @@
 // Environment -> configuration, read once at start. Every variable is documented in the README.
 import { observabilityConfigFrom, type ObservabilityConfig } from './observability/config.ts';
 import { auditRetentionDays } from './pipeline/audit-retention.ts';
+import { transactionBoundsFrom, type TransactionBounds } from './data/transaction-bounds.ts';
 
 export interface Config {
   port: number;
@@ -9,6 +10,8 @@ export interface Config {
   databaseUrl: string | null;
   /** DATABASE_DIRECT_URL: PostgreSQL itself for LISTEN and migrations when DATABASE_URL is a pooler (docs/fleet.md). */
   databaseDirectUrl: string | null;
+  /** SVC_DB_STATEMENT_TIMEOUT_MS, SVC_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: every transaction's bounds on PostgreSQL (runtime/data/transaction-bounds.ts). */
+  transactionBounds: TransactionBounds;
   dataDir: string;
   writesEnabled: boolean;
   /** Feature flags (spec Versioning 1), default on; off answers 404 not_found like the write switch. */
@@ -122,6 +125,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     baseUrl: (env.SVC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     databaseUrl: env.DATABASE_URL || null,
     databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
+    transactionBounds: transactionBoundsFrom(env),
     dataDir: env.SVC_DATA_DIR || '.svc-data',
     writesEnabled: flag(env.API_WRITES_ENABLED, true),
     mcpEnabled: flag(env.API_MCP_ENABLED, true),

@@ -23,6 +23,7 @@ import { migratePostgres } from './migrate-postgres.ts';
 import { unpipelined } from './unpipelined.ts';
 import { describeUrl, isSessionConnection, WatermarkPoller, type ListenOptions, type NotificationMode } from './notifications.ts';
 import { named, type ConnectionRole } from './application-name.ts';
+import { boundedTransactions, boundParameters, boundStatement, DEFAULT_TRANSACTION_BOUNDS, type TransactionBounds } from './transaction-bounds.ts';
 
 export type { ListenOptions, NotificationMode } from './notifications.ts';
 
@@ -75,6 +76,11 @@ export interface OpenConfig {
    * (test/support/prepared.ts) rather than migrating every database from empty.
    */
   pgliteLoadDataDir?: Blob;
+  /**
+   * PostgreSQL only: statement_timeout and idle_in_transaction_session_timeout of every request and
+   * worker connection (runtime/data/transaction-bounds.ts); default DEFAULT_TRANSACTION_BOUNDS.
+   */
+  transactionBounds?: TransactionBounds;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('runtime/data/migrations', PROJECT_ROOT));
@@ -123,7 +129,12 @@ const postgresDriver = () => Promise.all([import('postgres'), import('drizzle-or
 export async function openDatabase(config: OpenConfig): Promise<Database> {
   if (!config.databaseUrl) return openPglite(config.dataDir, config.pgliteLoadDataDir);
   // Pool sizes: not contract limits (docs/fleet.md counts the connections of a process).
-  return openPostgres(config.databaseUrl, { requests: config.poolMax ?? 10, workers: config.workerPoolMax ?? 3, role: config.role ?? 'requests' }, config.directUrl ?? null);
+  return openPostgres(
+    config.databaseUrl,
+    { requests: config.poolMax ?? 10, workers: config.workerPoolMax ?? 3, role: config.role ?? 'requests' },
+    config.directUrl ?? null,
+    config.transactionBounds ?? DEFAULT_TRANSACTION_BOUNDS,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,16 +219,28 @@ const POOLED_CHECK_MS = 1000; // not a contract limit
  * no session SET, and LISTEN only on a connection proven to be a session one
  * (runtime/data/notifications.ts).
  */
-async function openPostgres(url: string, pools: { requests: number; workers: number; role: ConnectionRole }, directUrl: string | null): Promise<Database> {
+async function openPostgres(
+  url: string,
+  pools: { requests: number; workers: number; role: ConnectionRole },
+  directUrl: string | null,
+  bounds: TransactionBounds,
+): Promise<Database> {
   const driver = await postgresDriver();
   const [{ default: postgres }, { drizzle: drizzlePostgres }] = driver;
   const options = { prepare: false, onnotice: () => {} };
+  // Without DATABASE_DIRECT_URL, is `url` PostgreSQL itself (a session connection) or a transaction pooler?
+  const urlIsSession = directUrl ? false : await isSessionConnection(postgres as never, url, POOLED_CHECK_MS, named('listener'));
+  // Every transaction bounded (runtime/data/transaction-bounds.ts): startup parameters on a session
+  // connection, SET LOCAL in each transaction through a pooler.
+  const bounded = (role: ConnectionRole) =>
+    urlIsSession ? { connection: { ...named(role).connection, ...boundParameters(bounds) } } : named(role);
+  const perTransaction = urlIsSession ? null : boundStatement(bounds);
   // One pool for requests, one for the background workers, each named (runtime/data/application-name.ts);
   // postgres.js opens a pool's connections only when it first needs them.
-  const client = postgres(url, { max: pools.requests, ...options, ...named(pools.role) });
-  const workerClient = postgres(url, { max: pools.workers, ...options, ...named('workers') });
-  const db = drizzlePostgres({ client: unpipelined(client, pools.requests), schema });
-  const workersDb = drizzlePostgres({ client: unpipelined(workerClient, pools.workers), schema });
+  const client = postgres(url, { max: pools.requests, ...options, ...bounded(pools.role) });
+  const workerClient = postgres(url, { max: pools.workers, ...options, ...bounded('workers') });
+  const db = drizzlePostgres({ client: unpipelined(boundedTransactions(client, perTransaction), pools.requests), schema });
+  const workersDb = drizzlePostgres({ client: unpipelined(boundedTransactions(workerClient, perTransaction), pools.workers), schema });
   const transaction = <T>(fn: (tx: Db) => Promise<T>): Promise<T> => db.transaction((tx) => fn(tx as unknown as Db));
   const execute = <R extends Row = Row>(query: SQL | string) => executeRows<R>(db as unknown as Db, query);
   /** The session connection LISTEN runs on (its own, named `listener`), when there is one. */
@@ -237,7 +260,7 @@ async function openPostgres(url: string, pools: { requests: number; workers: num
       listener = postgres(directUrl, { max: 1, ...options, ...named('listener') });
       mode = 'listen';
       description = `notifications: LISTEN on DATABASE_DIRECT_URL (${describeUrl(directUrl)}); requests on DATABASE_URL (${describeUrl(url)}), no prepared statements`;
-    } else if (await isSessionConnection(postgres as never, url, POOLED_CHECK_MS, named('listener'))) {
+    } else if (urlIsSession) {
       listener = postgres(url, { max: 1, ...options, ...named('listener') });
       mode = 'listen+poll';
       description = `notifications: LISTEN on DATABASE_URL (${describeUrl(url)}, a session connection) and polling every 500 ms; behind a transaction pooler set DATABASE_DIRECT_URL`;

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../../runtime/data/client.ts';
+import type { TransactionBounds } from '../../runtime/data/transaction-bounds.ts';
 import { pgliteSnapshot, postgresTemplate, withDatabase } from './prepared.ts';
 
 export function usingPostgres(): boolean {
@@ -14,6 +15,8 @@ export function usingPostgres(): boolean {
 export interface FreshOptions {
   /** An empty database, every migration applied by the runtime's own path (default: the prepared copy). */
   empty?: boolean;
+  /** PostgreSQL: the connections' statement and idle-in-transaction bounds (default: the runtime's). */
+  transactionBounds?: TransactionBounds;
 }
 
 /** A new PostgreSQL database on DATABASE_URL's server (a copy of the migrated template unless empty): its URL and how to drop it. */
@@ -44,7 +47,7 @@ export async function freshDatabase(options: FreshOptions = {}): Promise<Databas
   if (!url) return openDatabase({ databaseUrl: null, dataDir: ':memory:', pgliteLoadDataDir: options.empty ? undefined : await pgliteSnapshot() });
 
   const fresh = await freshPostgresDatabase(url, options);
-  const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '' });
+  const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '', transactionBounds: options.transactionBounds });
   const close = database.close.bind(database);
   let closed = false;
   return {
