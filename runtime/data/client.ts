@@ -131,7 +131,7 @@ export async function openDatabase(config: OpenConfig): Promise<Database> {
   // Pool sizes: not contract limits (docs/fleet.md counts the connections of a process).
   return openPostgres(
     config.databaseUrl,
-    { requests: config.poolMax ?? 10, workers: config.workerPoolMax ?? 3, role: config.role ?? 'requests' },
+    { requests: config.poolMax ?? 10, workers: config.workerPoolMax ?? 3, role: config.role ?? 'requests' }, // not a contract limit: pool sizes
     config.directUrl ?? null,
     config.transactionBounds ?? DEFAULT_TRANSACTION_BOUNDS,
   );

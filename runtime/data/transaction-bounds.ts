@@ -20,7 +20,7 @@ export interface TransactionBounds {
   idleInTransactionMs: number;
 }
 
-export const DEFAULT_TRANSACTION_BOUNDS: TransactionBounds = { statementMs: 10_000, idleInTransactionMs: 5_000 };
+export const DEFAULT_TRANSACTION_BOUNDS: TransactionBounds = { statementMs: 10_000, idleInTransactionMs: 5_000 }; // not a contract limit
 
 /** The bounds as startup parameters (postgres.js `connection`), for a session connection. */
 export function boundParameters(b: TransactionBounds): Record<string, string> {

@@ -39,7 +39,7 @@ const RETRY_MS = 5000; // not a contract limit: the SSE retry hint
 const BATCH = 100; // not a contract limit: rows per read
 const BUFFER_BYTES = 64 * 1024; // not a contract limit: bytes a stream queues before it stops reading
 /** How long a stream may stay full before it is cut off, unless the hub says otherwise. Not a contract limit. */
-export const DEFAULT_STALL_MS = 30_000;
+export const DEFAULT_STALL_MS = 30_000; // not a contract limit
 const MAX_TIMER_MS = 2_147_483_647; // not a contract limit: the largest setTimeout delay
 
 // ------------------------------------------------------------------------------------------------

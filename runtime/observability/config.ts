@@ -23,7 +23,7 @@ export interface ObservabilityConfig {
 }
 
 /** The defaults of SVC_HORIZON_WARN_SECONDS and SVC_HORIZON_CHECK_SECONDS (docs/observability.md). */
-export const HORIZON_DEFAULTS = { warnSeconds: 10, checkSeconds: 5 }; // not contract limits
+export const HORIZON_DEFAULTS = { warnSeconds: 10, checkSeconds: 5 }; // not a contract limit: the horizon watch's defaults
 
 function positiveSeconds(name: string, raw: string | undefined, fallback: number): number {
   const text = raw?.trim();

@@ -67,6 +67,19 @@ async function followCursor(cursor: string): Promise<string[]> {
   return ids;
 }
 
+/**
+ * Waits (at most 2 s) until the feed publishes `id`: it publishes below the cluster's oldest open
+ * transaction, and one of the server's own workers may have begun a transaction just before the write
+ * committed (milliseconds). The exact lists are asserted after.
+ */
+async function published(id: string): Promise<void> {
+  const until = Date.now() + 2_000;
+  while (!(await feed(`${query()}&pageSize=200`)).items.some((e) => e.id === id)) {
+    if (Date.now() > until) throw new Error(`${id} was not published within 2 s`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 async function endpointFrom(): Promise<string> {
   const res = await fetch(`${s.url}/v1/webhook-endpoints`, {
     method: 'POST',
@@ -105,6 +118,7 @@ describe('purged positions resume exactly (issue 39)', () => {
     const e6 = await write(OLD);
     const recent = [await write(null), await write(null), await write(null)];
     const ids = (list: EmittedEvent[]) => list.map((e) => e.id);
+    await published(recent[2]!.id);
 
     const atE2 = (await feed(`${query()}&pageSize=2`)).nextCursor!;
     const atE5 = (await feed(`${query()}&pageSize=5`)).nextCursor!;
@@ -134,6 +148,7 @@ describe('purged positions resume exactly (issue 39)', () => {
 
     // An event written after the purge reaches every reader once.
     const later = await write(null);
+    await published(later.id);
     expect(await followCursor(atE2)).toEqual([...afterE2, later.id]);
     expect(await streamAfter(e2.id, afterE2.length + 1)).toEqual([...afterE2, later.id]);
     await fanOut(s.database.db, new Date());
