@@ -47,6 +47,8 @@ export const SERIAL_ON_POSTGRES: Record<string, string> = {
   'test/observability/metrics.test.ts': 'runs the webhook fan-out once and expects exactly the events just written',
   'test/e2e/events-retention.test.ts': 'reads the feed, the stream and the fan-out right after writing and purging: exact lists',
   'test/observability/horizon.test.ts': 'holds the horizon of a private cluster on purpose and waits on the watch’s beat',
+  'test/e2e/webhooks-hanging-receiver.test.ts': 'reads the feed right after writing and expects no connection idle in a transaction',
+  'test/db/transaction-bounds.test.ts': 'holds transactions open up to their bound on purpose',
 };
 
 /**
@@ -64,6 +66,7 @@ export const POSTGRES: Record<string, string> = {
   'test/db/notifications.test.ts': 'the polling listener, and the session check a pooler fails (PostgreSQL only)',
   'test/db/pipeline-worker.test.ts': 'claims with FOR UPDATE SKIP LOCKED across connections; leases',
   'test/db/seed.test.ts': 'the demo seed on a server database',
+  'test/db/transaction-bounds.test.ts': 'statement and idle-in-transaction bounds, as startup parameters and as SET LOCAL, and a connection ended mid-transaction',
   'test/auth/api-keys.test.ts': 'NOTIFY svc_key_revoked reaches every instance; key lookups',
   'test/handlers/policy.test.ts': 'visibility rules as SQL on the server',
   'test/handlers/projects-meta.test.ts': 'handler SQL and row types through postgres.js',
@@ -77,6 +80,7 @@ export const POSTGRES: Record<string, string> = {
   'test/e2e/crm.test.ts': 'search rules, redaction and visibility in SQL',
   'test/e2e/demo-activity.test.ts': 'the demo activity: seed, file worker and pipeline runs on a server database',
   'test/e2e/events-feed.test.ts': 'the events feed and its horizon',
+  'test/e2e/webhooks-hanging-receiver.test.ts': 'a receiver that never answers holds no transaction, so no tenant’s events wait',
   'test/e2e/events-order.test.ts': 'events committed out of sequence order (only PostgreSQL overlaps transactions)',
   'test/e2e/events-skip.test.ts': 'no reader skips an event under concurrent writers (PostgreSQL only)',
   'test/e2e/events-stream.test.ts': 'SSE through LISTEN/NOTIFY and the horizon',

@@ -62,10 +62,10 @@ describe('a receiver that never answers', () => {
     hanging.forEach((p) => p.catch(() => undefined)); // awaited below; a failure before that is not unhandled
     await waitUntil(() => sockets.length >= 2, 5_000); // both POSTs reached the receiver and wait on it
 
-    const written = Date.now();
     const mine = await call(s.credentials.operatorKey, 'POST', '/v1/tasks', { title: 'beside a hanging :test', clientId: s.credentials.clientId });
     const theirs = await call(s.credentials.operatorKey, 'POST', '/v1/tasks', { title: 'another tenant', clientId: s.credentials.otherClientId });
     expect([mine.status, theirs.status]).toEqual([201, 201]);
+    const written = Date.now();
     const wanted = [mine.body.result.id, theirs.body.result.id];
 
     let idleInTransaction: unknown[] = [];
