@@ -49,6 +49,7 @@ export const SERIAL_ON_POSTGRES: Record<string, string> = {
   'test/observability/horizon.test.ts': 'holds the horizon of a private cluster on purpose and waits on the watch’s beat',
   'test/e2e/webhooks-hanging-receiver.test.ts': 'reads the feed right after writing and expects no connection idle in a transaction',
   'test/db/transaction-bounds.test.ts': 'holds transactions open up to their bound on purpose',
+  'test/e2e/schema-newer.test.ts': 'expects the fan-out to deliver, and the feed to show, what it just wrote',
 };
 
 /**
@@ -67,6 +68,7 @@ export const POSTGRES: Record<string, string> = {
   'test/db/pipeline-worker.test.ts': 'claims with FOR UPDATE SKIP LOCKED across connections; leases',
   'test/db/seed.test.ts': 'the demo seed on a server database',
   'test/db/transaction-bounds.test.ts': 'statement and idle-in-transaction bounds, as startup parameters and as SET LOCAL, and a connection ended mid-transaction',
+  'test/db/sweeps.test.ts': 'sweeps in bounded batches: ctid and data-modifying CTE deletes on the server',
   'test/auth/api-keys.test.ts': 'NOTIFY svc_key_revoked reaches every instance; key lookups',
   'test/handlers/policy.test.ts': 'visibility rules as SQL on the server',
   'test/handlers/projects-meta.test.ts': 'handler SQL and row types through postgres.js',
@@ -75,6 +77,7 @@ export const POSTGRES: Record<string, string> = {
   'test/e2e/access.test.ts': 'approvals execute writes in transactions; visibility SQL of nine operations',
   'test/e2e/approvals-dry-run.test.ts': "a dry-run approve inside the approve's rolled-back transaction, every table compared",
   'test/e2e/campaigns.test.ts': 'the campaign send operation and the outbox',
+  'test/e2e/outbox-hanging-smtp.test.ts': 'the outbox claims, commits, then sends: no connection idle in a transaction while SMTP hangs',
   'test/e2e/clients-reviews.test.ts': "aggregates (counts, sums) through the driver's types; hub publication by content hash",
   'test/e2e/crash.test.ts': 'kill -9 under write load: one write per key, every acknowledged write audited (PostgreSQL case)',
   'test/e2e/crm.test.ts': 'search rules, redaction and visibility in SQL',
@@ -84,7 +87,7 @@ export const POSTGRES: Record<string, string> = {
   'test/e2e/events-order.test.ts': 'events committed out of sequence order (only PostgreSQL overlaps transactions)',
   'test/e2e/events-skip.test.ts': 'no reader skips an event under concurrent writers (PostgreSQL only)',
   'test/e2e/events-stream.test.ts': 'SSE through LISTEN/NOTIFY and the horizon',
-  'test/e2e/file-worker.test.ts': 'two file workers split the queue with FOR UPDATE SKIP LOCKED',
+  'test/e2e/file-worker.test.ts': 'two file workers split the queue with FOR UPDATE SKIP LOCKED; a scan on slow storage holds no transaction',
   'test/e2e/intake.test.ts': 'state machines in transactions; intake.finalized emitted once',
   'test/e2e/invitation-mail.test.ts': 'the outbox delivery loop on a server database',
   'test/e2e/issue11-results.test.ts': "results of 19 operations against their schemas: the driver's types (dates, numbers)",

@@ -5,9 +5,13 @@
 // - It runs only when a sender is configured: SVC_SMTP_URL (nodemailer) sends the e-mail channel.
 //   Without it, and for channels no sender handles (sms), rows stay queued, and so do the campaign
 //   (sending) and its campaign_send operation (running) until a sender is configured.
-// - Claiming is FOR UPDATE SKIP LOCKED, so several instances never send one message twice; each
-//   instance runs one pass at a time.
-// - Delivery is at least once: a message sent just before its row's commit failed is sent again.
+// - No transaction is open while a message is sent (a slow SMTP server would hold back every tenant's
+//   events): a short transaction claims a batch (FOR UPDATE SKIP LOCKED) and leases it by moving its
+//   `not_before` LEASE_MS ahead, commits; each message is sent; each outcome is recorded in a statement of
+//   its own. Several instances never claim one message at once; each instance runs one pass at a time.
+// - Delivery is at least once: a message whose sender died after sending, before recording, is due
+//   again when its lease ends, and is sent again. Each send is bounded (SMTP_TIMEOUTS), so a batch
+//   ends well within its lease.
 // - A message that fails is retried on later passes, at most MAX_ATTEMPTS times, then failed.
 // - When an operation has no queued message left it succeeds (result: sent and failed counts) and
 //   its campaign becomes sent. A scheduled campaign becomes sending when its first message is due.
@@ -18,7 +22,11 @@ import { errorSummary, logLine } from '../observability/log.ts';
 import { campaigns, operations, outboundMessages } from '../data/schema.ts';
 
 export const MAX_ATTEMPTS = 5;
-const BATCH = 50; // not a contract limit: messages claimed per transaction
+const BATCH = 10; // not a contract limit: messages claimed per transaction
+/** How long a claimed batch is leased to its sender: BATCH sends at their bound, and more. */
+export const LEASE_MS = 10 * 60_000; // not a contract limit
+/** nodemailer's bounds of one send (its socket default is 10 minutes): BATCH x their sum stays under LEASE_MS. */
+export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }; // not a contract limit
 
 export interface OutboundMessage {
   id: string;
@@ -34,9 +42,17 @@ export interface Sender {
   send(message: OutboundMessage): Promise<void>;
 }
 
-/** E-mail through nodemailer: an SMTP URL (smtp://user:pass@host:587), or any nodemailer transport options. */
-export function mailSender(transport: string | Parameters<typeof nodemailer.createTransport>[0], from: string): Sender {
-  const mailer = nodemailer.createTransport(transport as never);
+/**
+ * E-mail through nodemailer: an SMTP URL (smtp://user:pass@host:587), or any nodemailer transport
+ * options. Each send is bounded by SMTP_TIMEOUTS unless `timeouts` (or the options) say otherwise.
+ */
+export function mailSender(
+  transport: string | Parameters<typeof nodemailer.createTransport>[0],
+  from: string,
+  timeouts: Partial<typeof SMTP_TIMEOUTS> = {},
+): Sender {
+  const bounds = { ...SMTP_TIMEOUTS, ...timeouts };
+  const mailer = typeof transport === 'string' ? nodemailer.createTransport(transport, bounds as never) : nodemailer.createTransport({ ...bounds, ...(transport as object) } as never);
   return {
     channels: ['email'],
     async send(m) {
@@ -61,42 +77,65 @@ export async function deliverDue(database: Database, sender: Sender, now = new D
   const report: DeliveryReport = { sent: 0, failed: 0, retried: 0 };
   const touched = new Set<string>();
   for (;;) {
-    const done = await database.transaction(async (tx) => {
-      const due = await tx
-        .select()
-        .from(outboundMessages)
-        .where(and(eq(outboundMessages.status, 'queued'), lte(outboundMessages.notBefore, now), inArray(outboundMessages.channel, [...sender.channels])))
-        .orderBy(outboundMessages.notBefore, outboundMessages.id)
-        .limit(BATCH)
-        .for('update', { skipLocked: true });
-      let retriedNow = 0;
-      for (const m of due) {
-        if (m.operationId) touched.add(m.operationId);
-        try {
-          await sender.send({ id: m.id, channel: m.channel, recipient: m.recipient, subject: m.subject, body: m.body });
-          await tx.update(outboundMessages).set({ status: 'sent', attempts: m.attempts + 1, sentAt: new Date(), lastError: null }).where(eq(outboundMessages.id, m.id));
-          report.sent++;
-        } catch (err) {
-          const attempts = m.attempts + 1;
-          const final = attempts >= MAX_ATTEMPTS;
-          await tx
-            .update(outboundMessages)
-            .set({ status: final ? 'failed' : 'queued', attempts, lastError: failureText(err) })
-            .where(eq(outboundMessages.id, m.id));
-          if (final) report.failed++;
-          else {
-            report.retried++;
-            retriedNow++;
-          }
-        }
+    const due = await claimBatch(database, sender, now);
+    let retriedNow = 0;
+    for (const m of due) {
+      if (m.operationId) touched.add(m.operationId);
+      const outcome = await sendOne(sender, m);
+      await record(database, m, outcome);
+      if (outcome === null) report.sent++;
+      else if (m.attempts + 1 >= MAX_ATTEMPTS) report.failed++;
+      else {
+        report.retried++;
+        retriedNow++;
       }
-      // A short batch is the last; a batch with retries ends the pass (they are retried on the next one).
-      return due.length < BATCH || retriedNow > 0;
-    });
-    if (done) break;
+    }
+    // A short batch is the last; a batch with retries ends the pass (they are retried on the next one).
+    if (due.length < BATCH || retriedNow > 0) break;
   }
   await settle(database, touched, now);
   return report;
+}
+
+/** Claims up to BATCH due messages: locked, leased (not_before moved LEASE_MS ahead), committed. */
+async function claimBatch(database: Database, sender: Sender, now: Date) {
+  return database.transaction(async (tx) => {
+    const due = await tx
+      .select()
+      .from(outboundMessages)
+      .where(and(eq(outboundMessages.status, 'queued'), lte(outboundMessages.notBefore, now), inArray(outboundMessages.channel, [...sender.channels])))
+      .orderBy(outboundMessages.notBefore, outboundMessages.id)
+      .limit(BATCH)
+      .for('update', { skipLocked: true });
+    if (due.length > 0) {
+      await tx
+        .update(outboundMessages)
+        .set({ notBefore: new Date(now.getTime() + LEASE_MS) })
+        .where(inArray(outboundMessages.id, due.map((m) => m.id)));
+    }
+    return due;
+  });
+}
+
+/** Sends one message outside any transaction: null when it went, else why not. */
+async function sendOne(sender: Sender, m: typeof outboundMessages.$inferSelect): Promise<string | null> {
+  try {
+    await sender.send({ id: m.id, channel: m.channel, recipient: m.recipient, subject: m.subject, body: m.body });
+    return null;
+  } catch (err) {
+    return failureText(err);
+  }
+}
+
+/** Records a send's outcome (one statement): sent; queued again, due as before the lease; or failed after MAX_ATTEMPTS. */
+async function record(database: Database, m: typeof outboundMessages.$inferSelect, failure: string | null): Promise<void> {
+  const attempts = m.attempts + 1;
+  // A retry is due again from its former time (the lease ends); a sent or failed row keeps it too.
+  const set: Partial<typeof outboundMessages.$inferInsert> =
+    failure === null
+      ? { status: 'sent', attempts, sentAt: new Date(), lastError: null, notBefore: m.notBefore }
+      : { status: attempts >= MAX_ATTEMPTS ? 'failed' : 'queued', attempts, lastError: failure, notBefore: m.notBefore };
+  await database.db.update(outboundMessages).set(set).where(eq(outboundMessages.id, m.id));
 }
 
 /** Moves operations whose messages are all out (and their campaigns) to their end state; scheduled ones that are due to sending. */

@@ -2,14 +2,14 @@
 // the database with FOR UPDATE SKIP LOCKED, so any number of processes can share it.
 // 1. Scan: a registered file is `scanning` until its bytes are checked (the sha256 recorded at
 //    upload still matches; no EICAR test signature; a PDF starts with %PDF): then `available`, or
-//    `rejected` (both final).
+//    `rejected` (both final). Bytes are read with no transaction open; the verdict lands after.
 // 2. Extract: a queued extraction of an available intake document runs (queued -> running ->
 //    succeeded | failed) and its operation follows; a rejected document fails its extraction.
 //    One left `running` by a crashed process for 5 minutes fails (it never runs twice).
 // 3. Purge: uploads never registered are deleted, bytes and row, after
 //    limits.unregisteredUploadRetentionHours.
 import { createHash } from 'node:crypto';
-import { and, eq, inArray, lt, ne } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, lte, ne, or } from 'drizzle-orm';
 import { limits } from '../../generated/contract.ts';
 import type { Database, Db } from '../data/client.ts';
 import { extractions, files, intakeRecords, operations, uploads } from '../data/schema.ts';
@@ -49,22 +49,43 @@ export function scanVerdict(bytes: Buffer, file: { sha256: string; contentType: 
   return null;
 }
 
+/** How long a scanner holds a file it claimed (files.scanned_at, while the file is scanning). */
+const SCAN_LEASE_MS = 5 * 60_000; // not a contract limit
+
+/**
+ * Scans the oldest file still `scanning` that no other scanner holds. The claim is one statement (FOR
+ * UPDATE SKIP LOCKED, then a lease in scanned_at, committed); the bytes are read with no transaction
+ * open (storage may be slow, and an open transaction holds back every tenant's events); the verdict
+ * lands in one short transaction, only if the file is still scanning. A scanner that died is
+ * replaced when its lease ends.
+ */
 async function scanOne(db: Db, store: FileStore, now: Date, base: string): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const [file] = await tx.select().from(files).where(eq(files.status, 'scanning')).orderBy(files.createdAt).limit(1).for('update', { skipLocked: true });
-    if (!file) return false;
-    let verdict: string | null;
-    try {
-      verdict = scanVerdict(await store.read(file.storageKey), file);
-    } catch {
-      verdict = 'the uploaded bytes are missing from storage';
-    }
-    await tx.update(files).set({ status: verdict ? 'rejected' : 'available', scannedAt: now }).where(eq(files.id, file.id));
-    if (verdict && file.extractionId) {
+  const free = db
+    .select({ id: files.id })
+    .from(files)
+    .where(and(eq(files.status, 'scanning'), or(isNull(files.scannedAt), lte(files.scannedAt, now))))
+    .orderBy(files.createdAt)
+    .limit(1)
+    .for('update', { skipLocked: true });
+  const [file] = await db.update(files).set({ scannedAt: new Date(now.getTime() + SCAN_LEASE_MS) }).where(inArray(files.id, free)).returning();
+  if (!file) return false;
+  let verdict: string | null;
+  try {
+    verdict = scanVerdict(await store.read(file.storageKey), file);
+  } catch {
+    verdict = 'the uploaded bytes are missing from storage';
+  }
+  await db.transaction(async (tx) => {
+    const [settled] = await tx
+      .update(files)
+      .set({ status: verdict ? 'rejected' : 'available', scannedAt: now })
+      .where(and(eq(files.id, file.id), eq(files.status, 'scanning')))
+      .returning({ id: files.id });
+    if (settled && verdict && file.extractionId) {
       await finishExtraction(tx, file.extractionId, now, null, problemRecord(base, 'invalid_transition', 409, 'The document was rejected', `The document was rejected by the scan: ${verdict}.`));
     }
-    return true;
   });
+  return true;
 }
 
 async function finishExtraction(db: Db, id: string, now: Date, fields: unknown[] | null, error: Record<string, unknown> | null): Promise<void> {
@@ -135,13 +156,17 @@ async function failStale(db: Db, now: Date, base: string): Promise<void> {
   }
 }
 
+const PURGE_BATCH = 100; // not a contract limit: uploads deleted per statement
+
+/** Deletes uploads never registered past their retention, PURGE_BATCH rows a statement, each batch's objects after it committed. */
 async function purgeUploads(db: Db, store: FileStore, now: Date): Promise<void> {
   const cutoff = new Date(now.getTime() - limits.unregisteredUploadRetentionHours * 3600_000);
-  const old = await db
-    .delete(uploads)
-    .where(and(ne(uploads.status, 'registered'), lt(uploads.createdAt, cutoff)))
-    .returning({ storageKey: uploads.storageKey });
-  for (const { storageKey } of old) await store.remove(storageKey);
+  for (;;) {
+    const batch = db.select({ id: uploads.id }).from(uploads).where(and(ne(uploads.status, 'registered'), lt(uploads.createdAt, cutoff))).limit(PURGE_BATCH);
+    const old = await db.delete(uploads).where(inArray(uploads.id, batch)).returning({ storageKey: uploads.storageKey });
+    for (const { storageKey } of old) await store.remove(storageKey);
+    if (old.length < PURGE_BATCH) return;
+  }
 }
 
 export function startFileWorker(options: FileWorkerOptions): FileWorker {

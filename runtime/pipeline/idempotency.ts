@@ -299,11 +299,21 @@ export async function abandonIdempotent(db: Db, s: IdempotencyScope, holder: str
   await db.delete(idempotencyRecords).where(and(where(s), eq(idempotencyRecords.holder, holder)));
 }
 
-/** Deletes expired records; returns how many. */
-export async function purgeExpiredIdempotency(db: Db, now = new Date()): Promise<number> {
-  const gone = await db
-    .delete(idempotencyRecords)
-    .where(lt(idempotencyRecords.expiresAt, sql`${now.toISOString()}::timestamptz`))
-    .returning({ key: idempotencyRecords.key });
-  return gone.length;
+/** Records deleted per statement by the sweep: each statement short, none holding the events' horizon long. */
+export const PURGE_BATCH = 1_000; // not a contract limit
+
+/** Deletes expired records, PURGE_BATCH per statement (each its own transaction); returns how many. */
+export async function purgeExpiredIdempotency(db: Db, now = new Date(), batch = PURGE_BATCH): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const [row] = await executeRows<{ n: number }>(
+      db,
+      sql`with gone as (delete from idempotency_records where ctid in
+            (select ctid from idempotency_records where expires_at < ${now.toISOString()}::timestamptz limit ${batch}) returning 1)
+          select count(*)::int as n from gone`,
+    );
+    const n = Number(row?.n ?? 0);
+    total += n;
+    if (n < batch) return total;
+  }
 }

@@ -6,12 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { freshDatabase, usingPostgres } from '../support/db.ts';
+import { DEFAULT_TRANSACTION_BOUNDS } from '../../runtime/data/transaction-bounds.ts';
 import { executeRows, type Database } from '../../runtime/data/client.ts';
 import { CLAIM_WAIT_MS, claimInTransaction, completionStatement, fingerprint, type IdempotencyScope } from '../../runtime/pipeline/idempotency.ts';
 
 let database: Database;
 beforeAll(async () => {
-  database = await freshDatabase();
+  // The first request holds its claim idle past CLAIM_WAIT_MS on purpose: no idle bound ends it first.
+  database = await freshDatabase({ transactionBounds: { statementMs: DEFAULT_TRANSACTION_BOUNDS.statementMs, idleInTransactionMs: 0 } });
 });
 afterAll(async () => {
   await database?.close();

@@ -89,4 +89,52 @@ describe('workers shared through the database', () => {
     const ops = await s.database.execute<{ status: string }>(`select status from operations where kind = 'extraction'`);
     expect(ops.map((o) => o.status)).toEqual(Array(8).fill('succeeded'));
   });
+
+  it('a scan waiting on slow storage holds no transaction: other writes go on, nothing idles in a transaction (issue 39)', async () => {
+    const key = s.credentials.operatorKey;
+    const bytes = Buffer.from('Legal name: Slow Storage Ltd\n');
+    const up = (await call('POST', '/v1/files:upload-url', key, { name: 'slow.txt', contentType: 'text/plain', sizeBytes: bytes.length, clientId: s.credentials.clientId })).result;
+    expect((await fetch(up.url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: bytes })).status).toBe(200);
+    const file = (await call('POST', '/v1/files', key, { uploadId: up.uploadId }, { 'idempotency-key': randomUUID() })).result;
+
+    const local = new LocalFileStore(dataDir);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let reads = 0;
+    const slow: FileStore = {
+      put: (k, b, m) => local.put(k, b, m),
+      read: async (k) => {
+        reads++;
+        await gate; // storage that does not answer until the test says so
+        return local.read(k);
+      },
+      stream: (k) => local.stream(k),
+      exists: (k) => local.exists(k),
+      remove: (k) => local.remove(k),
+    };
+    const worker = startFileWorker({ database: s.database, store: slow, log: () => undefined, baseUrl: s.config.baseUrl, intervalMs: 60_000 });
+    try {
+      const pass = worker.tick();
+      const until = Date.now() + 5_000;
+      while (reads === 0) {
+        if (Date.now() > until) throw new Error('the scan never read the file');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const started = Date.now();
+      await s.database.transaction((tx) => tx.execute(`insert into settings (key, value) values ('file-scan:beside', 'x')` as never));
+      expect(Date.now() - started, 'a write beside the scan waited for it').toBeLessThan(1_000);
+      if (s.database.kind === 'postgres') {
+        const idle = await s.database.execute("select pid, application_name, state from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'");
+        expect(idle).toEqual([]);
+      }
+      release();
+      await pass;
+    } finally {
+      release();
+      await worker.close();
+    }
+    const [row] = await s.database.execute<{ status: string }>(`select status from files where id = '${file.id}'`);
+    expect(row!.status).toBe('available');
+    expect(reads).toBe(1);
+  });
 });

@@ -2,7 +2,7 @@
 // a lease, so two processes never send one delivery at once and a killed process's claim lapses),
 // one signed attempt, the retry schedule, and the 30-day retention sweep.
 import { and, asc, eq, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
-import type { Db } from '../../data/client.ts';
+import { executeRows, type Db } from '../../data/client.ts';
 import { events, memberships, settings, users, webhookAttempts, webhookDeliveries, webhookEndpoints, webhookSecrets } from '../../data/schema.ts';
 import type { Principal } from '../../handler-types.ts';
 import { newId } from '../../data/ids.ts';
@@ -256,11 +256,25 @@ export async function deliverOne(db: Db, delivery: DeliveryRow, now: Date): Prom
  * Deletes events, deliveries and attempts older than limits.eventRetentionDays. Events go as a prefix
  * of the published order, in bounded steps, recording the purge boundary (events/retention.ts).
  */
-export async function purgeExpired(db: Db, now: Date): Promise<{ events: number; deliveries: number }> {
+export async function purgeExpired(db: Db, now: Date, batch = DELIVERY_PURGE_BATCH): Promise<{ events: number; deliveries: number }> {
   const before = new Date(now.getTime() - RETENTION_MS);
-  const old = db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(lt(webhookDeliveries.createdAt, before));
-  await db.delete(webhookAttempts).where(inArray(webhookAttempts.deliveryId, old));
-  const d = await db.delete(webhookDeliveries).where(lt(webhookDeliveries.createdAt, before)).returning({ id: webhookDeliveries.id });
+  let deliveries = 0;
+  for (;;) {
+    // A batch of old deliveries and their attempts in one statement (the attempts' key is checked at its end).
+    const [row] = await executeRows<{ n: number }>(
+      db,
+      sql`with old as (select id from webhook_deliveries where created_at < ${before.toISOString()}::timestamptz limit ${batch}),
+               a as (delete from webhook_attempts where delivery_id in (select id from old)),
+               d as (delete from webhook_deliveries where id in (select id from old) returning 1)
+          select count(*)::int as n from d`,
+    );
+    const n = Number(row?.n ?? 0);
+    deliveries += n;
+    if (n < batch) break;
+  }
   const e = await purgeEventsBefore(db, before);
-  return { events: e, deliveries: d.length };
+  return { events: e, deliveries };
 }
+
+/** Deliveries (with their attempts) deleted per statement by the retention sweep. */
+export const DELIVERY_PURGE_BATCH = 500; // not a contract limit
