@@ -29,6 +29,7 @@ export const SERIAL: Record<string, string> = {
   'test/observability/health.test.ts': 'an HAProxy process and two servers; readiness flips seen through its checks',
   'test/governance/watch.test.ts': 'asserts the cache entry is recorded within 1.5 s of a quiet contract (the watcher waits 1 s)',
   'test/e2e/events-stream-backpressure.test.ts': 'asserts a stalled reader is cut off after its stall bound and a slow one is not',
+  'test/e2e/hostile-peers.test.ts': 'asserts events reach the feed, a stream and a receiver within 2 s while peers hang',
 };
 
 /**
@@ -77,6 +78,7 @@ export const POSTGRES: Record<string, string> = {
   'test/e2e/access.test.ts': 'approvals execute writes in transactions; visibility SQL of nine operations',
   'test/e2e/approvals-dry-run.test.ts': "a dry-run approve inside the approve's rolled-back transaction, every table compared",
   'test/e2e/campaigns.test.ts': 'the campaign send operation and the outbox',
+  'test/e2e/hostile-peers.test.ts': 'hanging webhook, SMTP and storage peers: no transaction held, no tenant’s events wait',
   'test/e2e/outbox-hanging-smtp.test.ts': 'the outbox claims, commits, then sends: no connection idle in a transaction while SMTP hangs',
   'test/e2e/clients-reviews.test.ts': "aggregates (counts, sums) through the driver's types; hub publication by content hash",
   'test/e2e/crash.test.ts': 'kill -9 under write load: one write per key, every acknowledged write audited (PostgreSQL case)',

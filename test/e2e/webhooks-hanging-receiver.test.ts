@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket, type AddressInfo } from 'node:net';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { longIdleTransactions } from '../support/idle-transactions.ts';
 
 process.env.SVC_WEBHOOK_ALLOW_PRIVATE = 'true';
 
@@ -68,17 +69,11 @@ describe('a receiver that never answers', () => {
     const written = Date.now();
     const wanted = [mine.body.result.id, theirs.body.result.id];
 
-    let idleInTransaction: unknown[] = [];
     for (;;) {
       const feed = await call(s.credentials.operatorKey, 'GET', '/v1/events?types=task.created&pageSize=200');
       expect(feed.status).toBe(200);
       const seen = (feed.body.items as { subjectId: string }[]).map((e) => e.subjectId);
-      if (s.database.kind === 'postgres') {
-        idleInTransaction = await s.database.execute(
-          "select pid, application_name, state from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'",
-        );
-        expect(idleInTransaction).toEqual([]);
-      }
+      expect(await longIdleTransactions(s.database)).toEqual([]);
       if (wanted.every((id) => seen.includes(id))) break;
       expect(Date.now() - written, `both task.created events in the feed within 2 s (seen: ${seen.join(', ')})`).toBeLessThan(2_000);
       await new Promise((r) => setTimeout(r, 50));
