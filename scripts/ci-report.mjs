@@ -94,6 +94,11 @@ if (steps) {
     passed += t.passed;
     failed += t.failed + broken;
     out.push(`   ${label(r)}: ${t.files} files, ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped in ${seconds(r.wallMs)}`);
+    // Which ones, so the log's last lines say what broke (a file that failed outside its tests: its name).
+    for (const f of r.files.filter((x) => x.state === 'failed')) {
+      const names = f.failedTests?.length ? f.failedTests : ['(the file itself: a hook or an import)'];
+      for (const name of names) out.push(`     failed: ${f.file} > ${name}`);
+    }
   }
   out.push(`tests: ${passed} passed, ${failed} failed`);
 }

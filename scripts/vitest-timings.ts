@@ -17,6 +17,8 @@ export interface FileTiming {
   passed: number;
   failed: number;
   skipped: number;
+  /** Full names of the failed tests (the CI summary prints them). */
+  failedTests: string[];
 }
 
 export interface TimingReport {
@@ -56,6 +58,7 @@ export default class TimingsReporter implements Reporter {
         passed: count(m, 'passed'),
         failed: count(m, 'failed'),
         skipped: count(m, 'skipped'),
+        failedTests: [...m.children.allTests('failed')].map((t) => t.fullName),
       };
     });
     const sum = (k: 'passed' | 'failed' | 'skipped') => files.reduce((n, f) => n + f[k], 0);
