@@ -229,12 +229,13 @@ async function openPostgres(
   const [{ default: postgres }, { drizzle: drizzlePostgres }] = driver;
   const options = { prepare: false, onnotice: () => {} };
   // Without DATABASE_DIRECT_URL, is `url` PostgreSQL itself (a session connection) or a transaction pooler?
-  const urlIsSession = directUrl ? false : await isSessionConnection(postgres as never, url, POOLED_CHECK_MS, named('listener'));
-  // Every transaction bounded (runtime/data/transaction-bounds.ts): startup parameters on a session
-  // connection, SET LOCAL in each transaction through a pooler.
+  const probe = directUrl ? { session: false, startupBounds: false } : await probeUrl(postgres as never, url, bounds);
+  const urlIsSession = probe.session;
+  // Every transaction bounded (runtime/data/transaction-bounds.ts): startup parameters where the
+  // server takes them, SET LOCAL in each transaction through a pooler.
   const bounded = (role: ConnectionRole) =>
-    urlIsSession ? { connection: { ...named(role).connection, ...boundParameters(bounds) } } : named(role);
-  const perTransaction = urlIsSession ? null : boundStatement(bounds);
+    probe.startupBounds ? { connection: { ...named(role).connection, ...boundParameters(bounds) } } : named(role);
+  const perTransaction = probe.startupBounds ? null : boundStatement(bounds);
   // One pool for requests, one for the background workers, each named (runtime/data/application-name.ts);
   // postgres.js opens a pool's connections only when it first needs them.
   const client = postgres(url, { max: pools.requests, ...options, ...bounded(pools.role) });
@@ -328,6 +329,22 @@ async function openPostgres(
     poller?.stop();
     await endAll();
     throw err;
+  }
+}
+
+/**
+ * Whether `url` is a session connection (a LISTEN hears its own NOTIFY), and whether it takes the
+ * transaction bounds as startup parameters: PostgreSQL does; PgBouncer refuses any it does not know
+ * ("unsupported startup parameter"), in session mode too, and is then asked again without them.
+ */
+async function probeUrl(postgres: never, url: string, bounds: TransactionBounds): Promise<{ session: boolean; startupBounds: boolean }> {
+  const params = boundParameters(bounds);
+  try {
+    const session = await isSessionConnection(postgres, url, POOLED_CHECK_MS, { connection: { ...named('listener').connection, ...params } });
+    return { session, startupBounds: session && Object.keys(params).length > 0 };
+  } catch (err) {
+    if (Object.keys(params).length === 0 || !/unsupported startup parameter/i.test(err instanceof Error ? err.message : String(err))) throw err;
+    return { session: await isSessionConnection(postgres, url, POOLED_CHECK_MS, named('listener')), startupBounds: false };
   }
 }
 

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRows, openDatabase, type Database } from '../../runtime/data/client.ts';
 import { DEFAULT_TRANSACTION_BOUNDS, TransactionEndedError, transactionBoundsFrom } from '../../runtime/data/transaction-bounds.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
+import { existsSync } from 'node:fs';
+import { PGBOUNCER_BIN, startPgBouncer, type PgBouncer } from '../support/fleet.ts';
 
 const url = process.env.DATABASE_URL;
 const bounds = { statementMs: 400, idleInTransactionMs: 400 };
@@ -24,23 +26,37 @@ describe('transaction bounds settings', () => {
 describe.skipIf(!url)('transaction bounds on PostgreSQL', () => {
   let fresh: Awaited<ReturnType<typeof freshPostgresDatabase>>;
   const opened: Database[] = [];
+  const bouncers: PgBouncer[] = [];
   beforeAll(async () => {
     fresh = await freshPostgresDatabase(url!);
   }, 120_000);
   afterAll(async () => {
     for (const d of opened) await d.close();
+    for (const b of bouncers) await b.stop();
     await fresh?.drop();
   });
+  const name = () => new URL(fresh.url).pathname.slice(1);
+  const bouncer = async (mode: 'transaction' | 'session') => {
+    const b = await startPgBouncer(new URL(fresh.url), mode);
+    bouncers.push(b);
+    return b.url(name());
+  };
 
-  const modes = [
-    { name: 'a session connection (startup parameters)', directUrl: () => null },
-    { name: 'behind a pooler (SET LOCAL in each transaction)', directUrl: () => fresh.url },
+  // Where DATABASE_URL points, and DATABASE_DIRECT_URL when set.
+  const modes: { name: string; urls: () => Promise<{ url: string; directUrl: string | null }>; pgbouncer?: boolean }[] = [
+    { name: 'PostgreSQL itself (startup parameters)', urls: async () => ({ url: fresh.url, directUrl: null }) },
+    { name: 'a URL counted as a pooler (SET LOCAL in each transaction)', urls: async () => ({ url: fresh.url, directUrl: fresh.url }) },
+    { name: 'PgBouncer in transaction mode (SET LOCAL)', urls: async () => ({ url: await bouncer('transaction'), directUrl: null }), pgbouncer: true },
+    // A session pooler refuses unknown startup parameters: the bounds go as SET LOCAL there too.
+    { name: 'PgBouncer in session mode (refuses the startup parameters: SET LOCAL)', urls: async () => ({ url: await bouncer('session'), directUrl: null }), pgbouncer: true },
   ];
   for (const mode of modes) {
-    describe(mode.name, () => {
+    // PgBouncer is Debian's package (.ci/run installs it); without it those cases are skipped.
+    describe.skipIf(mode.pgbouncer && !existsSync(PGBOUNCER_BIN))(mode.name, () => {
       let database: Database;
       beforeAll(async () => {
-        database = await openDatabase({ databaseUrl: fresh.url, directUrl: mode.directUrl(), dataDir: '', transactionBounds: bounds });
+        const { url: databaseUrl, directUrl } = await mode.urls();
+        database = await openDatabase({ databaseUrl, directUrl, dataDir: '', transactionBounds: bounds });
         opened.push(database);
       }, 60_000);
 
@@ -63,7 +79,7 @@ describe.skipIf(!url)('transaction bounds on PostgreSQL', () => {
       });
 
       it('a transaction left idle over the bound is ended and rolled back, and the pool serves the next one', async () => {
-        const key = `bounds:${mode.directUrl() ? 'pooled' : 'session'}`;
+        const key = `bounds:${modes.indexOf(mode)}`;
         let after: unknown = null;
         const err = await database
           .transaction(async (tx) => {

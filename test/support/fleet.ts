@@ -45,11 +45,11 @@ export interface PgBouncer {
 }
 
 /**
- * PgBouncer in transaction mode in front of `backend` (host:port of PostgreSQL), trust auth, its
+ * PgBouncer in transaction mode (or `poolMode`) in front of `backend` (host:port of PostgreSQL), trust auth, its
  * default settings otherwise (the config of ../shared/reviews/scale-probes.md). Runs as user postgres
  * when this process is root (PgBouncer refuses to run as root).
  */
-export async function startPgBouncer(backend: URL): Promise<PgBouncer> {
+export async function startPgBouncer(backend: URL, poolMode: 'transaction' | 'session' = 'transaction'): Promise<PgBouncer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-pgbouncer-'));
   const port = await freePort();
   const user = decodeURIComponent(backend.username || 'postgres');
@@ -61,7 +61,7 @@ listen_port = ${port}
 unix_socket_dir =
 auth_type = trust
 auth_file = ${join(dir, 'users.txt')}
-pool_mode = transaction
+pool_mode = ${poolMode}
 default_pool_size = 20
 max_client_conn = 500
 ignore_startup_parameters = extra_float_digits,options
