@@ -52,7 +52,8 @@ export function mailSender(
   timeouts: Partial<typeof SMTP_TIMEOUTS> = {},
 ): Sender {
   const bounds = { ...SMTP_TIMEOUTS, ...timeouts };
-  const mailer = typeof transport === 'string' ? nodemailer.createTransport(transport, bounds as never) : nodemailer.createTransport({ ...bounds, ...(transport as object) } as never);
+  // A URL's own query (?socketTimeout=…) still wins: nodemailer merges the object's keys under it.
+  const mailer = nodemailer.createTransport((typeof transport === 'string' ? { url: transport, ...bounds } : { ...bounds, ...(transport as object) }) as never);
   return {
     channels: ['email'],
     async send(m) {

@@ -38,6 +38,7 @@ describe('the outbox against an SMTP server that never answers', () => {
     const port = (silent.address() as AddressInfo).port;
     const sender = mailSender(`smtp://127.0.0.1:${port}`, 'outbox@svc.example', { connectionTimeout: 2_000, greetingTimeout: 3_000, socketTimeout: 3_000 });
 
+    const passStarted = Date.now();
     const pass = deliverDue(database, sender);
     const until = Date.now() + 5_000;
     while (sockets.length === 0) {
@@ -56,6 +57,8 @@ describe('the outbox against an SMTP server that never answers', () => {
     expect(leased!.notBefore.getTime(), 'claimed: leased ahead').toBeGreaterThan(Date.now());
 
     expect(await pass).toEqual({ sent: 0, failed: 0, retried: 1 });
+    // The send was bounded by its greeting timeout (3 s here), not nodemailer's default of 30 s.
+    expect(Date.now() - passStarted).toBeLessThan(10_000);
     const [row] = await database.db.select().from(outboundMessages).where(eq(outboundMessages.id, 'obm_hang1'));
     expect(row).toMatchObject({ status: 'queued', attempts: 1 });
     expect(row!.lastError).toMatch(/greeting|timeout/i);
