@@ -22,7 +22,10 @@ for (let i = 0; i < args.length; i++) {
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-const minutes = (s) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+const minutes = (s) => {
+  const whole = Math.round(s); // 419.8 s is 7m00s, not 6m60s
+  return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
+};
 
 function load(path) {
   if (!existsSync(path)) return null;
