@@ -11,41 +11,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { openSse, type Sse } from '../support/sse.ts';
+import { startSilentServer, type SilentServer } from '../support/silent-server.ts';
 import { LocalFileStore, type FileStore } from '../../runtime/files/store.ts';
 import { longIdleTransactions } from '../support/idle-transactions.ts';
 
 process.env.SVC_WEBHOOK_ALLOW_PRIVATE = 'true';
 
-/** A TCP server that accepts every connection and never writes a byte. */
-async function silentServer(): Promise<{ port: number; sockets: Socket[]; close(): Promise<void> }> {
-  const sockets: Socket[] = [];
-  const server: Server = createServer((socket) => {
-    sockets.push(socket);
-    socket.on('data', () => undefined);
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    sockets,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 let s: TestServer;
 let idp: TestIdp;
-let hook: Awaited<ReturnType<typeof silentServer>>;
-let smtp: Awaited<ReturnType<typeof silentServer>>;
+let hook: SilentServer;
+let smtp: SilentServer;
 let receiver: HttpServer;
 const received: string[] = [];
 let receiverUrl: string;
@@ -56,8 +38,8 @@ const storageGate = new Promise<void>((r) => (releaseStorage = r));
 
 beforeAll(async () => {
   idp = await startIdp();
-  hook = await silentServer();
-  smtp = await silentServer();
+  hook = await startSilentServer();
+  smtp = await startSilentServer();
   receiver = createHttpServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

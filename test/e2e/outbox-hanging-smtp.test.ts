@@ -5,29 +5,23 @@
 // and on PostgreSQL no connection of the database is idle in a transaction. When nodemailer's greeting
 // bound ends the send, the message is queued again, due as before, with the error recorded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../runtime/data/client.ts';
 import { outboundMessages, settings } from '../../runtime/data/schema.ts';
 import { deliverDue, mailSender } from '../../runtime/events/outbox.ts';
 import { freshDatabase } from '../support/db.ts';
+import { startSilentServer, type SilentServer } from '../support/silent-server.ts';
 import { longIdleTransactions } from '../support/idle-transactions.ts';
 
 let database: Database;
-let silent: Server;
-const sockets: Socket[] = [];
+let silent: SilentServer;
 
 beforeAll(async () => {
   database = await freshDatabase();
-  silent = createServer((socket) => {
-    sockets.push(socket);
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  silent = await startSilentServer();
 }, 120_000);
 afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((resolve) => silent?.close(() => resolve()));
+  await silent?.close();
   await database?.close();
 });
 
@@ -35,13 +29,13 @@ describe('the outbox against an SMTP server that never answers', () => {
   it('sends outside any transaction: other writes go on, nothing idles in a transaction; the message is retried later', async () => {
     const due = new Date(Date.now() - 60_000);
     await database.db.insert(outboundMessages).values({ id: 'obm_hang1', channel: 'email', recipient: 'a@example.com', subject: 's', body: 'b', status: 'queued', notBefore: due });
-    const port = (silent.address() as AddressInfo).port;
+    const port = silent.port;
     const sender = mailSender(`smtp://127.0.0.1:${port}`, 'outbox@svc.example', { connectionTimeout: 2_000, greetingTimeout: 3_000, socketTimeout: 3_000 });
 
     const passStarted = Date.now();
     const pass = deliverDue(database, sender);
     const until = Date.now() + 5_000;
-    while (sockets.length === 0) {
+    while (silent.sockets.length === 0) {
       if (Date.now() > until) throw new Error('the pass never connected');
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -8,17 +8,16 @@
 // failed with the timeout, and a replay of the same Idempotency-Key returns that recorded answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type Socket, type AddressInfo } from 'node:net';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { startSilentServer, type SilentServer } from '../support/silent-server.ts';
 import { longIdleTransactions } from '../support/idle-transactions.ts';
 
 process.env.SVC_WEBHOOK_ALLOW_PRIVATE = 'true';
 
 let s: TestServer;
 let idp: TestIdp;
-let silent: Server;
-const sockets: Socket[] = [];
+let silent: SilentServer;
 let silentUrl: string;
 
 async function call(credential: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -32,20 +31,13 @@ async function call(credential: string, method: string, path: string, body?: unk
 
 beforeAll(async () => {
   idp = await startIdp();
-  // Accepts every connection, reads what it is sent, never writes a byte.
-  silent = createServer((socket) => {
-    sockets.push(socket);
-    socket.on('data', () => undefined);
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`;
+  silent = await startSilentServer();
+  silentUrl = `http://127.0.0.1:${silent.port}/hook`;
   s = await startTestServer({ oauthIssuer: idp.issuer, oauthJwksUrl: idp.jwksUrl });
 }, 60_000);
 
 afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise<void>((resolve) => silent?.close(() => resolve()));
+  await silent?.close();
   await s?.close();
   await idp?.close();
 });
@@ -61,7 +53,7 @@ describe('a receiver that never answers', () => {
     const started = Date.now();
     const hanging = keys.map((key) => call(admin, 'POST', `/v1/webhook-endpoints/${endpointId}:test`, {}, { 'idempotency-key': key }));
     hanging.forEach((p) => p.catch(() => undefined)); // awaited below; a failure before that is not unhandled
-    await waitUntil(() => sockets.length >= 2, 5_000); // both POSTs reached the receiver and wait on it
+    await waitUntil(() => silent.sockets.length >= 2, 5_000); // both POSTs reached the receiver and wait on it
 
     const mine = await call(s.credentials.operatorKey, 'POST', '/v1/tasks', { title: 'beside a hanging :test', clientId: s.credentials.clientId });
     const theirs = await call(s.credentials.operatorKey, 'POST', '/v1/tasks', { title: 'another tenant', clientId: s.credentials.otherClientId });
