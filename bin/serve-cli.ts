@@ -33,7 +33,7 @@ export async function runServe(argv: string[], registry: Registry | Promise<Regi
     console.error(`svc serve: ${(err as Error).message}`);
     return 2;
   }
-  const opening = openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, transactionBounds: config.transactionBounds });
+  const opening = openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, transactionBounds: config.transactionBounds, preparedStatements: config.preparedStatements });
   let database: Database | null = null;
   let server: RunningServer;
   try {
@@ -95,7 +95,7 @@ export async function runSeed(argv: string[], registry?: Registry): Promise<numb
   }
   let database;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, role: 'seed', transactionBounds: config.transactionBounds });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, role: 'seed', transactionBounds: config.transactionBounds, preparedStatements: config.preparedStatements });
   } catch (err) {
     console.error(`svc seed: ${(err as Error).message}`);
     return 1;

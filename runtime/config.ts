@@ -2,6 +2,7 @@
 import { observabilityConfigFrom, type ObservabilityConfig } from './observability/config.ts';
 import { auditRetentionDays } from './pipeline/audit-retention.ts';
 import { transactionBoundsFrom, type TransactionBounds } from './data/transaction-bounds.ts';
+import { preparedStatementsFrom, type PreparedStatementsSetting } from './data/prepared-statements.ts';
 
 export interface Config {
   port: number;
@@ -12,6 +13,8 @@ export interface Config {
   databaseDirectUrl: string | null;
   /** SVC_DB_STATEMENT_TIMEOUT_MS, SVC_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: every transaction's bounds on PostgreSQL (runtime/data/transaction-bounds.ts). */
   transactionBounds: TransactionBounds;
+  /** SVC_DB_PREPARED_STATEMENTS: named prepared statements on PostgreSQL (runtime/data/prepared-statements.ts). */
+  preparedStatements: PreparedStatementsSetting;
   dataDir: string;
   writesEnabled: boolean;
   /** Feature flags (spec Versioning 1), default on; off answers 404 not_found like the write switch. */
@@ -126,6 +129,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: env.DATABASE_URL || null,
     databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
     transactionBounds: transactionBoundsFrom(env),
+    preparedStatements: preparedStatementsFrom(env),
     dataDir: env.SVC_DATA_DIR || '.svc-data',
     writesEnabled: flag(env.API_WRITES_ENABLED, true),
     mcpEnabled: flag(env.API_MCP_ENABLED, true),

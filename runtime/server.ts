@@ -106,7 +106,7 @@ function startingProblem(request: Request, baseUrl: string): Response {
 
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const ownDatabase = !options.database;
-  const opened = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, directUrl: options.config.databaseDirectUrl, dataDir: options.config.dataDir, transactionBounds: options.config.transactionBounds }));
+  const opened = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, directUrl: options.config.databaseDirectUrl, dataDir: options.config.dataDir, transactionBounds: options.config.transactionBounds, preparedStatements: options.config.preparedStatements }));
   // Metrics and tracing, when configured (loaded while the port opens); their database wrapper
   // observes every transaction of the server, workers included.
   const observing = startObservability({

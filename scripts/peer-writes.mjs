@@ -5,13 +5,15 @@
 // INCLUDING ALL: the same columns, defaults, generated search vector and indexes; no foreign keys)
 // in a schema of its own, so both can run against one database. No authentication, no validation:
 // the cost of those is part of what svc adds. Plain JavaScript: no loader.
-//   DATABASE_URL=postgres://… PORT=… node scripts/peer-writes.mjs
+// PREPARE=false runs with unnamed statements, as svc does behind a transaction pooler; by default
+// postgres.js names them, as svc does on a session connection: the same driver settings as svc's.
+//   DATABASE_URL=postgres://… PORT=… [PREPARE=false] node scripts/peer-writes.mjs
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import postgres from 'postgres';
 import { randomUUID } from 'node:crypto';
 
-const sql = postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {} });
+const sql = postgres(process.env.DATABASE_URL, { max: 10, prepare: process.env.PREPARE !== 'false', onnotice: () => {} });
 await sql`create schema if not exists peer`;
 for (const table of ['idempotency_records', 'tasks', 'events', 'audit_log']) {
   await sql.unsafe(`create table if not exists peer.${table} (like public.${table} including all)`);

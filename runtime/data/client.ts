@@ -23,6 +23,7 @@ import { migratePostgres } from './migrate-postgres.ts';
 import { unpipelined } from './unpipelined.ts';
 import { describeUrl, isSessionConnection, WatermarkPoller, type ListenOptions, type NotificationMode } from './notifications.ts';
 import { named, type ConnectionRole } from './application-name.ts';
+import { preparedStatements, usePreparedStatements, type PreparedStatementsSetting } from './prepared-statements.ts';
 import { boundedTransactions, boundParameters, boundStatement, DEFAULT_TRANSACTION_BOUNDS, type TransactionBounds } from './transaction-bounds.ts';
 
 export type { ListenOptions, NotificationMode } from './notifications.ts';
@@ -81,6 +82,11 @@ export interface OpenConfig {
    * worker connection (runtime/data/transaction-bounds.ts); default DEFAULT_TRANSACTION_BOUNDS.
    */
   transactionBounds?: TransactionBounds;
+  /**
+   * PostgreSQL only: named prepared statements (runtime/data/prepared-statements.ts); `auto` (default)
+   * names them on a session connection, never through a transaction pooler.
+   */
+  preparedStatements?: PreparedStatementsSetting;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('runtime/data/migrations', PROJECT_ROOT));
@@ -134,6 +140,7 @@ export async function openDatabase(config: OpenConfig): Promise<Database> {
     { requests: config.poolMax ?? 10, workers: config.workerPoolMax ?? 3, role: config.role ?? 'requests' }, // not a contract limit: pool sizes
     config.directUrl ?? null,
     config.transactionBounds ?? DEFAULT_TRANSACTION_BOUNDS,
+    config.preparedStatements ?? 'auto',
   );
 }
 
@@ -212,7 +219,8 @@ const POOLED_CHECK_MS = 1000; // not a contract limit
 /**
  * PostgreSQL through postgres.js. Every statement on `url` must be valid on any server connection,
  * since `url` may be a transaction pooler (PgBouncer in transaction mode): so no named prepared
- * statements (prepare: false, always: a pooler hands the next transaction another server
+ * statements unless `url` is proven a session connection or the operator says the pooler keeps them
+ * (runtime/data/prepared-statements.ts: a pooler hands the next transaction another server
  * connection, where a statement name means another statement or nothing, and writes were lost
  * silently), no pipelining (runtime/data/unpipelined.ts: a pipelined query's answer was lost behind
  * PgBouncer and its request hung), no session advisory lock (migrations take a transaction lock),
@@ -224,6 +232,7 @@ async function openPostgres(
   pools: { requests: number; workers: number; role: ConnectionRole },
   directUrl: string | null,
   bounds: TransactionBounds,
+  prepareSetting: PreparedStatementsSetting,
 ): Promise<Database> {
   const driver = await postgresDriver();
   const [{ default: postgres }, { drizzle: drizzlePostgres }] = driver;
@@ -236,12 +245,16 @@ async function openPostgres(
   const bounded = (role: ConnectionRole) =>
     probe.startupBounds ? { connection: { ...named(role).connection, ...boundParameters(bounds) } } : named(role);
   const perTransaction = probe.startupBounds ? null : boundStatement(bounds);
+  // Named statements where the connection is a session of its own (or where the operator says the
+  // pooler keeps them): one round trip a statement instead of two.
+  const prepare = usePreparedStatements(prepareSetting, urlIsSession);
+  const driven = (c: ReturnType<typeof postgres>) => boundedTransactions(preparedStatements(c, prepare), perTransaction);
   // One pool for requests, one for the background workers, each named (runtime/data/application-name.ts);
   // postgres.js opens a pool's connections only when it first needs them.
-  const client = postgres(url, { max: pools.requests, ...options, ...bounded(pools.role) });
-  const workerClient = postgres(url, { max: pools.workers, ...options, ...bounded('workers') });
-  const db = drizzlePostgres({ client: unpipelined(boundedTransactions(client, perTransaction), pools.requests), schema });
-  const workersDb = drizzlePostgres({ client: unpipelined(boundedTransactions(workerClient, perTransaction), pools.workers), schema });
+  const client = postgres(url, { max: pools.requests, ...options, prepare, ...bounded(pools.role) });
+  const workerClient = postgres(url, { max: pools.workers, ...options, prepare, ...bounded('workers') });
+  const db = drizzlePostgres({ client: unpipelined(driven(client), pools.requests), schema });
+  const workersDb = drizzlePostgres({ client: unpipelined(driven(workerClient), pools.workers), schema });
   const transaction = <T>(fn: (tx: Db) => Promise<T>): Promise<T> => db.transaction((tx) => fn(tx as unknown as Db));
   const execute = <R extends Row = Row>(query: SQL | string) => executeRows<R>(db as unknown as Db, query);
   /** The session connection LISTEN runs on (its own, named `listener`), when there is one. */
@@ -260,7 +273,7 @@ async function openPostgres(
       }
       listener = postgres(directUrl, { max: 1, ...options, ...named('listener') });
       mode = 'listen';
-      description = `notifications: LISTEN on DATABASE_DIRECT_URL (${describeUrl(directUrl)}); requests on DATABASE_URL (${describeUrl(url)}), no prepared statements`;
+      description = `notifications: LISTEN on DATABASE_DIRECT_URL (${describeUrl(directUrl)}); requests on DATABASE_URL (${describeUrl(url)})`;
     } else if (urlIsSession) {
       listener = postgres(url, { max: 1, ...options, ...named('listener') });
       mode = 'listen+poll';
@@ -301,7 +314,7 @@ async function openPostgres(
         checkChannel(channel);
         await client.notify(channel, payload);
       },
-      notifications: { mode, description },
+      notifications: { mode, description: `${description}; ${prepare ? 'named prepared statements' : 'unnamed statements (two round trips each)'}` },
     };
     const workers: Database = {
       ...shared,

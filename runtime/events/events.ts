@@ -7,7 +7,8 @@
 // what lies below the visibility horizon, in (txid, seq) order (runtime/events/feed.ts,
 // docs/writes.md), so a reader never passes an event that commits later.
 import { eq, sql } from 'drizzle-orm';
-import { executeRows, type Db } from '../data/client.ts';
+import type { Db } from '../data/client.ts';
+import { statement } from '../data/statement.ts';
 import { events } from '../data/schema.ts';
 import type { EventSubject, Principal } from '../handler-types.ts';
 import { newId } from '../data/ids.ts';
@@ -39,6 +40,18 @@ export interface EmitterOptions {
 
 export type Emit = (type: EventType, subject: EventSubject, data: Record<string, unknown>) => Promise<void>;
 
+const p = (name: string) => sql.placeholder(name);
+
+/** The event row and its NOTIFY (runtime/data/statement.ts: compiled once). */
+const insertEvent = statement<{ seq: number | string }>('svc_insert_event', (db) => {
+  const columns = ['id', 'type', 'occurredAt', 'clientId', 'subjectId', 'actorKind', 'actorId', 'data', 'traceparent'] as const;
+  const insert = db
+    .insert(events)
+    .values(Object.fromEntries(columns.map((c) => [c, p(c)])) as unknown as typeof events.$inferInsert)
+    .returning({ seq: events.seq });
+  return sql`with e as ${insert} select e.seq, pg_notify(${EVENTS_CHANNEL}, json_build_object('seq', e.seq, 'id', ${p('id')}::text, 'type', ${p('type')}::text, 'clientId', ${p('clientId')}::text)::text) from e`;
+});
+
 export function createEmitter(options: EmitterOptions): Emit {
   const known = new Set(options.eventTypes);
   // With tracing on, each emit is a span, and its traceparent is stored with the event: the webhook
@@ -47,25 +60,18 @@ export function createEmitter(options: EmitterOptions): Emit {
   const emitOne: Emit = async (type, subject, data) => {
     if (!known.has(type)) throw new Error(`emit: unknown event type "${type}"`);
     const id = newId('event');
-    // One round trip: the row and its NOTIFY (delivered at commit) in one statement.
-    const insert = options.db
-      .insert(events)
-      .values({
-        id,
-        type,
-        occurredAt: options.now?.() ?? new Date(),
-        clientId: subject.clientId,
-        subjectId: subject.subjectId,
-        actorKind: options.actor?.kind ?? null,
-        actorId: options.actor?.id ?? null,
-        data,
-        traceparent: tracing?.activeTraceparent() ?? null,
-      })
-      .returning({ seq: events.seq });
-    const [row] = await executeRows<{ seq: number | string }>(
-      options.db,
-      sql`with e as ${insert} select e.seq, pg_notify(${EVENTS_CHANNEL}, json_build_object('seq', e.seq, 'id', ${id}::text, 'type', ${type}::text, 'clientId', ${subject.clientId}::text)::text) from e`,
-    );
+    // One round trip: the row and its NOTIFY (delivered at commit) in one statement, built once.
+    const [row] = await insertEvent.run(options.db, {
+      id,
+      type,
+      occurredAt: options.now?.() ?? new Date(),
+      clientId: subject.clientId,
+      subjectId: subject.subjectId,
+      actorKind: options.actor?.kind ?? null,
+      actorId: options.actor?.id ?? null,
+      data,
+      traceparent: tracing?.activeTraceparent() ?? null,
+    });
     const emitted: EmittedEvent = { id, seq: Number(row!.seq), type, clientId: subject.clientId, subjectId: subject.subjectId, data };
     options.sink?.push(emitted);
   };

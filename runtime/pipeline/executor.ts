@@ -18,9 +18,7 @@ import { Policy } from '../auth/policy.ts';
 import { ProblemError } from '../problem-error.ts';
 import { isProblemCode, isUnexpected, problemStatus, toProblemError } from '../problem-documents.ts';
 import { auditEntry, auditRow, failedWith, type AuditedEnd, type AuditEntry, type Auditor } from './audit.ts';
-import { auditLog } from '../data/schema.ts';
-import { executeRows } from '../data/client.ts';
-import { sql } from 'drizzle-orm';
+import { completeWrite } from './completion.ts';
 import {
   approvalView,
   proposeApproval,
@@ -35,7 +33,6 @@ import {
   abandonIdempotent,
   beginIdempotent,
   claimInTransaction,
-  completionStatement,
   storeProblemAnswer,
   completeIdempotent,
   fingerprint,
@@ -344,12 +341,9 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           if (etag) headers.ETag = etag;
           answer = { status: op.successStatus, body: { outcome: 'ran', result }, outcome: 'ran', headers };
           // The stored copy holds the secrets sealed; the caller gets them in clear, once.
-          const done = completionStatement(tx, scope, holder!, { ...answer, body: { outcome: 'ran', result: secrets.seal(op.id, result) } });
-          const audit = deps.auditor ? tx.insert(auditLog).values(auditRow(callEntry(call, { status: answer.status, outcome: answer.outcome, problemCode: null }))) : null;
-          const [row] = audit
-            ? await executeRows<{ n: number }>(tx, sql`with d as ${done}, a as ${audit} select count(*)::int as n from d`)
-            : [{ n: (await done).length }];
-          if (!row || Number(row.n) === 0) throw new ProblemError('idempotency_key_in_progress', 'The first request with this Idempotency-Key is still running; retry shortly.', { headers: { 'Retry-After': '1' } });
+          const audit = deps.auditor ? auditRow(callEntry(call, { status: answer.status, outcome: answer.outcome, problemCode: null })) : null;
+          const stored = await completeWrite(tx, scope, holder!, { ...answer, body: { outcome: 'ran', result: secrets.seal(op.id, result) } }, audit);
+          if (!stored) throw new ProblemError('idempotency_key_in_progress', 'The first request with this Idempotency-Key is still running; retry shortly.', { headers: { 'Retry-After': '1' } });
         },
         async (tx) => {
           const claim = await claimInTransaction(tx, scope, retentionHours, now());
