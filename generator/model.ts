@@ -18,6 +18,7 @@ import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParam
 import { COMPONENT_PREFIX, Dereferencer, jsonTypeOf, toComponentForm } from './schema.ts';
 import { ContractError, diagnostic, type Diagnostic, type SourceFile } from './source.ts';
 import { onForget, session } from './session.ts';
+import { STANDARD_LIMITS, STANDARD_PROBLEMS } from './standard-library.ts';
 
 export interface ModelOperation {
   def: OperationDef;
@@ -101,6 +102,36 @@ function problemsOf(def: Omit<OperationDef, 'problems' | 'mcp' | 'mcpReason'>, d
     }
   }
   return [...codes].sort();
+}
+
+type ModelProblem = Model['problems'][number];
+
+/** svc.yaml problems over the standard library's: a declared code is the contract's, every other built in. Sorted by code. */
+function problemCatalogue(declared: unknown): ModelProblem[] {
+  const byCode = new Map<string, ModelProblem>();
+  for (const [code, p] of Object.entries(STANDARD_PROBLEMS))
+    byCode.set(code, { code, status: p.status, title: p.title, retry: p.retry, retryAfter: p.retryAfter, decision: null });
+  for (const [code, raw] of Object.entries(asObj(declared))) {
+    const p = asObj(raw);
+    byCode.set(code, {
+      code,
+      status: p.status as number,
+      title: text(p.title),
+      retry: p.retry as RetryClass,
+      retryAfter: typeof p.retryAfter === 'number' ? p.retryAfter : null,
+      decision: decisionOf(p),
+    });
+  }
+  return [...byCode.values()].sort((a, b) => (a.code < b.code ? -1 : 1));
+}
+
+/** svc.yaml limits over the standard library's values, sorted by name. */
+function limitValues(declared: unknown): Record<string, number> {
+  const values: Record<string, number> = Object.fromEntries(Object.entries(STANDARD_LIMITS).map(([name, l]) => [name, l.value]));
+  for (const [name, v] of Object.entries(asObj(declared))) if (typeof v === 'number') values[name] = v;
+  const limits: Record<string, number> = {};
+  for (const name of Object.keys(values).sort()) limits[name] = values[name];
+  return limits;
 }
 
 /** Builds the input object in component form: top-level $ref/allOf merged, defaults applied, paging added. */
@@ -223,21 +254,8 @@ export function buildModel(contract: LoadedContract): Model {
   addGenerated('ProposedOutcome', env.proposedOutcome);
 
   const scopes = asArray(svc.scopes).map((s) => ({ name: String(asObj(s).name), description: text(asObj(s).description), decision: decisionOf(s) }));
-  const problems = Object.entries(asObj(svc.problems))
-    .map(([code, raw]) => {
-      const p = asObj(raw);
-      return {
-        code,
-        status: p.status as number,
-        title: text(p.title),
-        retry: p.retry as RetryClass,
-        retryAfter: typeof p.retryAfter === 'number' ? p.retryAfter : null,
-        decision: decisionOf(p),
-      };
-    })
-    .sort((a, b) => (a.code < b.code ? -1 : 1));
-  const limits: Record<string, number> = {};
-  for (const [k, v] of Object.entries(asObj(svc.limits)).sort(([a], [b]) => (a < b ? -1 : 1))) if (typeof v === 'number') limits[k] = v;
+  const problems = problemCatalogue(svc.problems);
+  const limits = limitValues(svc.limits);
 
   const roleScopes: Record<string, string[]> = {};
   for (const role of Object.values(asObj(svc.roles))) {
