@@ -100,6 +100,12 @@ describe('the built-in values are contract/svc.yaml’s', () => {
     for (const [name, l] of Object.entries(STANDARD_LIMITS)) expect(limits[name as keyof typeof limits], `${name}: ${reason}`).toBe(l.value);
   });
 
+  it('docs/contract-authors.md prints each with its value', () => {
+    const doc = readFileSync(join(ROOT, 'docs/contract-authors.md'), 'utf8');
+    for (const [code, p] of Object.entries(STANDARD_PROBLEMS)) expect(doc, code).toContain(`| \`${code}\` | ${p.status} | ${p.title} | ${p.retry} | ${p.retryAfter ?? ''} |`);
+    for (const [name, l] of Object.entries(STANDARD_LIMITS)) expect(doc, name).toContain(`| \`${name}\` | ${l.value} |`);
+  });
+
   it('each entry says what it is for', () => {
     for (const entry of [...Object.values(STANDARD_PROBLEMS), ...Object.values(STANDARD_LIMITS)]) expect(entry.description.length).toBeGreaterThan(10);
   });
