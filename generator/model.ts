@@ -134,8 +134,14 @@ function limitValues(declared: unknown): Record<string, number> {
   return limits;
 }
 
+/** pageSize as the runtime reads it (runtime/data/paging.ts): limits.pageSizeDefault, at most limits.pageSizeMax. */
+function pageSizeSchema(limits: Record<string, number>): JsonSchema {
+  return { type: 'integer', minimum: 1, maximum: limits.pageSizeMax, default: limits.pageSizeDefault };
+}
+
 /** Builds the input object in component form: top-level $ref/allOf merged, defaults applied, paging added. */
-function inputSchema(raw: unknown, contractSchemas: Map<string, unknown>, paged: boolean): JsonSchema {
+function inputSchema(raw: unknown, env: Pick<Environment, 'contractSchemas' | 'pageSize'>, paged: boolean): JsonSchema {
+  const { contractSchemas } = env;
   const node = asObj(raw);
   const merged = inputProperties(raw, contractSchemas);
   const top: Obj = {};
@@ -147,7 +153,7 @@ function inputSchema(raw: unknown, contractSchemas: Map<string, unknown>, paged:
   const properties: Obj = { ...merged.properties };
   if (paged) {
     properties.cursor = contractSchemas.has('Cursor') ? { $ref: 'Cursor' } : { type: 'string', description: 'Opaque cursor from nextCursor.' };
-    properties.pageSize = contractSchemas.has('PageSize') ? { $ref: 'PageSize' } : { type: 'integer', minimum: 1, maximum: 200, default: 50 };
+    properties.pageSize = contractSchemas.has('PageSize') ? { $ref: 'PageSize' } : env.pageSize;
   }
   const schema: Obj = { type: 'object', ...top, properties };
   if (merged.required.length) schema.required = merged.required;
@@ -168,6 +174,8 @@ interface Environment {
   /** The contract's schemas in component form, and Problem and the outcome envelopes. */
   baseSchemas: Record<string, JsonSchema>;
   plannedOutcome: JsonSchema;
+  /** A paged read's pageSize when the contract has no PageSize schema: the page size limits'. */
+  pageSize: JsonSchema;
   proposedOutcome: JsonSchema;
   /** Each family file's part of the model, built in this environment (a watcher's memo). */
   families: WeakMap<SourceFile, FamilyPart>;
@@ -226,6 +234,7 @@ function environmentOf(contract: LoadedContract): Environment {
     contractSchemaNames,
     baseSchemas,
     plannedOutcome: plannedOutcome(contractSchemas.has('Plan')),
+    pageSize: pageSizeSchema(limitValues(asObj(contract.svc?.data).limits)),
     proposedOutcome: proposedOutcome(contractSchemas.has('Approval')),
     families: new WeakMap(),
   };
@@ -379,7 +388,7 @@ function familyPart(file: SourceFile, env: Environment, schemas: Record<string, 
     const path = String(http.path);
     const paged = kind === 'read' && 'page' in op;
     const name = pascal(id);
-    const input = inputSchema(op.input, contractSchemas, paged);
+    const input = inputSchema(op.input, env, paged);
     const inputName = `${name}Input`;
     addGenerated(inputName, input);
 

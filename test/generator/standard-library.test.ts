@@ -1,5 +1,5 @@
 // A contract needs declare no problem code or limit the runtime needs: the minimal fixture
-// (test/fixtures/minimal-contract: one family, two operations, one problem and one limit declared)
+// (test/fixtures/minimal-contract: one family, three operations, one problem and one limit declared)
 // compiles, and its generated facts hold every built-in code and limit, its own declarations taking
 // precedence. A principal the runtime does not authenticate is refused where it is written.
 import { spawnSync } from 'node:child_process';
@@ -31,9 +31,15 @@ describe('the minimal contract, with the standard library', () => {
   let compiled: { files: Map<string, string>; model: Model };
   const compile = async () => (compiled ??= await compileWithModel(FIXTURE));
 
-  it('compiles with two operations', async () => {
+  it('compiles with three operations', async () => {
     const { model } = await compile();
-    expect(model.operations.map((o) => o.def.id)).toEqual(['notes.create', 'notes.get']);
+    expect(model.operations.map((o) => o.def.id)).toEqual(['notes.create', 'notes.get', 'notes.list']);
+  });
+
+  it('publishes the page size limits as a paged read’s pageSize (it has no PageSize schema)', async () => {
+    const { model } = await compile();
+    const input = model.schemas.NotesListInput as { properties: Record<string, unknown> };
+    expect(input.properties.pageSize).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
   });
 
   it('has every built-in problem code, its declared one taking precedence', async () => {
