@@ -10,6 +10,7 @@ import { checkShapes, touchesBroken, underBroken } from './shapes.ts';
 import { diagnostic, positionOf, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
 import { didYouMeanText } from './suggest.ts';
 import { onForget, session } from './session.ts';
+import { PRINCIPAL_KINDS, STANDARD_PROBLEMS } from './standard-library.ts';
 
 const TOTAL_KEYS = ['operations', 'reads', 'commands', 'families', 'tools', 'scopes', 'eventTypes'] as const;
 
@@ -94,10 +95,23 @@ function knownFromSvc(contract: LoadedContract, checker: Diagnostic[]): Omit<Kno
   });
   return {
     scopes,
-    problems: new Set(Object.keys(asObj(svc.problems))),
+    problems: new Set([...Object.keys(STANDARD_PROBLEMS), ...Object.keys(asObj(svc.problems))]),
     eventTypes: new Set(asArray(svc.eventTypes).map((e) => String(asObj(e).name))),
     principals: new Set(asArray(svc.principals).map((p) => String(asObj(p).name))),
   };
+}
+
+/**
+ * A principal the runtime does not authenticate (runtime/auth knows PRINCIPAL_KINDS only) would
+ * compile, and every operation whose audience names only it would answer 404 to every caller.
+ */
+function checkPrincipals(c: Checker, svc: SourceFile): void {
+  const kinds: readonly string[] = PRINCIPAL_KINDS;
+  asArray(asObj(svc.data).principals).forEach((p, i) => {
+    const name = asObj(p).name;
+    if (typeof name === 'string' && !kinds.includes(name))
+      c.report(svc, ['principals', i, 'name'], 'unknown-principal', `Principal ${JSON.stringify(name)} is not a kind the runtime authenticates, so no caller could reach an operation for it.${didYouMeanText(name, kinds)} Use ${kinds.join(', ')} (an operator is a staff user or an unbound API key, a client_admin an administrator of one client, a service_account an API key bound to clients).`);
+  });
 }
 
 interface OpSeen {
@@ -251,7 +265,7 @@ function checkOperation(
 
   asArray(op.errors).forEach((code, i) => {
     if (typeof code === 'string' && !c.known.problems.has(code))
-      c.report(source, [...at, 'errors', i], 'unknown-problem-code', `Problem code ${JSON.stringify(code)} is not in svc.yaml problems.${didYouMeanText(code, [...c.known.problems])} Use a declared code, or declare it in svc.yaml with status, title and retry.`);
+      c.report(source, [...at, 'errors', i], 'unknown-problem-code', `Problem code ${JSON.stringify(code)} is neither built in nor in svc.yaml problems.${didYouMeanText(code, [...c.known.problems])} Use a built-in or declared code, or declare it in svc.yaml with status, title and retry.`);
   });
   asArray(op.emits).forEach((type, i) => {
     if (typeof type === 'string' && !c.known.eventTypes.has(type))
@@ -310,6 +324,7 @@ function checkContractRules(contract: LoadedContract, broken: Map<string, JsonPa
   }
   const c = new Checker({ ...base, schemas }, broken);
   c.out.push(...early, ...dupSchemas);
+  if (contract.svc) checkPrincipals(c, contract.svc);
   const env = rulesEnvironment(contract);
   if (!env?.schemasClean) {
     const before = c.out.length;

@@ -13,6 +13,7 @@ import type { LoadedContract } from './load.ts';
 import { asArray, asObj, isObj, type Obj } from './raw.ts';
 import { touchesBroken } from './shapes.ts';
 import { diagnostic, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
+import { STANDARD_LIMITS } from './standard-library.ts';
 
 const FIELDS = ['since', 'sunset', 'link', 'successor', 'successorLink'] as const;
 
@@ -110,7 +111,7 @@ export function checkDeprecations(contract: LoadedContract, broken?: Map<string,
     svc: contract.svc,
     versions: new Map(),
     ops: new Map(),
-    minimumMonths: typeof asObj(svc.limits).priorMajorMinimumMonths === 'number' ? (asObj(svc.limits).priorMajorMinimumMonths as number) : 6,
+    minimumMonths: typeof asObj(svc.limits).priorMajorMinimumMonths === 'number' ? (asObj(svc.limits).priorMajorMinimumMonths as number) : STANDARD_LIMITS.priorMajorMinimumMonths.value,
     out: [],
   };
   asArray(svc.versions).forEach((v, i) => ctx.versions.set(String(asObj(v).version), { entry: asObj(v), at: ['versions', i] }));

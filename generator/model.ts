@@ -18,6 +18,7 @@ import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParam
 import { COMPONENT_PREFIX, Dereferencer, jsonTypeOf, toComponentForm } from './schema.ts';
 import { ContractError, diagnostic, type Diagnostic, type SourceFile } from './source.ts';
 import { onForget, session } from './session.ts';
+import { STANDARD_LIMITS, STANDARD_PROBLEMS } from './standard-library.ts';
 
 export interface ModelOperation {
   def: OperationDef;
@@ -103,8 +104,44 @@ function problemsOf(def: Omit<OperationDef, 'problems' | 'mcp' | 'mcpReason'>, d
   return [...codes].sort();
 }
 
+type ModelProblem = Model['problems'][number];
+
+/** svc.yaml problems over the standard library's: a declared code is the contract's, every other built in. Sorted by code. */
+function problemCatalogue(declared: unknown): ModelProblem[] {
+  const byCode = new Map<string, ModelProblem>();
+  for (const [code, p] of Object.entries(STANDARD_PROBLEMS))
+    byCode.set(code, { code, status: p.status, title: p.title, retry: p.retry, retryAfter: p.retryAfter, decision: null });
+  for (const [code, raw] of Object.entries(asObj(declared))) {
+    const p = asObj(raw);
+    byCode.set(code, {
+      code,
+      status: p.status as number,
+      title: text(p.title),
+      retry: p.retry as RetryClass,
+      retryAfter: typeof p.retryAfter === 'number' ? p.retryAfter : null,
+      decision: decisionOf(p),
+    });
+  }
+  return [...byCode.values()].sort((a, b) => (a.code < b.code ? -1 : 1));
+}
+
+/** svc.yaml limits over the standard library's values, sorted by name. */
+function limitValues(declared: unknown): Record<string, number> {
+  const values: Record<string, number> = Object.fromEntries(Object.entries(STANDARD_LIMITS).map(([name, l]) => [name, l.value]));
+  for (const [name, v] of Object.entries(asObj(declared))) if (typeof v === 'number') values[name] = v;
+  const limits: Record<string, number> = {};
+  for (const name of Object.keys(values).sort()) limits[name] = values[name];
+  return limits;
+}
+
+/** pageSize as the runtime reads it (runtime/data/paging.ts): limits.pageSizeDefault, at most limits.pageSizeMax. */
+function pageSizeSchema(limits: Record<string, number>): JsonSchema {
+  return { type: 'integer', minimum: 1, maximum: limits.pageSizeMax, default: limits.pageSizeDefault };
+}
+
 /** Builds the input object in component form: top-level $ref/allOf merged, defaults applied, paging added. */
-function inputSchema(raw: unknown, contractSchemas: Map<string, unknown>, paged: boolean): JsonSchema {
+function inputSchema(raw: unknown, env: Pick<Environment, 'contractSchemas' | 'pageSize'>, paged: boolean): JsonSchema {
+  const { contractSchemas } = env;
   const node = asObj(raw);
   const merged = inputProperties(raw, contractSchemas);
   const top: Obj = {};
@@ -116,7 +153,7 @@ function inputSchema(raw: unknown, contractSchemas: Map<string, unknown>, paged:
   const properties: Obj = { ...merged.properties };
   if (paged) {
     properties.cursor = contractSchemas.has('Cursor') ? { $ref: 'Cursor' } : { type: 'string', description: 'Opaque cursor from nextCursor.' };
-    properties.pageSize = contractSchemas.has('PageSize') ? { $ref: 'PageSize' } : { type: 'integer', minimum: 1, maximum: 200, default: 50 };
+    properties.pageSize = contractSchemas.has('PageSize') ? { $ref: 'PageSize' } : env.pageSize;
   }
   const schema: Obj = { type: 'object', ...top, properties };
   if (merged.required.length) schema.required = merged.required;
@@ -137,6 +174,8 @@ interface Environment {
   /** The contract's schemas in component form, and Problem and the outcome envelopes. */
   baseSchemas: Record<string, JsonSchema>;
   plannedOutcome: JsonSchema;
+  /** A paged read's pageSize when the contract has no PageSize schema: the page size limits'. */
+  pageSize: JsonSchema;
   proposedOutcome: JsonSchema;
   /** Each family file's part of the model, built in this environment (a watcher's memo). */
   families: WeakMap<SourceFile, FamilyPart>;
@@ -195,6 +234,7 @@ function environmentOf(contract: LoadedContract): Environment {
     contractSchemaNames,
     baseSchemas,
     plannedOutcome: plannedOutcome(contractSchemas.has('Plan')),
+    pageSize: pageSizeSchema(limitValues(asObj(contract.svc?.data).limits)),
     proposedOutcome: proposedOutcome(contractSchemas.has('Approval')),
     families: new WeakMap(),
   };
@@ -223,21 +263,8 @@ export function buildModel(contract: LoadedContract): Model {
   addGenerated('ProposedOutcome', env.proposedOutcome);
 
   const scopes = asArray(svc.scopes).map((s) => ({ name: String(asObj(s).name), description: text(asObj(s).description), decision: decisionOf(s) }));
-  const problems = Object.entries(asObj(svc.problems))
-    .map(([code, raw]) => {
-      const p = asObj(raw);
-      return {
-        code,
-        status: p.status as number,
-        title: text(p.title),
-        retry: p.retry as RetryClass,
-        retryAfter: typeof p.retryAfter === 'number' ? p.retryAfter : null,
-        decision: decisionOf(p),
-      };
-    })
-    .sort((a, b) => (a.code < b.code ? -1 : 1));
-  const limits: Record<string, number> = {};
-  for (const [k, v] of Object.entries(asObj(svc.limits)).sort(([a], [b]) => (a < b ? -1 : 1))) if (typeof v === 'number') limits[k] = v;
+  const problems = problemCatalogue(svc.problems);
+  const limits = limitValues(svc.limits);
 
   const roleScopes: Record<string, string[]> = {};
   for (const role of Object.values(asObj(svc.roles))) {
@@ -361,7 +388,7 @@ function familyPart(file: SourceFile, env: Environment, schemas: Record<string, 
     const path = String(http.path);
     const paged = kind === 'read' && 'page' in op;
     const name = pascal(id);
-    const input = inputSchema(op.input, contractSchemas, paged);
+    const input = inputSchema(op.input, env, paged);
     const inputName = `${name}Input`;
     addGenerated(inputName, input);
 

@@ -1,7 +1,12 @@
 // Types of the generated operation registry (generated/registry.ts). The generator emits values of
 // these types; the runtime reads only them, never the YAML.
 
-export type PrincipalKind = 'operator' | 'client_admin' | 'service_account';
+/**
+ * The principal kinds the runtime authenticates (runtime/auth): a contract's principals are among
+ * these, or its operations could never be called (svc generate refuses any other, generator/check.ts).
+ */
+export const PRINCIPAL_KINDS = ['operator', 'client_admin', 'service_account'] as const;
+export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type ParamLocation = 'path' | 'query' | 'body';
 export type RetryClass = 'after_fix' | 'after_delay' | 'now';

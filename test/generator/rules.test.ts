@@ -99,8 +99,23 @@ describe('check rules', () => {
     const c = fresh();
     const at = c.mutate(T, GET, 'errors: [not_found]', 'errors: [not_foud]', 'not_foud');
     expect(c.check()).toEqual([
-      `${at} error [unknown-problem-code] Problem code "not_foud" is not in svc.yaml problems. Did you mean not_found? Use a declared code, or declare it in svc.yaml with status, title and retry.`,
+      `${at} error [unknown-problem-code] Problem code "not_foud" is neither built in nor in svc.yaml problems. Did you mean not_found? Use a built-in or declared code, or declare it in svc.yaml with status, title and retry.`,
     ]);
+  });
+
+  it('unknown-problem-code accepts a built-in code svc.yaml does not declare', () => {
+    const c = fresh();
+    c.mutate('svc.yaml', 'problems:', '  not_found:\n    status: 404\n    title: Not found\n    retry: after_fix\n', '');
+    expect(c.check()).toEqual([]);
+  });
+
+  it('unknown-principal: a principal kind the runtime does not authenticate', () => {
+    const c = fresh();
+    const at = c.mutate('svc.yaml', 'principals:', '- name: client_admin', '- name: user', 'user');
+    const errors = c.check();
+    expect(errors).toContain(
+      `${at} error [unknown-principal] Principal "user" is not a kind the runtime authenticates, so no caller could reach an operation for it. Use operator, client_admin, service_account (an operator is a staff user or an unbound API key, a client_admin an administrator of one client, a service_account an API key bound to clients).`,
+    );
   });
 
   it('unknown-event-type', () => {
