@@ -1,6 +1,7 @@
 // Small helpers the handler families share.
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../runtime/data/client.ts';
+import { tableStatement } from '../runtime/data/statement.ts';
 import { clients, users } from '../runtime/data/schema.ts';
 import { etagMatches, requireIfMatch } from '../runtime/pipeline/etag.ts';
 import type { HandlerContext } from '../runtime/handler-types.ts';
@@ -45,8 +46,11 @@ export function checkDate(value: string | null | undefined, pointer: string): st
 }
 
 /** The client row, or 404 when it does not exist. (Scope is checked by the caller through Policy.) */
+const clientById = tableStatement('client_by_id', clients, (db) => db.select().from(clients).where(eq(clients.id, sql.placeholder('id') as never)));
+
 export async function requireClient(db: Db, clientId: string): Promise<typeof clients.$inferSelect> {
-  const [row] = await db.select().from(clients).where(eq(clients.id, clientId));
+  // Built once: every task, project and CRM write in a client reads it (docs/writes.md).
+  const [row] = await clientById.run(db, { id: clientId });
   if (!row) throw notFound('Client');
   return row;
 }

@@ -6,6 +6,7 @@ import type { Db } from '../runtime/data/client.ts';
 import { projects, taskComments, tasks, users } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
+import { tableStatement } from '../runtime/data/statement.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { invalidField, notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 import { notify } from '../runtime/events/notifications.ts';
@@ -205,8 +206,25 @@ async function resolveDraft(
   };
 }
 
+/** The columns resolveDraft fills, each a placeholder of the one-task insert. */
+const DRAFT_COLUMNS = [
+  'id', 'clientId', 'projectId', 'title', 'description', 'status', 'priority', 'ownerId', 'assigneeIds', 'dueDate',
+  'version', 'createdBy', 'createdAt', 'updatedAt',
+] as const satisfies readonly (keyof typeof tasks.$inferInsert)[];
+
+/** One task's INSERT, built once (runtime/data/statement.ts): tasks.create is the write the bench drives. */
+const insertOneTask = tableStatement('insert_task', tasks, (db) =>
+  db
+    .insert(tasks)
+    .values(Object.fromEntries(DRAFT_COLUMNS.map((c) => [c, sql.placeholder(c)])) as never)
+    .returning(),
+);
+
 async function insertTasks(ctx: HandlerContext, values: (typeof tasks.$inferInsert)[]): Promise<Task[]> {
-  const rows = await ctx.db.insert(tasks).values(values).returning();
+  const rows =
+    values.length === 1
+      ? await insertOneTask.run(ctx.db, Object.fromEntries(DRAFT_COLUMNS.map((c) => [c, values[0]![c] ?? null])))
+      : await ctx.db.insert(tasks).values(values).returning();
   const byId = new Map(rows.map((r) => [r.id, r]));
   const created = values.map((v) => toTask(byId.get(v.id)!));
   for (const task of created) {

@@ -6,7 +6,7 @@
 // placeholders filled (drizzle's own prepared-query path, on the transaction's session, so it runs
 // inside the caller's transaction). On a session connection the text is also a named prepared
 // statement on the server (runtime/data/prepared-statements.ts).
-import type { Query, SQL, SQLWrapper } from 'drizzle-orm';
+import { getTableColumns, type Query, type SQL, type SQLWrapper, type Table } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { rowsOf } from './client.ts';
 import type { Db, Row } from './db-types.ts';
@@ -29,6 +29,27 @@ export function statement<R extends Row = Row>(name: string, build: (db: Db) => 
       query ??= dialect.sqlToQuery(build(db).getSQL());
       const prepared = db._.session.prepareQuery(query, undefined, name, false);
       return rowsOf<R>(await prepared.execute(values));
+    },
+  };
+}
+
+/**
+ * A statement whose rows are `table`'s whole rows (`returning()` or `select *`), handed back as drizzle
+ * returns them: keyed by the table's property names, each value decoded by its column.
+ */
+export function tableStatement<T extends Table>(name: string, table: T, build: (db: Db) => SQL | SQLWrapper): Statement<T['$inferSelect']> {
+  const raw = statement(name, build);
+  const columns = Object.entries(getTableColumns(table));
+  return {
+    async run(db, values) {
+      return (await raw.run(db, values)).map((row) => {
+        const out: Row = {};
+        for (const [key, column] of columns) {
+          const value = row[column.name];
+          out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+        }
+        return out as T['$inferSelect'];
+      });
     },
   };
 }
