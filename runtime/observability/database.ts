@@ -5,7 +5,7 @@
 // BEGIN; on PGlite, its turn on the one connection), how long it ran, and how many transactions are
 // waiting or holding a connection right now. Queries outside a transaction (reads) are not counted.
 import type { Database, Db } from '../data/client.ts';
-import { inSpan, metrics } from './index.ts';
+import { inSpan, metrics, tracing } from './index.ts';
 
 /** Transactions of this process now (read by the svc_db_transactions gauge at scrape time). */
 export const dbStats = { active: 0, waiting: 0 };
@@ -35,6 +35,8 @@ function observedTransaction(database: Database): Database['transaction'] {
       try {
         const value = await database.transaction((tx) => {
           began = performance.now();
+          // The wait for a connection (its slot, then BEGIN), on the transaction's span.
+          tracing?.annotate({ 'svc.db.wait_ms': Math.round((began - asked) * 1000) / 1000 });
           dbStats.waiting--;
           dbStats.active++;
           return fn(tx);

@@ -5,7 +5,8 @@ import type { Database } from '../data/client.ts';
 import { openStreamCount } from '../events/stream.ts';
 import type { ObservabilityConfig } from './config.ts';
 import { observedDatabase } from './database.ts';
-import { setMetricsHooks, setTracing } from './index.ts';
+import { inSpan, setMetricsHooks, setTracing } from './index.ts';
+import { setStatementObserver } from '../data/statement-observer.ts';
 import type { MetricsListener } from './listener.ts';
 import type { TracingHandle } from './tracing.ts';
 
@@ -49,6 +50,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
       const handle = tracingHandle;
       tracingHandle = null;
       setTracing(null);
+      setStatementObserver(null);
       await (await handle)?.shutdown().catch(() => undefined);
     }
   };
@@ -60,6 +62,8 @@ export async function startObservability(options: ObservabilityOptions): Promise
       tracingUsers++;
       usesTracing = true;
       setTracing(await tracingHandle);
+      // A span per statement inside a traced transaction: a write's time split into its statements.
+      setStatementObserver((operation, run) => inSpan('db.statement', { 'db.system': 'postgresql', 'db.operation.name': operation }, run, true));
     }
     if (wantMetrics) {
       const [{ processMetrics }, { startMetricsListener }] = await Promise.all([import('./metrics.ts'), import('./listener.ts')]);

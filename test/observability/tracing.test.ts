@@ -96,6 +96,12 @@ describe('traces', () => {
     expect(one(spans, 'svc.validate', server).attributes).toEqual({ 'svc.operation': 'tasks.create' });
     const tx = one(spans, 'db.transaction', server);
     expect(tx.attributes).toMatchObject({ 'db.system': 'postgresql' });
+    expect(tx.attributes['svc.db.wait_ms']).toBeGreaterThanOrEqual(0);
+    if (process.env.DATABASE_URL) {
+      // On PostgreSQL each statement of the write is a span inside its transaction's (PGlite runs in process).
+      const statements = spans.filter((sp) => sp.name === 'db.statement').map((sp) => sp.attributes['db.operation.name']);
+      expect(statements).toEqual(expect.arrayContaining(['insert', 'with', 'select']));
+    }
     const handler = one(spans, 'svc.handler', tx);
     expect(handler.attributes).toEqual({ 'svc.operation': 'tasks.create' });
     const emit = one(spans, 'svc.event.emit', handler);
@@ -199,6 +205,7 @@ describe('traces', () => {
       'svc.operation',
       'db.system',
       'db.operation.name',
+      'svc.db.wait_ms',
       'svc.event.type',
       'svc.approval.tier',
       'svc.rolled_back',
