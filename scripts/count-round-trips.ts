@@ -12,7 +12,7 @@ import { serveExisting, type Proc } from './bench-procs.ts';
 import { startPeer } from './peer-writes-proc.ts';
 
 export interface RoundTrips {
-  svc: { write: number; replay: number; background: number; messages: Record<string, number> };
+  svc: { write: number; replay: number; backgroundPerSecond: number; messages: Record<string, number> };
   peer: { write: number; messages: Record<string, number> };
 }
 
@@ -53,26 +53,31 @@ export async function countRoundTrips(options: { databaseUrl: string; operatorKe
     for (let i = 0; i < 3; i++) await post(peer.url, randomUUID(), options.operatorKey, options.clientId);
     await new Promise((r) => setTimeout(r, 1500));
     const keys = Array.from({ length: n }, () => randomUUID());
+    let seconds = 0;
     const measure = async (fn: () => Promise<void>) => {
       counter.reset();
+      const started = performance.now();
       await fn();
       await new Promise((r) => setTimeout(r, 1000)); // the fan-out of the last writes
+      seconds = (performance.now() - started) / 1000;
       return [...counter.counts()];
     };
     const written = await measure(async () => {
       for (const key of keys) await post(svc.url, key, options.operatorKey, options.clientId);
     });
+    const writtenSeconds = seconds;
     const replayed = await measure(async () => {
       for (const key of keys) await post(svc.url, key, options.operatorKey, options.clientId);
     });
     const requests = (rows: [string, WireCounts][]) => rows.filter(([name]) => name.startsWith('svc:requests')).map(([, e]) => e);
     const background = (rows: [string, WireCounts][]) => rows.filter(([name]) => name.startsWith('svc:') && !name.startsWith('svc:requests')).map(([, e]) => e);
+    const backgroundPerSecond = sum(background(written)) / writtenSeconds;
     const peered = await measure(async () => {
       for (const key of keys) await post(peer.url, key, options.operatorKey, options.clientId);
     });
     const peerRows = peered.filter(([name]) => !name.startsWith('svc:')).map(([, e]) => e);
     return {
-      svc: { write: sum(requests(written)) / n, replay: sum(requests(replayed)) / n, background: sum(background(written)) / n, messages: perMessage(requests(written), n) },
+      svc: { write: sum(requests(written)) / n, replay: sum(requests(replayed)) / n, backgroundPerSecond, messages: perMessage(requests(written), n) },
       peer: { write: sum(peerRows) / n, messages: perMessage(peerRows, n) },
     };
   } finally {
@@ -85,7 +90,7 @@ export function roundTripsLine(label: string, r: RoundTrips): string {
   const msgs = (m: Record<string, number>) => Object.entries(m).sort().map(([t, c]) => `${t}${c.toFixed(1)}`).join(' ');
   return (
     `round trips per POST /v1/tasks on PostgreSQL's wire (${label}): svc ${r.svc.write.toFixed(1)} a new write (${msgs(r.svc.messages)}), ` +
-    `${r.svc.replay.toFixed(1)} a replay, ${r.svc.background.toFixed(1)} in the background (fan-out, pollers); peer ${r.peer.write.toFixed(1)} (${msgs(r.peer.messages)})`
+    `${r.svc.replay.toFixed(1)} a replay; peer ${r.peer.write.toFixed(1)} (${msgs(r.peer.messages)}); svc's background connections (workers, pollers) ${r.svc.backgroundPerSecond.toFixed(0)} round trips/s, idle or not`
   );
 }
 

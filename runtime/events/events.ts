@@ -6,7 +6,7 @@
 // Each row records its transaction's id (events.txid, a column default), and readers publish only
 // what lies below the visibility horizon, in (txid, seq) order (runtime/events/feed.ts,
 // docs/writes.md), so a reader never passes an event that commits later.
-import { eq, sql } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../data/client.ts';
 import { statement } from '../data/statement.ts';
 import { events } from '../data/schema.ts';
@@ -36,21 +36,55 @@ export interface EmitterOptions {
   now?: () => Date;
   /** Every emitted event is pushed here (the dry-run plan lists them). */
   sink?: EmittedEvent[];
+  /**
+   * When given, events are not written at emit but queued here, for the caller to write before its
+   * transaction commits (writePending, or folded into its last statement). Their seq is 0 until then.
+   */
+  pending?: PendingEvent[];
 }
 
 export type Emit = (type: EventType, subject: EventSubject, data: Record<string, unknown>) => Promise<void>;
 
-const p = (name: string) => sql.placeholder(name);
+const EVENT_COLUMNS = ['id', 'type', 'occurredAt', 'clientId', 'subjectId', 'actorKind', 'actorId', 'data', 'traceparent'] as const;
+type EventValues = Pick<typeof events.$inferInsert, (typeof EVENT_COLUMNS)[number]>;
 
-/** The event row and its NOTIFY (runtime/data/statement.ts: compiled once). */
-const insertEvent = statement<{ seq: number | string }>('svc_insert_event', (db) => {
-  const columns = ['id', 'type', 'occurredAt', 'clientId', 'subjectId', 'actorKind', 'actorId', 'data', 'traceparent'] as const;
+/**
+ * The event row's INSERT with its NOTIFY (delivered at commit), for a statement built once
+ * (runtime/data/statement.ts): every value a placeholder named `${prefix}${column}`. `ctes` names
+ * the inserted row `${name}` and the notification `${name}_notified`, to reference in the main query.
+ */
+export function eventCtes(db: Db, prefix: string, name: string): SQL {
+  const p = (column: string) => sql.placeholder(`${prefix}${column}`);
   const insert = db
     .insert(events)
-    .values(Object.fromEntries(columns.map((c) => [c, p(c)])) as unknown as typeof events.$inferInsert)
+    .values(Object.fromEntries(EVENT_COLUMNS.map((c) => [c, p(c)])) as unknown as typeof events.$inferInsert)
     .returning({ seq: events.seq });
-  return sql`with e as ${insert} select e.seq, pg_notify(${EVENTS_CHANNEL}, json_build_object('seq', e.seq, 'id', ${p('id')}::text, 'type', ${p('type')}::text, 'clientId', ${p('clientId')}::text)::text) from e`;
-});
+  const notify = sql`select e.seq, pg_notify(${EVENTS_CHANNEL}, json_build_object('seq', e.seq, 'id', ${p('id')}::text, 'type', ${p('type')}::text, 'clientId', ${p('clientId')}::text)::text) from ${sql.identifier(name)} e`;
+  return sql`${sql.identifier(name)} as ${insert}, ${sql.identifier(`${name}_notified`)} as (${notify})`;
+}
+
+/** The placeholders' values of one event, as eventCtes names them. */
+export function eventPlaceholders(e: PendingEvent, prefix: string): Record<string, unknown> {
+  const values: EventValues = { ...e.row, id: e.event.id, type: e.event.type as EventValues['type'], clientId: e.event.clientId, subjectId: e.event.subjectId, data: e.event.data };
+  return Object.fromEntries(EVENT_COLUMNS.map((c) => [`${prefix}${c}`, values[c] ?? null]));
+}
+
+/** One event alone: its row and NOTIFY in one statement. */
+const insertEvent = statement<{ seq: number | string }>('svc_insert_event', (db) => sql`with ${eventCtes(db, '', 'e')} select seq from e_notified`);
+
+/** An emitted event not yet written: the executor writes it with the write's last statement (docs/writes.md). */
+export interface PendingEvent {
+  event: EmittedEvent;
+  row: Pick<EventValues, 'occurredAt' | 'actorKind' | 'actorId' | 'traceparent'>;
+}
+
+/** Writes pending events (each one statement), in the order they were emitted, and empties the list. */
+export async function writePending(db: Db, pending: PendingEvent[]): Promise<void> {
+  for (const e of pending.splice(0)) {
+    const [row] = await insertEvent.run(db, eventPlaceholders(e, ''));
+    e.event.seq = Number(row!.seq);
+  }
+}
 
 export function createEmitter(options: EmitterOptions): Emit {
   const known = new Set(options.eventTypes);
@@ -59,21 +93,17 @@ export function createEmitter(options: EmitterOptions): Emit {
   const emit: Emit = (type, subject, data) => inSpan('svc.event.emit', { 'svc.event.type': type }, () => emitOne(type, subject, data));
   const emitOne: Emit = async (type, subject, data) => {
     if (!known.has(type)) throw new Error(`emit: unknown event type "${type}"`);
-    const id = newId('event');
-    // One round trip: the row and its NOTIFY (delivered at commit) in one statement, built once.
-    const [row] = await insertEvent.run(options.db, {
-      id,
-      type,
+    const event: EmittedEvent = { id: newId('event'), seq: 0, type, clientId: subject.clientId, subjectId: subject.subjectId, data };
+    const row = {
       occurredAt: options.now?.() ?? new Date(),
-      clientId: subject.clientId,
-      subjectId: subject.subjectId,
       actorKind: options.actor?.kind ?? null,
       actorId: options.actor?.id ?? null,
-      data,
       traceparent: tracing?.activeTraceparent() ?? null,
-    });
-    const emitted: EmittedEvent = { id, seq: Number(row!.seq), type, clientId: subject.clientId, subjectId: subject.subjectId, data };
-    options.sink?.push(emitted);
+    };
+    // Deferred: written by the executor before commit (with the write's last statement when it can).
+    if (options.pending) options.pending.push({ event, row });
+    else await writePending(options.db, [{ event, row }]);
+    options.sink?.push(event);
   };
   return emit;
 }
@@ -90,6 +120,7 @@ export async function scrubEventSecrets(db: Db, emitted: EmittedEvent[], secrets
     const text = JSON.stringify(e.data);
     if (!secrets.some((s) => text.includes(s))) continue;
     e.data = withoutValues(e.data, set) as Record<string, unknown>;
-    await db.update(events).set({ data: e.data }).where(eq(events.id, e.id));
+    // A pending event (seq 0) is written later with the scrubbed data.
+    if (e.seq !== 0) await db.update(events).set({ data: e.data }).where(eq(events.id, e.id));
   }
 }

@@ -1,9 +1,11 @@
-// The last statement of a write (one round trip): its stored answer's UPDATE, and the audit row's
-// INSERT when auditing is on, as data-modifying CTEs; built once (runtime/data/statement.ts). It finds
-// no claim (0 rows) when the key's claim is no longer this request's.
+// The last statement of a write (one round trip): its stored answer's UPDATE, the audit row's INSERT
+// when auditing is on, and the write's event (row and NOTIFY) when it emitted exactly one, as
+// data-modifying CTEs; each of the four shapes built once (runtime/data/statement.ts). It finds no
+// claim (0 rows) when the key's claim is no longer this request's; the caller then rolls back.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../data/client.ts';
-import { statement } from '../data/statement.ts';
+import { statement, type Statement } from '../data/statement.ts';
+import { eventCtes, eventPlaceholders, type PendingEvent } from '../events/events.ts';
 import { auditLog, idempotencyRecords } from '../data/schema.ts';
 import type { IdempotencyScope, StoredResponse } from './idempotency.ts';
 
@@ -33,14 +35,34 @@ function storedAnswer(db: Db) {
     .returning({ key: idempotencyRecords.key });
 }
 
-const withAudit = statement<{ n: number }>('svc_complete_write_audited', (db) => {
-  const audit = db.insert(auditLog).values(Object.fromEntries(AUDIT_COLUMNS.map((c) => [c, p(`audit_${c}`)])) as never);
-  return sql`with d as ${storedAnswer(db)}, a as ${audit} select count(*)::int as n from d`;
-});
-const alone = statement<{ n: number }>('svc_complete_write', (db) => sql`with d as ${storedAnswer(db)} select count(*)::int as n from d`);
+const shapes = new Map<string, Statement<{ n: number }>>();
+
+/** The statement for this shape (with or without the audit row, with or without one event). */
+function completion(audited: boolean, withEvent: boolean): Statement<{ n: number }> {
+  const name = `svc_complete_write${audited ? '_audited' : ''}${withEvent ? '_event' : ''}`;
+  let made = shapes.get(name);
+  if (!made) {
+    made = statement<{ n: number }>(name, (db) => {
+      const ctes = [sql`d as ${storedAnswer(db)}`];
+      if (audited) ctes.push(sql`a as ${db.insert(auditLog).values(Object.fromEntries(AUDIT_COLUMNS.map((c) => [c, p(`audit_${c}`)])) as never)}`);
+      if (withEvent) ctes.push(eventCtes(db, 'event_', 'e'));
+      const notified = withEvent ? sql`, (select count(*)::int from e_notified) as notified` : sql``;
+      return sql`with ${sql.join(ctes, sql`, `)} select (select count(*)::int from d) as n${notified}`;
+    });
+    shapes.set(name, made);
+  }
+  return made;
+}
 
 /** Stores the answer (and writes the audit row); false when the claim is no longer `holder`'s. */
-export async function completeWrite(tx: Db, s: IdempotencyScope, holder: string, response: StoredResponse, audit: AuditValues | null): Promise<boolean> {
+export async function completeWrite(
+  tx: Db,
+  s: IdempotencyScope,
+  holder: string,
+  response: StoredResponse,
+  audit: AuditValues | null,
+  event: PendingEvent | null,
+): Promise<boolean> {
   const values: Record<string, unknown> = {
     status: response.status,
     body: { body: response.body ?? null, ...(response.problem ? { problem: response.problem } : {}) },
@@ -51,6 +73,7 @@ export async function completeWrite(tx: Db, s: IdempotencyScope, holder: string,
     holder,
   };
   if (audit) for (const c of AUDIT_COLUMNS) values[`audit_${c}`] = audit[c] ?? null;
-  const [row] = await (audit ? withAudit : alone).run(tx, values);
+  if (event) Object.assign(values, eventPlaceholders(event, 'event_'));
+  const [row] = await completion(audit !== null, event !== null).run(tx, values);
   return Number(row?.n ?? 0) > 0;
 }

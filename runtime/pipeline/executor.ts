@@ -27,7 +27,7 @@ import {
   type ApprovalRow,
   type ApprovedWriteOutcome,
 } from './approvals.ts';
-import { createEmitter, scrubEventSecrets, type EmittedEvent } from '../events/events.ts';
+import { createEmitter, scrubEventSecrets, writePending, type EmittedEvent, type PendingEvent } from '../events/events.ts';
 import type { SecretFields } from '../auth/secret-fields.ts';
 import {
   abandonIdempotent,
@@ -176,6 +176,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     ifMatch: string | null,
     sink: EmittedEvent[],
     steps: AfterCommitStep[],
+    pending?: PendingEvent[],
   ): HandlerContext {
     const at = now();
     const ctx: HandlerContext = {
@@ -188,7 +189,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       ifMatch,
       now: at,
       baseUrl: config.baseUrl,
-      emit: createEmitter({ db, actor: principal, eventTypes: service.eventTypes, now: () => at, sink }),
+      emit: createEmitter({ db, actor: principal, eventTypes: service.eventTypes, now: () => at, sink, pending }),
       runAsProposer: (row) => executor.runProposed(db, row, requestId, { dryRun, sink, afterCommit: steps }),
       openSecrets: (operationId, stored) => secrets.open(operationId, stored),
       afterCommit: (step) => void steps.push(step as AfterCommitStep),
@@ -226,20 +227,23 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
     requestId: string,
     ifMatch: string | null,
     dryRun: boolean,
-    onCommit?: (tx: Db, result: unknown) => Promise<void>,
+    onCommit?: (tx: Db, result: unknown, pending: PendingEvent[]) => Promise<void>,
     onBegin?: (tx: Db) => Promise<void>,
   ): Promise<{ result: unknown; events: EmittedEvent[]; changed: boolean }> {
     const handler = handlerOf(op);
     const events: EmittedEvent[] = [];
     const steps: AfterCommitStep[] = [];
+    const pending: PendingEvent[] = [];
     try {
       const committed = await database.transaction(async (tx) => {
         if (onBegin) await onBegin(tx);
-        const value = await handler(input, context(tx, op, principal, requestId, dryRun, ifMatch, events, steps));
+        const value = await handler(input, context(tx, op, principal, requestId, dryRun, ifMatch, events, steps, pending));
         checkResult(op, value);
         await scrubEventSecrets(tx, events, secrets.values(op.id, value));
         if (dryRun) throw new Rollback(value);
-        if (onCommit) await onCommit(tx, value);
+        // The events are written before commit: onCommit may take one into its own statement.
+        if (onCommit) await onCommit(tx, value, pending);
+        await writePending(tx, pending);
         return value;
       });
       metrics.eventsCommitted(events);
@@ -335,14 +339,16 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
         call.requestId,
         call.controls.ifMatch,
         false,
-        async (tx, result) => {
+        async (tx, result, pending) => {
           const headers: Record<string, string> = {};
           const etag = etagOf(result);
           if (etag) headers.ETag = etag;
           answer = { status: op.successStatus, body: { outcome: 'ran', result }, outcome: 'ran', headers };
           // The stored copy holds the secrets sealed; the caller gets them in clear, once.
           const audit = deps.auditor ? auditRow(callEntry(call, { status: answer.status, outcome: answer.outcome, problemCode: null })) : null;
-          const stored = await completeWrite(tx, scope, holder!, { ...answer, body: { outcome: 'ran', result: secrets.seal(op.id, result) } }, audit);
+          // A write's one event rides on its last statement (the usual case: one round trip fewer).
+          const event = pending.length === 1 ? pending.splice(0)[0]! : null;
+          const stored = await completeWrite(tx, scope, holder!, { ...answer, body: { outcome: 'ran', result: secrets.seal(op.id, result) } }, audit, event);
           if (!stored) throw new ProblemError('idempotency_key_in_progress', 'The first request with this Idempotency-Key is still running; retry shortly.', { headers: { 'Retry-After': '1' } });
         },
         async (tx) => {
@@ -512,9 +518,11 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
           const tx = sp as unknown as Db;
           const emitted: EmittedEvent[] = [];
           const steps: AfterCommitStep[] = [];
-          const value = await handler(input, context(tx, op, who, requestId, mode.dryRun, null, emitted, steps));
+          const pending: PendingEvent[] = [];
+          const value = await handler(input, context(tx, op, who, requestId, mode.dryRun, null, emitted, steps, pending));
           checkResult(op, value);
           await scrubEventSecrets(tx, emitted, secrets.values(op.id, value));
+          await writePending(tx, pending);
           mode.sink.push(...emitted);
           // Run once the approve commits, for their effect: the approval keeps the committed result.
           if (!mode.dryRun) for (const step of steps) mode.afterCommit?.push((r, db) => step(value, db).then(() => r));
