@@ -6,7 +6,7 @@
 //   DATABASE_URL=postgres://… node --import tsx scripts/count-round-trips.ts [N]
 import { randomUUID } from 'node:crypto';
 import { freshPostgresDatabase } from '../test/support/db.ts';
-import { startWireCounter, type WireCounts } from './pg-wire-count.ts';
+import { startWireCounter, type WireCounts } from '../test/support/pg-wire-count.ts';
 import { seedDemo } from './bench-load.ts';
 import { serveExisting, type Proc } from './bench-procs.ts';
 import { startPeer } from './peer-writes-proc.ts';

@@ -70,6 +70,7 @@ export const POSTGRES: Record<string, string> = {
   'test/db/seed.test.ts': 'the demo seed on a server database',
   'test/db/transaction-bounds.test.ts': 'statement and idle-in-transaction bounds, as startup parameters and as SET LOCAL, and a connection ended mid-transaction',
   'test/db/sweeps.test.ts': 'sweeps in bounded batches: ctid and data-modifying CTE deletes on the server',
+  'test/db/prepared-statements.test.ts': 'named statements counted on the wire; unnamed through PgBouncer in transaction mode',
   'test/auth/api-keys.test.ts': 'NOTIFY svc_key_revoked reaches every instance; key lookups',
   'test/handlers/policy.test.ts': 'visibility rules as SQL on the server',
   'test/handlers/projects-meta.test.ts': 'handler SQL and row types through postgres.js',

@@ -4,7 +4,7 @@
 // each simple Query with one, and a client that does not pipeline waits for it before going on; or
 // one Flush ('H'): postgres.js sends Parse+Describe+Flush for an unnamed statement with parameters and
 // waits for the parameter types before Bind+Execute+Sync.
-// Used by scripts/count-round-trips.ts (the bench's round trips per write); no dependency on svc.
+// Used by scripts/count-round-trips.ts (the bench) and test/db/prepared-statements.test.ts; no dependency on svc.
 import { createServer, connect, type Socket } from 'node:net';
 
 export interface WireCounts {
