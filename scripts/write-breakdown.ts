@@ -8,6 +8,7 @@
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
+import postgres from 'postgres';
 import { freePort } from '../test/support/process.ts';
 import { freshPostgresDatabase } from '../test/support/db.ts';
 import { seedDemo } from './bench-load.ts';
@@ -49,6 +50,8 @@ const attr = (s: OtlpSpan, key: string) => {
 };
 
 export interface Breakdown {
+  /** Share of pg_stat_activity samples of svc's request connections in each state / wait event. */
+  activity: [string, number][];
   writes: number;
   rps: number;
   cpuMsPerWrite: number;
@@ -90,6 +93,30 @@ function breakdown(spans: OtlpSpan[]): { writes: number; parts: [string, number]
     return (ia < 0 ? 3.5 : ia) - (ib < 0 ? 3.5 : ib) || b[1] - a[1];
   });
   return { writes, parts: parts.map(([k, v]) => [k, writes ? v / writes : 0]) };
+}
+
+/** Samples svc's request connections in pg_stat_activity every 25 ms until stopped: state and wait event shares. */
+function sampleActivity(databaseUrl: string) {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const counts = new Map<string, number>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const rows = await sql`select state, wait_event_type, wait_event from pg_stat_activity where application_name like 'svc:requests:%'`;
+      for (const r of rows) {
+        const key = `${r.state}${r.wait_event ? ` / ${r.wait_event_type}: ${r.wait_event}` : ' / on CPU'}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  })();
+  return async (): Promise<[string, number][]> => {
+    running = false;
+    await loop;
+    await sql.end({ timeout: 1 });
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    return [...counts].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, total ? v / total : 0]);
+  };
 }
 
 async function eventLoopP99(metricsUrl: string): Promise<number | null> {
@@ -135,12 +162,14 @@ export async function writeBreakdown(options: { databaseUrl: string; connections
       spans.length = 0;
       await eventLoopP99(metricsUrl); // prom-client resets the delay histogram at each scrape
       const cpu = cpuSeconds(svc.pid);
+      const stopSampling = sampleActivity(fresh.url);
       const result = await run(options.connections, options.seconds);
       const cpuMs = (cpuSeconds(svc.pid) - cpu) * 1000;
+      const activity = await stopSampling();
       const eventLoopDelayP99Ms = await eventLoopP99(metricsUrl);
       await new Promise((r) => setTimeout(r, 1000)); // the last batch of spans
       const total = result.requests.total;
-      return { ...breakdown(spans), rps: result.requests.average, cpuMsPerWrite: total ? cpuMs / total : 0, eventLoopDelayP99Ms };
+      return { ...breakdown(spans), activity, rps: result.requests.average, cpuMsPerWrite: total ? cpuMs / total : 0, eventLoopDelayP99Ms };
     } finally {
       await svc.stop();
     }
@@ -154,6 +183,7 @@ export function breakdownLines(b: Breakdown): string[] {
   return [
     `one write under load, from svc's spans (${b.writes} sampled writes; ${b.rps.toFixed(0)} writes/s, CPU ${b.cpuMsPerWrite.toFixed(2)} ms a write, event-loop delay p99 ${b.eventLoopDelayP99Ms?.toFixed(1) ?? '?'} ms; tracing on):`,
     ...b.parts.map(([k, v]) => `  ${k.padEnd(42)} ${v.toFixed(2).padStart(7)} ms`),
+    `svc's request connections in pg_stat_activity (sampled every 25 ms): ${b.activity.slice(0, 6).map(([k, v]) => `${k} ${(v * 100).toFixed(0)}%`).join(', ')}`,
   ];
 }
 
