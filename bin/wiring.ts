@@ -2,7 +2,7 @@
 // runtime library. runtime/ never imports handlers/; it receives this registry as an argument
 // (createApp, startServer, runServe). Folder graph: bin → {handlers, runtime, generated},
 // handlers → {runtime, generated}, generated → runtime (types), runtime → nothing of these: every
-// contract fact reaches it in this registry (test/governance/runtime-domainless.test.ts).
+// contract fact reaches it in this registry (test/contract/layout.test.ts).
 import type { Registry } from '../runtime/app.ts';
 import type { AnyHandler } from '../runtime/pipeline/executor.ts';
 import type { ValidateFn } from '../runtime/pipeline/validate.ts';
