@@ -21,6 +21,8 @@ const shared = {
   testTimeout: 120_000,
   hookTimeout: 120_000,
   pool: 'forks' as const,
+  // The contract the runtime's leaf functions read (runtime/contract-facts.ts), installed as svc serve does.
+  setupFiles: ['test/support/contract-facts.ts'],
   // Every handler result is checked against its operation's output schema (runtime/pipeline/executor.ts).
   env: { SVC_VALIDATE_RESPONSES: 'true' },
 };

@@ -101,7 +101,13 @@ export async function runSeed(argv: string[], registry?: Registry): Promise<numb
     return 1;
   }
   try {
-    const [{ isEmptyWorkspace }, { seedDemoWorkspace }] = await Promise.all([import('../runtime/server.ts'), import('../demo/workspace.ts')]);
+    const [{ isEmptyWorkspace }, { seedDemoWorkspace }, { installContractFacts }] = await Promise.all([
+      import('../runtime/server.ts'),
+      import('../demo/workspace.ts'),
+      import('../runtime/contract-facts.ts'),
+    ]);
+    // The seed runs pipelines and writes problems without an app: it reads the contract from here too.
+    if (registry) installContractFacts(registry.service);
     const empty = await isEmptyWorkspace(database);
     const credentials = await seedDemoWorkspace(database, config, registry ?? null);
     if (json) console.log(JSON.stringify(credentials));

@@ -1,12 +1,13 @@
 // The one place that wires the generated contract output and the hand-written handlers into the
 // runtime library. runtime/ never imports handlers/; it receives this registry as an argument
 // (createApp, startServer, runServe). Folder graph: bin → {handlers, runtime, generated},
-// handlers → {runtime, generated}, runtime → generated (types and contract facts) only.
+// handlers → {runtime, generated}, generated → runtime (types), runtime → nothing of these: every
+// contract fact reaches it in this registry (test/contract/layout.test.ts).
 import type { Registry } from '../runtime/app.ts';
 import type { AnyHandler } from '../runtime/pipeline/executor.ts';
 import type { ValidateFn } from '../runtime/pipeline/validate.ts';
 import { mcpTools } from '../generated/mcp-tools.ts';
-import { operationsById, secretPointers, service } from '../generated/registry.ts';
+import { familyDescriptions, operationsById, redactedFieldNames, secretPointers, service } from '../generated/registry.ts';
 import { routes } from '../generated/routes.ts';
 import { resultValidators, validators } from '../generated/validators.js';
 import { handlers } from '../handlers/index.ts';
@@ -25,6 +26,8 @@ export function svcRegistry(): Registry {
     // AllHandlers is keyed by operation id with each operation's own input/output types.
     handlers: handlers as unknown as Readonly<Record<string, AnyHandler>>,
     secretPointers,
+    familyDescriptions,
+    redactedFieldNames,
     pipelines: pipelineDefinitions,
     intakeTemplates: INTAKE_TEMPLATES,
   };

@@ -5,7 +5,7 @@
 // one still serves (without it a missing limit was NaN at start and a missing code answered 500).
 // test/contract/standard-library.test.ts scans runtime/ so that a code or limit added there must be
 // added here. docs/contract-authors.md prints both tables.
-import { PRINCIPAL_KINDS, type PrincipalKind, type RetryClass } from '../runtime/contract-types.ts';
+import { PRINCIPAL_KINDS, type PrincipalKind, type RetryClass, type StandardLimitName } from '../runtime/contract-types.ts';
 
 export interface StandardProblem {
   status: number;
@@ -58,7 +58,7 @@ function limit(value: number, description: string): StandardLimit {
   return { value, description };
 }
 
-export const STANDARD_LIMITS: Readonly<Record<string, StandardLimit>> = {
+export const STANDARD_LIMITS: Readonly<Record<StandardLimitName, StandardLimit>> = {
   accessTokenLifetimeSeconds: limit(3600, 'Lifetime of an access token the service issues.'),
   apiKeyLifetimeDays: limit(90, 'Lifetime of a new API key.'),
   approvalExpiryHours: limit(168, 'A pending proposal expires after this many hours.'),

@@ -2,7 +2,7 @@
 // Visibility through runtime/events/feed.ts: an OAuth operator sees its clients' and internal events;
 // client admins and every API key only their clients' events.
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { eventsAfter, resumeSeq, seqOfVisibleEvent, startFeedPage, toFeedEvent, type FeedEvent } from '../runtime/events/feed.ts';
+import { eventsAfter, resumeSeq, seqOfVisibleEvent, startFeedPage, toFeedEvent, type EventRow } from '../runtime/events/feed.ts';
 import { openEventStream } from '../runtime/events/stream.ts';
 import { cutPage } from '../runtime/data/paging.ts';
 import { operationsById, service } from '../generated/registry.ts';
@@ -12,8 +12,12 @@ import type { components } from '../generated/types.ts';
 type EventsListInput = components['schemas']['EventsListInput'];
 type EventsStreamInput = components['schemas']['EventsStreamInput'];
 type EventsStreamOutput = components['schemas']['EventsStreamOutput'];
+type Event = components['schemas']['Event'];
 
-async function list(input: EventsListInput, ctx: HandlerContext): Promise<Page<FeedEvent>> {
+/** The feed's event (the runtime types its type as a string), as the contract's: the feed holds only emitted types. */
+const toEvent = (row: EventRow): Event => toFeedEvent(row) as Event;
+
+async function list(input: EventsListInput, ctx: HandlerContext): Promise<Page<Event>> {
   const { types, clientId, since, after } = input;
   // A clientId outside the caller's reach answers 404, like every client-scoped filter.
   if (clientId !== undefined) ctx.policy.assertClientInScope(clientId);
@@ -22,7 +26,7 @@ async function list(input: EventsListInput, ctx: HandlerContext): Promise<Page<F
   let afterSeq = page.afterSeq;
   if (afterSeq === null) afterSeq = after !== undefined ? await seqOfVisibleEvent(ctx.db, ctx.policy, after) : 0;
   const rows = await eventsAfter(ctx.db, ctx.policy, { types, clientId, since }, afterSeq, page.pageSize + 1);
-  return cutPage(rows, page.pageSize, toFeedEvent, (last) => page.cursorFor(Number(last.seq)));
+  return cutPage(rows, page.pageSize, toEvent, (last) => page.cursorFor(Number(last.seq)));
 }
 
 /**

@@ -13,7 +13,7 @@ import { newId } from '../runtime/data/ids.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound, type FieldError } from '../runtime/problem-error.ts';
 import { announceKeyChange } from '../runtime/auth/authenticate.ts';
-import { allowedByRole, API_KEY_MAX_LIFETIME_MS, keyExpiresAt, loadOwner, ownerReach } from '../runtime/auth/principal.ts';
+import { allowedByRole, apiKeyMaxLifetimeMs, keyExpiresAt, loadOwner, ownerReach } from '../runtime/auth/principal.ts';
 import { displayPrefix, generateApiKeySecret, hashSecret, KEY_PREFIXES, type KeyMode } from '../runtime/auth/secrets.ts';
 import { service } from '../generated/registry.ts';
 import { iso } from './mappers/time.ts';
@@ -138,7 +138,7 @@ async function create(input: Schemas['KeysCreateInput'], ctx: HandlerContext): P
       clientIds: [...new Set(input.clientIds ?? [])].sort(),
       ipAllowlist: input.ipAllowlist ?? [],
       createdAt: ctx.now,
-      expiresAt: new Date(ctx.now.getTime() + API_KEY_MAX_LIFETIME_MS),
+      expiresAt: new Date(ctx.now.getTime() + apiKeyMaxLifetimeMs()),
     })
     .returning();
   // A new key: every instance forgets its cached misses (a stale miss never refuses it).
@@ -163,7 +163,7 @@ async function rotate(input: Schemas['KeysRotateInput'], ctx: HandlerContext): P
       prefix: minted.prefix,
       secretHash: minted.hash,
       rotatedAt: ctx.now,
-      expiresAt: new Date(ctx.now.getTime() + API_KEY_MAX_LIFETIME_MS),
+      expiresAt: new Date(ctx.now.getTime() + apiKeyMaxLifetimeMs()),
     })
     .where(and(eq(apiKeys.id, current.id), isNull(apiKeys.revokedAt)))
     .returning();

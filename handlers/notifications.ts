@@ -4,13 +4,17 @@
 import { and, eq, getTableColumns, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { notifications } from '../runtime/data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { toNotification, type Notification } from '../runtime/events/notifications.ts';
+import { toNotification, type NotificationRow } from '../runtime/events/notifications.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound } from '../runtime/problem-error.ts';
 import type { NotificationsHandlers } from '../generated/handlers/notifications.ts';
 import type { components } from '../generated/types.ts';
 
 type Schemas = components['schemas'];
+type Notification = Schemas['Notification'];
+
+/** The runtime's notification (its kind a string), as the contract's: every kind written is one the contract names. */
+const toContract = (row: NotificationRow, baseUrl: string): Notification => toNotification(row, baseUrl) as Notification;
 
 /** Newest first; unread: true for unread only, false for read only. */
 async function list(input: Schemas['NotificationsListInput'], ctx: HandlerContext): Promise<Page<Notification>> {
@@ -27,7 +31,7 @@ async function list(input: Schemas['NotificationsListInput'], ctx: HandlerContex
     )
     .orderBy(...page.orderBy(notifications.createdAt, notifications.id))
     .limit(page.fetch);
-  return page.finish(rows, (r) => toNotification(r, ctx.baseUrl));
+  return page.finish(rows, (r) => toContract(r, ctx.baseUrl));
 }
 
 /**
@@ -49,7 +53,7 @@ async function read(input: Schemas['NotificationsReadInput'], ctx: HandlerContex
     .where(and(inArray(notifications.id, ids), eq(notifications.userId, ctx.principal.id)));
   const rows = await ctx.db.select().from(notifications).where(inArray(notifications.id, ids));
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return { items: input.notificationIds.map((id) => toNotification(byId.get(id)!, ctx.baseUrl)) };
+  return { items: input.notificationIds.map((id) => toContract(byId.get(id)!, ctx.baseUrl)) };
 }
 
 export const notificationsHandlers = {

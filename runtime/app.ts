@@ -6,10 +6,10 @@ import { getPath } from 'hono/utils/url';
 import { createAuthenticator, credentialInUrl, type Authenticator } from './auth/authenticate.ts';
 import { auditEntry, Auditor, failedWith } from './pipeline/audit.ts';
 import { purgeExpiredIdempotency } from './pipeline/idempotency.ts';
-import { purgeExpiredAudit } from './pipeline/audit-retention.ts';
+import { auditRetentionDays, purgeExpiredAudit } from './pipeline/audit-retention.ts';
 import type { Config } from './config.ts';
-import type { McpToolDef, OperationDef, RouteDef } from './contract-types.ts';
-import type { Service } from '../generated/registry.ts';
+import type { McpToolDef, OperationDef, RouteDef, RuntimeService } from './contract-types.ts';
+import { installContractFacts } from './contract-facts.ts';
 import type { Database } from './data/client.ts';
 import { mountDocuments } from './portal/documents.ts';
 import { mountPortal, portalOidcFromEnv, type PortalOidcConfig } from './portal/index.ts';
@@ -26,7 +26,6 @@ import { isUnexpected, problemBody } from './problem-documents.ts';
 import { mountRest, notFoundHandler } from './http/rest/index.ts';
 import { problemResponse } from './http/rest/problem-response.ts';
 import { rewriteRequestPath } from './http/route-path.ts';
-import { familyDescriptions, redactedFieldNames } from '../generated/registry.ts';
 import { createSecretFields, type SecretPointers } from './auth/secret-fields.ts';
 import type { PipelineDefinition } from './events/workers.ts';
 import { errorSummary, logLine, setLogRedactions, stderrLog } from './observability/log.ts';
@@ -44,8 +43,13 @@ export type IntakeTemplates = Readonly<
   Record<string, readonly { key: string; label: string; type: string; required: boolean; choices?: readonly string[] }[]>
 >;
 
+/**
+ * Everything the runtime knows of a contract and its handlers (bin/wiring.ts svcRegistry(), or a
+ * test's fixture): runtime/ imports nothing from generated/, every contract fact arrives here.
+ */
 export interface Registry {
-  service: Service;
+  /** Title, versions, scopes, roles, principals, event types, problem catalogue, limits. */
+  service: RuntimeService;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
   /** Validators of each operation's handler result (its output schema). */
@@ -55,6 +59,10 @@ export interface Registry {
   handlers: Readonly<Record<string, AnyHandler>>;
   /** Each operation's bearer-secret pointers (x-svc-secret fields of its result). */
   secretPointers: SecretPointers;
+  /** Family -> its description (the dynamic MCP mode's search and describe). */
+  familyDescriptions: Readonly<Record<string, string>>;
+  /** Field names whose values a log line never shows (x-svc-redact and secret fields). */
+  redactedFieldNames: readonly string[];
   /** Registered pipelines the worker executes (handlers/pipelines.ts); none: no pipeline worker. */
   pipelines?: readonly PipelineDefinition[];
   /** The intake templates (handlers/intake-templates.ts), for the demo workspace's records. */
@@ -120,8 +128,10 @@ export function createApp(options: CreateAppOptions): SvcApp {
   const { database, config } = options;
   const { registry } = options;
   const { service } = registry;
+  installContractFacts(service);
+  auditRetentionDays(String(config.auditRetentionDays), service.limits.eventRetentionDays);
   const log = options.log ?? stderrLog;
-  setLogRedactions(redactedFieldNames);
+  setLogRedactions(registry.redactedFieldNames);
 
   const ownAuthenticator = !options.authenticator;
   const authenticator =
@@ -285,7 +295,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     maxBodyBytes: service.limits.requestBodyMaxBytes,
     maxJsonDepth: service.limits.maxJsonDepth,
     spendRateLimit: (c, principal, units) => limitPrincipal(c, principal, units),
-    dynamic: { tools: service.mcpDynamicTools, searchMaxResults: service.limits.mcpSearchMaxResults, familyDescriptions },
+    dynamic: { tools: service.mcpDynamicTools, searchMaxResults: service.limits.mcpSearchMaxResults, familyDescriptions: registry.familyDescriptions },
     // The documents an agent orients itself with, at their own addresses (runtime/portal/documents.ts serves the same bytes).
     resources: [
       {
@@ -326,8 +336,11 @@ export function createApp(options: CreateAppOptions): SvcApp {
   // The store: the S3-compatible bucket when SVC_S3_BUCKET is set, else the local data directory.
   const ownStore = !options.fileStore;
   const fileStore: FileStore = options.fileStore ?? fileStoreFor(config);
-  mountFileRoutes(app, { database, store: fileStore, log, baseUrl: config.baseUrl, now: options.now, uploadTimeouts: options.uploadTimeouts });
-  const fileWorker = config.workersEnabled ? startFileWorker({ database: database.workers, store: fileStore, log, baseUrl: config.baseUrl, intervalMs: options.workerIntervalMs, now: options.now }) : null;
+  const { limits } = service;
+  const uploadTimeouts = { idleMs: limits.uploadIdleTimeoutSeconds * 1000, totalMs: limits.uploadTimeoutSeconds * 1000, ...options.uploadTimeouts };
+  mountFileRoutes(app, { database, store: fileStore, log, baseUrl: config.baseUrl, now: options.now, uploadTimeouts });
+  const uploadRetentionHours = limits.unregisteredUploadRetentionHours;
+  const fileWorker = config.workersEnabled ? startFileWorker({ database: database.workers, store: fileStore, log, baseUrl: config.baseUrl, intervalMs: options.workerIntervalMs, now: options.now, uploadRetentionHours }) : null;
 
   app.notFound(notFoundHandler(registry.routes, config.baseUrl, rewriteRequestPath));
   app.onError((err, c) => {

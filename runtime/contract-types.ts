@@ -1,5 +1,5 @@
-// Types of the generated operation registry (generated/registry.ts). The generator emits values of
-// these types; the runtime reads only them, never the YAML.
+// Types of the operation registry the generator emits and the runtime receives (Registry, from
+// bin/wiring.ts). The generator emits values of these types; the runtime reads only them, never the YAML.
 
 /**
  * The principal kinds the runtime authenticates (runtime/auth): a contract's principals are among
@@ -10,6 +10,9 @@ export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type ParamLocation = 'path' | 'query' | 'body';
 export type RetryClass = 'after_fix' | 'after_delay' | 'now';
+
+/** An event type of the contract (one of service.eventTypes): the runtime checks it at run time. */
+export type EventType = string;
 
 /** A JSON Schema (2020-12) as plain data. */
 export type JsonSchema = { [key: string]: unknown };
@@ -118,8 +121,8 @@ export interface ProblemDef<C extends string = string> {
 
 /**
  * The service facts. The generator builds the loose form for any contract it compiles; the
- * generated registry states this contract's form, `ServiceDef<Limits, ProblemCode>`
- * (generated/contract.ts), which is what the runtime reads.
+ * generated registry states its contract's form, `ServiceDef<Limits, ProblemCode>`; the runtime
+ * reads them as RuntimeService, handed over in the registry.
  */
 export interface ServiceDef<L = Record<string, number>, C extends string = string> {
   title: string;
@@ -139,3 +142,44 @@ export interface ServiceDef<L = Record<string, number>, C extends string = strin
   problems: { readonly [K in C]: ProblemDef<K> };
   limits: L;
 }
+
+/**
+ * The limits the runtime (and the compiler) reads: generator/standard-library.ts gives each a value,
+ * so every contract's limits hold them (test/contract/standard-library.test.ts keeps the two in step).
+ */
+export type StandardLimitName =
+  | 'accessTokenLifetimeSeconds'
+  | 'apiKeyLifetimeDays'
+  | 'approvalExpiryHours'
+  | 'eventRetentionDays'
+  | 'eventStreamKeepAliveSeconds'
+  | 'eventStreamsPerCredential'
+  | 'failedAuthPerMinute'
+  | 'idempotencyRetentionHours'
+  | 'jwksFetchTimeoutSeconds'
+  | 'jwksRetryIntervalSeconds'
+  | 'maxJsonDepth'
+  | 'mcpSearchMaxResults'
+  | 'notConfiguredRetryAfterSeconds'
+  | 'pageSizeDefault'
+  | 'pageSizeMax'
+  | 'priorMajorMinimumMonths'
+  | 'rateLimitPerMinute'
+  | 'requestBodyMaxBytes'
+  | 'requestHeadersTimeoutSeconds'
+  | 'requestTimeoutSeconds'
+  | 'unregisteredUploadRetentionHours'
+  | 'uploadIdleTimeoutSeconds'
+  | 'uploadTimeoutSeconds'
+  | 'webhookAttemptTimeoutSeconds'
+  | 'webhookSecretOverlapHours';
+
+/** The limits as the runtime reads them: the standard ones by name (a contract may declare more). */
+export type StandardLimits = { readonly [K in StandardLimitName]: number };
+
+/**
+ * The service facts as the runtime receives them (Registry.service): any contract's ServiceDef, its
+ * limits holding at least the standard ones, its problem codes plain strings. The runtime imports
+ * nothing from generated/; the Platform API's typed form stays there (`Service`).
+ */
+export type RuntimeService = ServiceDef<StandardLimits, string>;

@@ -2,13 +2,14 @@
 // Shared by REST (runtime/http/rest) and MCP (runtime/mcp): both render the same members, MCP as an
 // isError tool result, REST as application/problem+json.
 //
-// The catalogue is the contract's (generated/contract.ts, compiled from svc.yaml); the runtime keeps
-// no copy of it, and ProblemError takes only a ProblemCode, so an unknown code is a type error.
+// The catalogue is the contract's (the registry's service.problems, compiled from svc.yaml and
+// installed at start, runtime/contract-facts.ts); the runtime keeps no copy of it, and ProblemError
+// takes only a ProblemCode, so an unknown code is a type error.
 import type { ProblemDef } from './contract-types.ts';
-import { problemCatalogue, problemCodes, type ProblemCode } from '../generated/contract.ts';
-import { ProblemError, type FieldError } from './problem-error.ts';
+import { contractFacts } from './contract-facts.ts';
+import { ProblemError, type FieldError, type ProblemCode } from './problem-error.ts';
 
-export { problemCodes, type ProblemCode };
+export type { ProblemCode };
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
@@ -26,13 +27,22 @@ export interface ProblemDocument {
   [extra: string]: unknown;
 }
 
-export function problemDef(code: ProblemCode): ProblemDef<ProblemCode> {
-  return problemCatalogue[code];
+/** The installed contract's problem codes, in its order. */
+export function problemCodes(): ProblemCode[] {
+  return Object.keys(catalogue()) as ProblemCode[];
+}
+
+export function problemDef(code: ProblemCode): ProblemDef {
+  return catalogue()[code]!;
 }
 
 /** Whether code is one of the contract's problem codes (a code read back from storage, say). */
 export function isProblemCode(code: string): code is ProblemCode {
-  return Object.hasOwn(problemCatalogue, code);
+  return Object.hasOwn(catalogue(), code);
+}
+
+function catalogue(): Readonly<Record<string, ProblemDef>> {
+  return contractFacts().problems;
 }
 
 /** Whether a retry is sensible: after_fix -> false; after_delay and now -> true. */

@@ -1,7 +1,18 @@
 // The one way handlers and runtime stages fail: throw a ProblemError with a contract problem code.
-// The code is a ProblemCode (generated/contract.ts): a code the contract does not define does not compile.
-// The response stage turns it into an RFC 9457 document (REST) or an isError tool result (MCP).
-import type { ProblemCode } from '../generated/contract.ts';
+// The code is a ProblemCode: the contract's codes once the generated contract registers them (below),
+// so a code the contract does not define does not compile. The response stage turns it into an
+// RFC 9457 document (REST) or an isError tool result (MCP).
+
+/**
+ * Where the generated contract registers its problem codes (generator/emit/contract.ts emits
+ * `declare module '../runtime/problem-error.ts' { interface ProblemCodeRegistry { code: ProblemCode } }`).
+ * The runtime imports nothing from generated/: with no contract in the program a code is any string.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface ProblemCodeRegistry {}
+
+/** A problem code: the registered contract's union, or any string when none is registered. */
+export type ProblemCode = ProblemCodeRegistry extends { code: infer C extends string } ? C : string;
 
 export interface FieldError {
   /** JSON pointer into the operation's input, e.g. /clientId or /tasks/0/title. */

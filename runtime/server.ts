@@ -12,7 +12,8 @@ import { ProblemError } from './problem-error.ts';
 import { errorSummary, logLine, stderrLog } from './observability/log.ts';
 import { startWebhookWorker, type WebhookWorker } from './events/webhooks/worker.ts';
 import { startEventHub } from './events/stream.ts';
-import type { Limits } from '../generated/contract.ts';
+import type { StandardLimits } from './contract-types.ts';
+import { installContractFacts } from './contract-facts.ts';
 import { startPipelineWorker, type Worker } from './events/workers.ts';
 import { startObservability, type Observability } from './observability/start.ts';
 import { LIVE_PATH, livenessResponse } from './observability/health.ts';
@@ -70,7 +71,7 @@ export interface RequestTimeouts {
 }
 
 /** The contract's limits.requestHeadersTimeoutSeconds and limits.requestTimeoutSeconds. */
-export function contractTimeouts(limits: Pick<Limits, 'requestHeadersTimeoutSeconds' | 'requestTimeoutSeconds'>): RequestTimeouts {
+export function contractTimeouts(limits: Pick<StandardLimits, 'requestHeadersTimeoutSeconds' | 'requestTimeoutSeconds'>): RequestTimeouts {
   return { headersMs: limits.requestHeadersTimeoutSeconds * 1000, requestMs: limits.requestTimeoutSeconds * 1000 };
 }
 
@@ -105,6 +106,8 @@ function startingProblem(request: Request, baseUrl: string): Response {
 }
 
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  // Before the port opens: the 503s answered while starting read the problem catalogue.
+  installContractFacts(options.registry.service);
   const ownDatabase = !options.database;
   const opened = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, directUrl: options.config.databaseDirectUrl, dataDir: options.config.dataDir, transactionBounds: options.config.transactionBounds, preparedStatements: options.config.preparedStatements }));
   // Metrics and tracing, when configured (loaded while the port opens); their database wrapper

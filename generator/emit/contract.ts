@@ -46,6 +46,16 @@ export const problemCatalogue: { readonly [C in ProblemCode]: ProblemDef<C> } = 
 
 export const problemCodes: readonly ProblemCode[] = ${JSON.stringify(codes)};
 
+/**
+ * This contract's codes, registered with the runtime (runtime/problem-error.ts ProblemCodeRegistry):
+ * a ProblemError with a code the contract does not define does not compile.
+ */
+declare module '../runtime/problem-error.ts' {
+  interface ProblemCodeRegistry {
+    code: ${union(codes)};
+  }
+}
+
 /** The contract's named limits (svc.yaml limits). */
 export interface Limits {
 ${limitMembers}

@@ -58,7 +58,7 @@ import type { Db } from '../data/client.ts';
 import { apiKeys, oauthClients, oauthGrants, users } from '../data/schema.ts';
 import type { Principal } from '../handler-types.ts';
 import { ProblemError } from '../problem-error.ts';
-import { KeySetCache, KEY_SET_DEFAULTS } from './key-set.ts';
+import { KeySetCache, keySetDefaults } from './key-set.ts';
 import { hashSecret, looksLikeApiKey } from './secrets.ts';
 import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal, type OwnerView, type RoleRules } from './principal.ts';
 
@@ -75,7 +75,7 @@ export const KEY_CHANGES_WATERMARK = sql`select concat_ws('|',
   (select count(*) || ':' || coalesce(max(updated_at)::text, '') || ':' || coalesce(max(revoked_at)::text, '') from memberships),
   (select count(*) || ':' || coalesce(max(revoked_at)::text, '') from oauth_grants),
   (select count(disabled_at) || ':' || coalesce(max(disabled_at)::text, '') from users)) as w`;
-export { API_KEY_MAX_LIFETIME_MS } from './principal.ts';
+export { apiKeyMaxLifetimeMs } from './principal.ts';
 /** Key lookups are cached this long (real time), and at most KEY_CACHE_MAX of them. */
 export const KEY_CACHE_TTL_MS = 5_000; // not a contract limit
 const KEY_CACHE_MAX = 10_000; // not a contract limit
@@ -170,7 +170,7 @@ function invalidToken(detail: string): ProblemError {
   return new ProblemError('invalid_token', detail);
 }
 function notConfigured(detail: string): ProblemError {
-  return new ProblemError('not_configured', detail, { headers: { 'Retry-After': String(KEY_SET_DEFAULTS.retryAfterSeconds) } });
+  return new ProblemError('not_configured', detail, { headers: { 'Retry-After': String(keySetDefaults().retryAfterSeconds) } });
 }
 
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;

@@ -16,19 +16,22 @@
 import { createLocalJWKSet, importJWK, type JSONWebKeySet, type JWK, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose';
 import { errors as joseErrors } from 'jose';
 import { ProblemError } from '../problem-error.ts';
-import { limits } from '../../generated/contract.ts';
+import { contractLimits } from '../contract-facts.ts';
 
-/** The production values (spec Limits); tests override them only where a test says so. */
-export const KEY_SET_DEFAULTS = Object.freeze({
-  /** A hanging key-set fetch is abandoned after this (limits.jwksFetchTimeoutSeconds). */
-  timeoutMs: limits.jwksFetchTimeoutSeconds * 1000,
-  /** At most one fetch starts per this interval, failure retry and rate limit (limits.jwksRetryIntervalSeconds). */
-  retryIntervalMs: limits.jwksRetryIntervalSeconds * 1000,
-  /** A good set is refetched once it is this old. */
-  refreshIntervalMs: 600_000,
-  /** Retry-After (seconds) on not_configured (limits.notConfiguredRetryAfterSeconds). */
-  retryAfterSeconds: limits.notConfiguredRetryAfterSeconds,
-});
+/** The production values (the installed contract's limits); tests override them only where a test says so. */
+export function keySetDefaults() {
+  const limits = contractLimits();
+  return {
+    /** A hanging key-set fetch is abandoned after this (limits.jwksFetchTimeoutSeconds). */
+    timeoutMs: limits.jwksFetchTimeoutSeconds * 1000,
+    /** At most one fetch starts per this interval, failure retry and rate limit (limits.jwksRetryIntervalSeconds). */
+    retryIntervalMs: limits.jwksRetryIntervalSeconds * 1000,
+    /** A good set is refetched once it is this old. */
+    refreshIntervalMs: 600_000,
+    /** Retry-After (seconds) on not_configured (limits.notConfiguredRetryAfterSeconds). */
+    retryAfterSeconds: limits.notConfiguredRetryAfterSeconds,
+  };
+}
 
 /** Asymmetric JWS algorithms we verify. Never "none", never HMAC. */
 export const ALLOWED_ALGS: readonly string[] = Object.freeze([
@@ -62,7 +65,7 @@ export interface KeySetStatus {
 
 function notConfigured(detail: string): ProblemError {
   return new ProblemError('not_configured', detail, {
-    headers: { 'Retry-After': String(KEY_SET_DEFAULTS.retryAfterSeconds) },
+    headers: { 'Retry-After': String(keySetDefaults().retryAfterSeconds) },
   });
 }
 
@@ -121,9 +124,10 @@ export class KeySetCache {
     this.url = options.url;
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
     this.now = options.now ?? Date.now;
-    this.timeoutMs = options.timeoutMs ?? KEY_SET_DEFAULTS.timeoutMs;
-    this.retryIntervalMs = options.retryIntervalMs ?? KEY_SET_DEFAULTS.retryIntervalMs;
-    this.refreshIntervalMs = options.refreshIntervalMs ?? KEY_SET_DEFAULTS.refreshIntervalMs;
+    const defaults = keySetDefaults();
+    this.timeoutMs = options.timeoutMs ?? defaults.timeoutMs;
+    this.retryIntervalMs = options.retryIntervalMs ?? defaults.retryIntervalMs;
+    this.refreshIntervalMs = options.refreshIntervalMs ?? defaults.refreshIntervalMs;
     this.algorithms = options.algorithms ?? ALLOWED_ALGS;
     this.onProblem = options.onProblem ?? (() => {});
   }

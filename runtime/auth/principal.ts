@@ -6,11 +6,14 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../data/client.ts';
 import { memberships, users } from '../data/schema.ts';
 import type { Principal } from '../handler-types.ts';
-import { limits } from '../../generated/contract.ts';
+import { contractLimits } from '../contract-facts.ts';
 
 const DAY_MS = 86_400_000;
 /** limits.apiKeyLifetimeDays: no key outlives it, whatever expiry it was given. */
-export const API_KEY_MAX_LIFETIME_MS = limits.apiKeyLifetimeDays * DAY_MS;
+export function apiKeyMaxLifetimeMs(): number {
+  const limits = contractLimits();
+  return limits.apiKeyLifetimeDays * DAY_MS;
+}
 
 /** A user as the rules need it: live role and active memberships. */
 export interface OwnerView {
@@ -72,10 +75,10 @@ export function roleLabel(owner: OwnerView): string {
   return roles.length ? roles.join(',') : owner.role;
 }
 
-/** When a key stops working: its expiresAt, and never later than 90 days after creation or its last rotation. */
+/** When a key stops working: its expiresAt, and never later than limits.apiKeyLifetimeDays after creation or its last rotation. */
 export function keyExpiresAt(key: { createdAt: Date; expiresAt: Date; rotatedAt?: Date | null }): number {
   const start = Math.max(key.createdAt.getTime(), key.rotatedAt?.getTime() ?? 0);
-  return Math.min(key.expiresAt.getTime(), start + API_KEY_MAX_LIFETIME_MS);
+  return Math.min(key.expiresAt.getTime(), start + apiKeyMaxLifetimeMs());
 }
 
 /**

@@ -23,11 +23,8 @@ import type { Db } from './db-types.ts';
 import { settings } from './schema.ts';
 import { invalidField } from '../problem-error.ts';
 import { CURSOR_SECRET_SETTING, cursorSecret, ensureCursorSecret } from './cursor-secret.ts';
-import { limits } from '../../generated/contract.ts';
+import { contractLimits } from '../contract-facts.ts';
 
-/** The contract's page sizes (limits.pageSizeDefault, limits.pageSizeMax). */
-export const PAGE_SIZE_DEFAULT = limits.pageSizeDefault;
-export const PAGE_SIZE_MAX = limits.pageSizeMax;
 export { CURSOR_SECRET_SETTING, cursorSecret, ensureCursorSecret };
 
 export interface PageInput {
@@ -65,12 +62,16 @@ export function pageKeyColumn(createdAt: AnyColumn): SQL<string> {
   return sql<string>`to_char(${createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
 
-/** Validated page size: default 50, at most 200. Out of range answers validation_failed on /pageSize. */
+/**
+ * Validated page size: default limits.pageSizeDefault, at most limits.pageSizeMax (the installed
+ * contract's). Out of range answers validation_failed on /pageSize.
+ */
 export function pageSizeOf(input: PageInput): number {
   const size = input.pageSize;
-  if (size === undefined || size === null) return PAGE_SIZE_DEFAULT;
-  if (!Number.isInteger(size) || size < 1 || size > PAGE_SIZE_MAX) {
-    throw invalidField('/pageSize', `must be an integer from 1 to ${PAGE_SIZE_MAX}`);
+  const limits = contractLimits();
+  if (size === undefined || size === null) return limits.pageSizeDefault;
+  if (!Number.isInteger(size) || size < 1 || size > limits.pageSizeMax) {
+    throw invalidField('/pageSize', `must be an integer from 1 to ${limits.pageSizeMax}`);
   }
   return size;
 }

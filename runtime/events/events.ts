@@ -13,7 +13,7 @@ import { events } from '../data/schema.ts';
 import type { EventSubject, Principal } from '../handler-types.ts';
 import { newId } from '../data/ids.ts';
 import { withoutValues } from '../auth/secret-fields.ts';
-import type { EventType } from '../../generated/contract.ts';
+import type { EventType } from '../contract-types.ts';
 import { inSpan, tracing } from '../observability/index.ts';
 
 export const EVENTS_CHANNEL = 'svc_events';

@@ -27,13 +27,19 @@ import { events, settings } from '../data/schema.ts';
 import type { Policy } from '../auth/policy.ts';
 import { startSeqPage, type PageInput } from '../data/paging.ts';
 import { notFound } from '../problem-error.ts';
-import type { components } from '../../generated/types.ts';
-import type { EventType } from '../../generated/contract.ts';
+import type { EventType } from '../contract-types.ts';
 
 export type EventRow = typeof events.$inferSelect;
 
-/** The contract's Event record. */
-export type FeedEvent = components['schemas']['Event'];
+/** An event as the feed publishes it (the runtime writes the rows; the contract's Event schema). */
+export interface FeedEvent {
+  id: string;
+  type: EventType;
+  occurredAt: string;
+  clientId: string | null;
+  subjectId: string;
+  data: Record<string, unknown>;
+}
 
 export interface FeedFilters {
   types?: readonly EventType[];

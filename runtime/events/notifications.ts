@@ -15,14 +15,26 @@
 //   a client's subject reaches operators over every client and people with an active membership of
 //   that client. (membership_invited skips this: the invitee is not a member yet.)
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { components } from '../../generated/types.ts';
-import { service } from '../../generated/registry.ts';
+import { contractFacts } from '../contract-facts.ts';
 import type { Db } from '../data/client.ts';
 import { memberships, notifications, users } from '../data/schema.ts';
 import { newId } from '../data/ids.ts';
 
-export type Notification = components['schemas']['Notification'];
-export type NotificationKind = Notification['kind'];
+/** A notification's kind: one of the contract's (its Notification schema), named by the handler that notifies. */
+export type NotificationKind = string;
+
+/** A notification as the runtime shows it (the contract's Notification schema). */
+export interface Notification {
+  id: string;
+  kind: NotificationKind;
+  title: string;
+  body: string;
+  clientId: string | null;
+  subjectId: string | null;
+  link: string | null;
+  readAt: string | null;
+  createdAt: string;
+}
 export type NotificationRow = typeof notifications.$inferSelect;
 
 export interface NotificationDraft {
@@ -93,7 +105,7 @@ export async function notify(db: Db, recipients: Iterable<string | null | undefi
 export function toNotification(row: NotificationRow, baseUrl: string): Notification {
   return {
     id: row.id,
-    kind: row.kind as NotificationKind,
+    kind: row.kind,
     title: row.title,
     body: row.body,
     clientId: row.clientId,
@@ -115,7 +127,7 @@ export function toNotification(row: NotificationRow, baseUrl: string): Notificat
  */
 export async function approversOf(db: Db, clientId: string | null, proposerId: string): Promise<string[]> {
   const decide = 'approvals:decide';
-  const staffLabels = Object.entries(service.roleScopes)
+  const staffLabels = Object.entries(contractFacts().roleScopes)
     .filter(([, scopes]) => scopes.includes(decide))
     .map(([label]) => label);
   const operators = staffLabels.length

@@ -29,11 +29,10 @@ import { eventsAfter, lastSeq, toFeedEvent, type FeedFilters } from './feed.ts';
 import type { Principal } from '../handler-types.ts';
 import { Policy } from '../auth/policy.ts';
 import { ProblemError } from '../problem-error.ts';
-import { limits } from '../../generated/contract.ts';
+import { contractLimits } from '../contract-facts.ts';
 import { metrics } from '../observability/index.ts';
 import { cutOffWith } from '../stream-cutoff.ts';
 
-const KEEP_ALIVE_MS = limits.eventStreamKeepAliveSeconds * 1000;
 const POLL_MS = 500; // not a contract limit: the fallback when a NOTIFY is missed
 const RETRY_MS = 5000; // not a contract limit: the SSE retry hint
 const BATCH = 100; // not a contract limit: rows per read
@@ -110,6 +109,7 @@ export function streamBufferedBytes(): number {
 }
 
 function takeStreamSlot(credentialId: string): () => void {
+  const limits = contractLimits();
   const n = openStreams.get(credentialId) ?? 0;
   if (n >= limits.eventStreamsPerCredential) {
     metrics.rateLimited('event_streams');
@@ -303,7 +303,7 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
           setInterval(() => {
             if (room()) write(': keep-alive\n\n');
             checkNow?.();
-          }, KEEP_ALIVE_MS),
+          }, contractLimits().eventStreamKeepAliveSeconds * 1000),
         );
         if (options.expiresAt) {
           // The token's end: the stream ends with it (the timer is cleared with the others on close).

@@ -18,8 +18,7 @@ import { executeRows } from '../data/client.ts';
 import { operations, pipelineEvents, pipelineRuns, pipelineSteps } from '../data/schema.ts';
 import { newId } from '../data/ids.ts';
 import { errorSummary, logLine } from '../observability/log.ts';
-import { problemDef } from '../problem-documents.ts';
-import type { ProblemCode } from '../../generated/contract.ts';
+import { problemDef, type ProblemCode } from '../problem-documents.ts';
 
 export type PipelineLevel = PipelineEventRow['level'];
 /** A pipeline event's type (the contract's PipelineEvent.type). */

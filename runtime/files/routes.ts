@@ -14,7 +14,6 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import type { Context, Hono } from 'hono';
-import { limits } from '../../generated/contract.ts';
 import { OWN_TIME_RULE } from '../http/headers/client-error.ts';
 import { problemResponse } from '../http/rest/problem-response.ts';
 import type { Database } from '../data/client.ts';
@@ -31,8 +30,8 @@ export interface FileRoutesOptions {
   log: (line: string) => void;
   baseUrl: string;
   now?: () => Date;
-  /** The upload time rule; default the contract's limits.uploadIdleTimeoutSeconds and uploadTimeoutSeconds (tests shorten them). */
-  uploadTimeouts?: Partial<UploadTimeouts>;
+  /** The upload time rule: the contract's limits.uploadIdleTimeoutSeconds and uploadTimeoutSeconds (createApp; tests shorten them). */
+  uploadTimeouts: UploadTimeouts;
 }
 
 export interface UploadTimeouts {
@@ -98,11 +97,7 @@ export function mountFileRoutes(app: Hono<AppEnv>, options: FileRoutesOptions): 
     res.headers.set('connection', 'close');
     return res;
   };
-  const timeouts: UploadTimeouts = {
-    idleMs: limits.uploadIdleTimeoutSeconds * 1000,
-    totalMs: limits.uploadTimeoutSeconds * 1000,
-    ...options.uploadTimeouts,
-  };
+  const timeouts = options.uploadTimeouts;
 
   app.put(`${UPLOAD_PATH}/:uploadId`, async (c) => {
     const id = c.req.param('uploadId');

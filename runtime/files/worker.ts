@@ -10,7 +10,6 @@
 //    limits.unregisteredUploadRetentionHours.
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, lt, lte, ne, or } from 'drizzle-orm';
-import { limits } from '../../generated/contract.ts';
 import type { Database, Db } from '../data/client.ts';
 import { extractions, files, intakeRecords, operations, uploads } from '../data/schema.ts';
 import { errorSummary, logLine } from '../observability/log.ts';
@@ -28,6 +27,8 @@ export interface FileWorkerOptions {
   baseUrl: string;
   intervalMs?: number;
   now?: () => Date;
+  /** An upload never registered is purged after this many hours (the contract's limits.unregisteredUploadRetentionHours). */
+  uploadRetentionHours: number;
 }
 
 export interface FileWorker {
@@ -159,8 +160,8 @@ async function failStale(db: Db, now: Date, base: string): Promise<void> {
 const PURGE_BATCH = 100; // not a contract limit: uploads deleted per statement
 
 /** Deletes uploads never registered past their retention, PURGE_BATCH rows a statement, each batch's objects after it committed. */
-async function purgeUploads(db: Db, store: FileStore, now: Date): Promise<void> {
-  const cutoff = new Date(now.getTime() - limits.unregisteredUploadRetentionHours * 3600_000);
+async function purgeUploads(db: Db, store: FileStore, now: Date, retentionHours: number): Promise<void> {
+  const cutoff = new Date(now.getTime() - retentionHours * 3600_000);
   for (;;) {
     const batch = db.select({ id: uploads.id }).from(uploads).where(and(ne(uploads.status, 'registered'), lt(uploads.createdAt, cutoff))).limit(PURGE_BATCH);
     const old = await db.delete(uploads).where(inArray(uploads.id, batch)).returning({ storageKey: uploads.storageKey });
@@ -189,7 +190,7 @@ export function startFileWorker(options: FileWorkerOptions): FileWorker {
     await failStale(db, now(), base);
     if (now().getTime() - lastPurge > 10 * 60_000) {
       lastPurge = now().getTime();
-      await purgeUploads(db, store, now());
+      await purgeUploads(db, store, now(), options.uploadRetentionHours);
     }
   }
 

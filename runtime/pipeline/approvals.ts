@@ -16,10 +16,9 @@
 // - Visibility: a caller sees the proposals it made, and those whose client is in its reach
 //   (internal proposals, clientId null, are seen by operators).
 import { and, eq, isNull } from 'drizzle-orm';
-import type { components } from '../../generated/types.ts';
-import type { OperationDef } from '../contract-types.ts';
+import type { OperationDef, PrincipalKind } from '../contract-types.ts';
 import type { Db } from '../data/client.ts';
-import { apiKeys, approvals, oauthClients, oauthGrants, users } from '../data/schema.ts';
+import { apiKeys, approvals, oauthClients, oauthGrants, users, type ApprovalStatus } from '../data/schema.ts';
 import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal } from '../auth/principal.ts';
 import type { ApprovalRow, ApprovedWriteOutcome, HandlerContext, Principal } from '../handler-types.ts';
 import { newId } from '../data/ids.ts';
@@ -32,10 +31,38 @@ import { inSpan } from '../observability/index.ts';
 
 export type { ApprovalRow, ApprovedWriteOutcome };
 
-export type ActorRef = components['schemas']['ActorRef'];
-export type ApprovalDecision = components['schemas']['ApprovalDecision'];
-/** The contract's Approval (generated/types.ts). */
-export type ApprovalView = components['schemas']['Approval'];
+/** Who acted: a principal's kind and id, and the person's name when known. */
+export interface ActorRef {
+  id: string;
+  kind: PrincipalKind;
+  name?: string | null;
+}
+
+/** One person's decision on a proposal. */
+export interface ApprovalDecision {
+  approver: ActorRef;
+  comment: string | null;
+  decidedAt: string;
+  decision: 'approve' | 'reject';
+}
+
+/** A proposal as the runtime shows it (the contract's Approval schema; the runtime owns the machinery). */
+export interface ApprovalView {
+  id: string;
+  operationId: string;
+  tier: number;
+  status: ApprovalStatus;
+  proposer: ActorRef;
+  input: Record<string, unknown>;
+  requiredApprovals: number;
+  decisions: ApprovalDecision[];
+  result: Record<string, unknown> | null;
+  error: ProblemDocument | null;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt: string | null;
+  pollUrl: string;
+}
 
 export function pollUrlOf(id: string): string {
   return `/v1/approvals/${id}`;

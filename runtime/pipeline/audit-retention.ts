@@ -11,18 +11,20 @@
 // index on `at`, and needs none for this).
 import { sql } from 'drizzle-orm';
 import { executeRows, type Db } from '../data/client.ts';
-import { limits } from '../../generated/contract.ts';
 
 export const AUDIT_RETENTION_DEFAULT_DAYS = 365;
-export const AUDIT_RETENTION_MIN_DAYS = limits.eventRetentionDays;
 const BATCH = 5_000; // not a contract limit: rows per delete statement
 
-/** SVC_AUDIT_RETENTION_DAYS -> days, or a message naming the rule. */
-export function auditRetentionDays(value: string | undefined): number {
+/**
+ * SVC_AUDIT_RETENTION_DAYS -> days, or a message naming the rule: a whole number of days, at least
+ * `minDays`. loadConfig knows no contract (1); createApp checks again with the contract's
+ * limits.eventRetentionDays, so the audit log is never shorter than the events'.
+ */
+export function auditRetentionDays(value: string | undefined, minDays = 1): number {
   if (value === undefined || value.trim() === '') return AUDIT_RETENTION_DEFAULT_DAYS;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < AUDIT_RETENTION_MIN_DAYS) {
-    throw new Error(`SVC_AUDIT_RETENTION_DAYS must be a whole number of days, at least ${AUDIT_RETENTION_MIN_DAYS} (the events' retention); got "${value}"`);
+  if (!Number.isInteger(n) || n < minDays) {
+    throw new Error(`SVC_AUDIT_RETENTION_DAYS must be a whole number of days, at least ${minDays} (the events' retention); got "${value}"`);
   }
   return n;
 }

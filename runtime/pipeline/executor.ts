@@ -9,8 +9,7 @@
 // the proposal too, so a retried Tier 2 request with the same key replays the first 202 instead of
 // filing a second proposal. A dry run stores no idempotency record (it writes nothing), but the
 // If-Match rules are checked (a dry run needs no idempotency key: it writes nothing), so a plan says what the real request would answer.
-import type { OperationDef } from '../contract-types.ts';
-import type { Service } from '../../generated/registry.ts';
+import type { OperationDef, RuntimeService } from '../contract-types.ts';
 import type { Config } from '../config.ts';
 import type { Database, Db } from '../data/client.ts';
 import type { AfterCommitStep, Handler, HandlerContext, Principal } from '../handler-types.ts';
@@ -55,7 +54,7 @@ export type AnyHandler = Handler<any, any>;
 export interface PipelineDeps {
   database: Database;
   config: Config;
-  service: Service;
+  service: RuntimeService;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
   /** Result validators by operation id; null: results are not checked (config.validateResponses off). */

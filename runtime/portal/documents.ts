@@ -8,7 +8,7 @@
 //   GET /v1/docs                               public interactive reference (runtime/portal/reference-page.ts)
 import type { Hono } from 'hono';
 import type { Config } from '../config.ts';
-import type { Service } from '../../generated/registry.ts';
+import type { RuntimeService } from '../contract-types.ts';
 import type { Database } from '../data/client.ts';
 import type { AppEnv, RequestAuthenticator } from '../http/app-env.ts';
 import { ProblemError } from '../problem-error.ts';
@@ -22,7 +22,7 @@ export const IDP_SCOPES = ['openid', 'email', 'profile', 'offline_access'] as co
 
 export interface DocumentsDeps {
   config: Config;
-  service: Service;
+  service: RuntimeService;
   database: Database;
   /** What /v1/health reports (runtime/observability/health.ts). */
   readiness: Readiness;
@@ -36,7 +36,7 @@ export interface DocumentsDeps {
   changelog: string;
 }
 
-export function protectedResourceMetadata(config: Config, service: Service, resourcePath: '' | '/mcp'): Record<string, unknown> {
+export function protectedResourceMetadata(config: Config, service: RuntimeService, resourcePath: '' | '/mcp'): Record<string, unknown> {
   return {
     resource: `${config.baseUrl}${resourcePath}`,
     authorization_servers: config.oauthIssuer ? [config.oauthIssuer] : [],

@@ -13,8 +13,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { desc } from 'drizzle-orm';
 import type { Context, Hono } from 'hono';
 import type { Config } from '../config.ts';
-import type { OperationDef } from '../contract-types.ts';
-import type { Service } from '../../generated/registry.ts';
+import type { OperationDef, RuntimeService } from '../contract-types.ts';
 import type { Database } from '../data/client.ts';
 import { accessRequests } from '../data/schema.ts';
 import type { Principal } from '../handler-types.ts';
@@ -44,7 +43,7 @@ interface IndexEntry {
 
 export interface PortalDeps {
   config: Config;
-  service: Service;
+  service: RuntimeService;
   database: Database;
   /** What /health reports, as /v1/health (runtime/observability/health.ts). */
   readiness: Readiness;
@@ -287,7 +286,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
   };
   app.get('/problems', async (c) => {
     c.header('Vary', 'Accept');
-    const codes = [...problemCodes].sort();
+    const codes = problemCodes().sort();
     if (wants(c, 'text/html'))
       return c.html(
         page({

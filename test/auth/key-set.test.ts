@@ -2,7 +2,7 @@
 // timer with an injected fetch that never answers).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { jwtVerify, errors as joseErrors } from 'jose';
-import { KEY_SET_DEFAULTS, KeySetCache, usableSigningKeys, type FetchLike } from '../../runtime/auth/key-set.ts';
+import { keySetDefaults, KeySetCache, usableSigningKeys, type FetchLike } from '../../runtime/auth/key-set.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 
@@ -37,7 +37,7 @@ describe('KeySetCache', () => {
     expect(c.timeoutMs).toBe(5000);
     expect(c.retryIntervalMs).toBe(30_000);
     expect(c.refreshIntervalMs).toBe(600_000);
-    expect(KEY_SET_DEFAULTS.retryAfterSeconds).toBe(30);
+    expect(keySetDefaults().retryAfterSeconds).toBe(30);
   });
 
   it('fetches once and verifies RS256 and ES256 tokens from the cached set', async () => {
@@ -104,7 +104,7 @@ describe('KeySetCache', () => {
     const t = await token();
     await verify(c, t);
     idp.setBehaviour('hang');
-    clock += KEY_SET_DEFAULTS.refreshIntervalMs;
+    clock += keySetDefaults().refreshIntervalMs;
     await verify(c, t); // background refresh starts; the cached set answers
     await c.refresh(); // joins the hanging fetch until it is abandoned
     expect(c.status().lastError).toMatch(/abandoned/);
@@ -198,7 +198,7 @@ describe('KeySetCache', () => {
     expect(idp.fetchCount()).toBe(2);
 
     // Past the refresh age the periodic refresh is rate-limited the same way.
-    clock += KEY_SET_DEFAULTS.refreshIntervalMs;
+    clock += keySetDefaults().refreshIntervalMs;
     results = await Promise.allSettled(Array.from({ length: 100 }, () => verify(c, good)));
     await c.refresh();
     expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
@@ -209,7 +209,7 @@ describe('KeySetCache', () => {
     const c = cache();
     const t = await token();
     await verify(c, t);
-    clock += KEY_SET_DEFAULTS.refreshIntervalMs - 1;
+    clock += keySetDefaults().refreshIntervalMs - 1;
     await verify(c, t);
     expect(idp.fetchCount()).toBe(1);
     clock += 1;

@@ -22,7 +22,7 @@ describe('audit retention', () => {
   it('the setting: 365 days by default, at least 30, a whole number', () => {
     expect(loadConfig({}).auditRetentionDays).toBe(365);
     expect(loadConfig({ SVC_AUDIT_RETENTION_DAYS: '90' }).auditRetentionDays).toBe(90);
-    for (const bad of ['29', '0', '-5', '1.5', 'year']) expect(() => auditRetentionDays(bad)).toThrow(/SVC_AUDIT_RETENTION_DAYS .*at least 30/);
+    for (const bad of ['29', '0', '-5', '1.5', 'year']) expect(() => auditRetentionDays(bad, 30)).toThrow(/SVC_AUDIT_RETENTION_DAYS .*at least 30/);
   });
 
   it('the sweep deletes rows older than the retention and keeps the rest unchanged', async () => {

@@ -13,6 +13,7 @@ import { operationsById } from '../../generated/registry.ts';
 import { LocalFileStore, type FileStore } from '../../runtime/files/store.ts';
 import { startFileWorker } from '../../runtime/files/worker.ts';
 import { longIdleTransactions } from '../support/idle-transactions.ts';
+import { limits } from '../../generated/contract.ts';
 
 let s: TestServer;
 let idp: TestIdp;
@@ -74,7 +75,7 @@ describe('workers shared through the database', () => {
       exists: (k) => local.exists(k),
       remove: (k) => local.remove(k),
     };
-    const workers = [0, 1].map(() => startFileWorker({ database: s.database, store: counting, log: () => undefined, baseUrl: s.config.baseUrl, intervalMs: 60_000 }));
+    const workers = [0, 1].map(() => startFileWorker({ database: s.database, store: counting, log: () => undefined, baseUrl: s.config.baseUrl, intervalMs: 60_000, uploadRetentionHours: limits.unregisteredUploadRetentionHours }));
     try {
       await Promise.all(workers.flatMap((w) => [w.tick(), w.tick()]));
     } finally {
@@ -113,7 +114,7 @@ describe('workers shared through the database', () => {
       exists: (k) => local.exists(k),
       remove: (k) => local.remove(k),
     };
-    const worker = startFileWorker({ database: s.database, store: slow, log: () => undefined, baseUrl: s.config.baseUrl, intervalMs: 60_000 });
+    const worker = startFileWorker({ database: s.database, store: slow, log: () => undefined, baseUrl: s.config.baseUrl, intervalMs: 60_000, uploadRetentionHours: limits.unregisteredUploadRetentionHours });
     try {
       const pass = worker.tick();
       const until = Date.now() + 5_000;

@@ -16,6 +16,7 @@ import { purgeUploads } from '../../runtime/files/worker.ts';
 import { startS3, type TestS3 } from '../support/s3.ts';
 import { expectSchema } from '../support/schemas.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { limits } from '../../generated/contract.ts';
 
 let s3: TestS3;
 let s: TestServer;
@@ -215,7 +216,7 @@ describe('scan, download and purge on the bucket', () => {
     await put(up.url, Buffer.from('old'), 'text/plain');
     expect(await store.exists(`uploads/${up.uploadId}`)).toBe(true);
     await s.database.execute(`update uploads set created_at = now() - interval '25 hours' where id = '${up.uploadId}'`);
-    await purgeUploads(s.database.db, store, new Date());
+    await purgeUploads(s.database.db, store, new Date(), limits.unregisteredUploadRetentionHours);
     expect(await store.exists(`uploads/${up.uploadId}`)).toBe(false);
     await expect(store.client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: `${PREFIX}uploads/${up.uploadId}` }))).rejects.toThrow();
     expect(await s.database.execute(`select id from uploads where id = '${up.uploadId}'`)).toHaveLength(0);

@@ -15,6 +15,7 @@ import { operationsById } from '../../generated/registry.ts';
 import { fileUrlSecret, signUrl } from '../../runtime/files/signing.ts';
 import { connectMcp, ok, toolError, type McpSession } from '../mcp/support.ts';
 import { expectSchema } from '../support/schemas.ts';
+import { limits } from '../../generated/contract.ts';
 
 let s: TestServer;
 let idp: TestIdp;
@@ -371,7 +372,7 @@ describe('over MCP and in the records', () => {
     await put(up.url, Buffer.from('old'), 'text/plain');
     await s.database.execute(`update uploads set created_at = now() - interval '25 hours' where id = '${up.uploadId}'`);
     const { purgeUploads } = await import('../../runtime/files/worker.ts');
-    await purgeUploads(s.database.db, s.svc.fileStore, new Date());
+    await purgeUploads(s.database.db, s.svc.fileStore, new Date(), limits.unregisteredUploadRetentionHours);
     expect(existsSync(join(dataDir, 'files', 'uploads', up.uploadId))).toBe(false);
     expect(await s.database.execute(`select id from uploads where id = '${up.uploadId}'`)).toHaveLength(0);
   });

@@ -54,6 +54,8 @@ function makeApp(writesEnabled = true, rateLimit?: number): SvcApp {
       handlers: { ...fixtureHandlers, ...Object.fromEntries(approvalIds.map((id) => [id, gen.handlers[id]!])) },
       tools: [],
       secretPointers: gen.secretPointers,
+      familyDescriptions: gen.familyDescriptions,
+      redactedFieldNames: gen.redactedFieldNames,
     },
   });
 }

@@ -12,7 +12,7 @@ import { afterPosition, published, toFeedEvent } from '../feed.ts';
 import { purgeEventsBefore } from '../retention.ts';
 import { MIGRATIONS_FOLDER } from '../../data/client.ts';
 import { assertSchemaKnown } from '../../data/migrations-pending.ts';
-import { limits } from '../../../generated/contract.ts';
+import { contractLimits } from '../../contract-facts.ts';
 import { signatureHeaders } from './signing.ts';
 import { webhookUrlProblem } from './ssrf.ts';
 import { observeWebhookAttempt } from '../../observability/index.ts';
@@ -23,10 +23,18 @@ import { eventTraceparent } from '../../observability/event-trace.ts';
  * then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; after the eighth failure the delivery is failed.
  */
 export const RETRY_DELAYS_MS: readonly number[] = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]; // not a contract limit: the schedule of the webhooks decision
-export const ATTEMPT_TIMEOUT_MS = limits.webhookAttemptTimeoutSeconds * 1000;
-export const RETENTION_MS = limits.eventRetentionDays * 86_400_000;
+/** One attempt's timeout (limits.webhookAttemptTimeoutSeconds). */
+export function attemptTimeoutMs(): number {
+  const limits = contractLimits();
+  return limits.webhookAttemptTimeoutSeconds * 1000;
+}
+/** How long events and deliveries are kept (limits.eventRetentionDays). */
+export function retentionMs(): number {
+  const limits = contractLimits();
+  return limits.eventRetentionDays * 86_400_000;
+}
 /** How long a claim holds a row: longer than one attempt's timeout. Not a contract limit. */
-const LEASE_MS = ATTEMPT_TIMEOUT_MS * 3;
+const leaseMs = (): number => attemptTimeoutMs() * 3;
 /**
  * The settings row holding the fan-out's high-water mark (also read by the outbox gauges,
  * observability/database-gauges.ts). Migration 0017 moved it off LEGACY_FANOUT_SETTING, which
@@ -163,7 +171,7 @@ export async function claimDue(db: Db, now: Date, limit: number): Promise<Delive
     if (due.length === 0) return [];
     return tx
       .update(webhookDeliveries)
-      .set({ lockedUntil: new Date(now.getTime() + LEASE_MS) })
+      .set({ lockedUntil: new Date(now.getTime() + leaseMs()) })
       .where(inArray(webhookDeliveries.id, due.map((d) => d.id)))
       .returning();
   });
@@ -198,14 +206,14 @@ async function attempt(url: string, eventId: string, payload: unknown, secrets: 
       headers: { 'content-type': 'application/json', 'user-agent': 'svc-webhooks', ...traceHeaders, ...signatureHeaders(eventId, body, secrets) },
       body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      signal: AbortSignal.timeout(attemptTimeoutMs()),
     });
     await res.body?.cancel().catch(() => undefined);
     const ok = res.status >= 200 && res.status < 300;
     return done({ ok, responseStatus: res.status, error: ok ? null : `non-2xx answer (${res.status})` });
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
-    const why = e.name === 'TimeoutError' ? `timeout after ${ATTEMPT_TIMEOUT_MS / 1000} s` : e.cause?.code === 'ECONNREFUSED' ? 'connection refused' : `no answer (${e.cause?.code ?? e.name})`;
+    const why = e.name === 'TimeoutError' ? `timeout after ${attemptTimeoutMs() / 1000} s` : e.cause?.code === 'ECONNREFUSED' ? 'connection refused' : `no answer (${e.cause?.code ?? e.name})`;
     return done({ ok: false, responseStatus: null, error: why });
   }
 }
@@ -257,7 +265,7 @@ export async function deliverOne(db: Db, delivery: DeliveryRow, now: Date): Prom
  * of the published order, in bounded steps, recording the purge boundary (events/retention.ts).
  */
 export async function purgeExpired(db: Db, now: Date, batch = DELIVERY_PURGE_BATCH): Promise<{ events: number; deliveries: number }> {
-  const before = new Date(now.getTime() - RETENTION_MS);
+  const before = new Date(now.getTime() - retentionMs());
   let deliveries = 0;
   for (;;) {
     // A batch of old deliveries and their attempts in one statement (the attempts' key is checked at its end).
