@@ -151,6 +151,9 @@ function suiteNode(): string {
 
 export type Outcome = 'passed' | 'failed';
 
+/** The longest a target's whole suite run may take (module comment of runSuite). */
+const SUITE_TIMEOUT_MS = 180_000;
+
 /**
  * Runs the suite's active server scenarios against `url`, its results in `outDir`: each scenario's
  * outcome, failed when a check is FAILURE or WARNING (the suite's own rule for its baseline), and
@@ -162,9 +165,18 @@ export async function runSuite(url: string, outDir: string): Promise<Map<string,
     const child = spawn(suiteNode(), [SUITE, 'server', '--url', url, '-o', outDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d) => log.push(String(d)));
     child.stderr.on('data', (d) => log.push(String(d)));
+    // Its requests time out after 60 s each; the whole run (about 10 s) gets SUITE_TIMEOUT_MS, so a
+    // hanging server cannot eat CI's budget.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the conformance suite did not finish within ${SUITE_TIMEOUT_MS / 1000} s:\n${log.join('')}`));
+    }, SUITE_TIMEOUT_MS);
     child.on('error', reject);
     // The suite exits 1 whenever a scenario fails: the baseline decides, so only the results count.
-    child.on('exit', () => resolve());
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
   const results = new Map<string, { outcome: Outcome; messages: string[] }>();
   for (const dir of readdirSync(outDir)) {
@@ -174,7 +186,11 @@ export async function runSuite(url: string, outDir: string): Promise<Map<string,
     const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
     results.set(m[1]!, { outcome: bad.length ? 'failed' : 'passed', messages: bad.map((c) => `${c.status} ${c.name}: ${c.errorMessage ?? c.details?.message ?? ''}`) });
   }
-  if (results.size === 0) throw new Error(`the conformance suite produced no results:\n${log.join('')}`);
+  // Every scenario the suite announced must have its result (a crash mid-run would drop the rest).
+  const announced = Number(/Running \w+ suite \((\d+) scenarios\)/.exec(log.join(''))?.[1] ?? 0);
+  if (results.size === 0 || results.size !== announced) {
+    throw new Error(`the conformance suite announced ${announced} scenarios and left ${results.size} results:\n${log.join('')}`);
+  }
   return results;
 }
 
