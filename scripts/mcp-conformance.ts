@@ -1,15 +1,16 @@
 // npm run conformance (issue 42; docs/testing.md, "MCP conformance"): the official MCP conformance
 // suite (@modelcontextprotocol/conformance, pinned in package.json) run against each target's /mcp,
 // its result compared with test/mcp-conformance-baseline.yaml. A scenario that fails and is not in
-// the baseline fails the run; so does a baseline entry that now passes (stale) and a baseline entry
-// that names no scenario of the suite.
+// the baseline fails the run; so do a baseline entry that now passes (stale), one that names no
+// scenario of the suite or has no reason, and a baselined scenario that fails for another reason
+// than svc's deliberate refusal (DELIBERATE_REFUSAL).
 //
-// A target is a function that starts a server and answers its /mcp URL and the headers a client must
-// send (svc's /mcp wants a Bearer API key). The suite's CLI has no option for request headers, so it
-// talks to a local forwarding proxy that adds them (`authProxy`): every request, GET streams
-// included, forwarded as it came (its Host and Origin untouched: the dns-rebinding scenario sends
-// its own), the answer streamed back. The proxy is the URL the suite sees, so a target is started
-// with that URL as its public base URL (svc's /mcp admits its own origin, SVC_BASE_URL).
+// A target answers a /mcp URL and the headers a client must send (svc's /mcp wants a Bearer API
+// key): a server it starts (`svcServe`) or one already running (`running(url, headers)`). The
+// suite's CLI has no option for request headers, so it talks to a local forwarding proxy that adds
+// them (`authProxy`): every request, GET streams included, forwarded with its answer streamed back.
+// The proxy stands for the server, so a Host or Origin naming the proxy is forwarded as the
+// server's own; any other (the dns-rebinding scenario's evil.example.com) goes through untouched.
 //
 // The suite needs Node 22+: on an older Node it runs with SVC_CONFORMANCE_NODE, else with the Node 24
 // of scripts/node24.sh (installed once into node_modules/.cache/svc-node24). CI runs this whole
@@ -39,31 +40,37 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** Starts a server whose public base URL is `publicUrl` (the proxy the suite talks to). */
-export type Target = (publicUrl: string) => Promise<Served>;
+/** Starts (or names) a server under test. */
+export type Target = () => Promise<Served>;
 
 /**
  * The targets, each by the name its section of the baseline has. A second contract is one more
- * line: its server started the same way (`svcServe` for an svc project directory, or any function
- * answering a URL and the credentials).
+ * line: `svcServe({ bin })` for another svc project's bin/svc.js, or `running(url, headers)` for a
+ * server already running with its credentials.
  */
 export const TARGETS: Record<string, Target> = {
-  platform: (publicUrl) => svcServe(publicUrl),
+  platform: () => svcServe(),
 };
+
+/** A server already running at `mcpUrl` (started and stopped by whoever runs this), with its credentials. */
+export function running(mcpUrl: string, headers: Record<string, string>): Target {
+  return async () => ({ mcpUrl, headers, stop: async () => undefined });
+}
 
 /**
  * `svc serve` (the project of `bin`, default this one's bin/svc.js) on embedded PGlite in a
  * temporary data directory, seeded (`svc seed --json`) for its operator key, which holds every
  * scope of the contract, so every tool may be called.
  */
-export async function svcServe(publicUrl: string, options: { bin?: string } = {}): Promise<Served> {
+export async function svcServe(options: { bin?: string } = {}): Promise<Served> {
   const bin = options.bin ?? SVC_BIN;
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-conformance-'));
   const port = await freePort();
   const env: Record<string, string> = {
     SVC_DATA_DIR: dataDir,
     DATABASE_URL: '',
-    SVC_BASE_URL: publicUrl,
+    // Its own origin, as the proxy forwards the suite's (/mcp admits its own origin).
+    SVC_BASE_URL: `http://127.0.0.1:${port}`,
     SVC_RATE_LIMIT_PER_MINUTE: '100000',
   };
   try {
@@ -103,7 +110,10 @@ async function answering(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`${url} did not answer within 60 s`);
 }
 
-/** A forwarding proxy on 127.0.0.1 that adds `headers` to each request; `target` set once known. */
+/**
+ * A forwarding proxy on 127.0.0.1 that adds `headers` to each request, its Host and Origin made the
+ * upstream's when they name the proxy (module comment); `target` set once known.
+ */
 export async function authProxy(): Promise<{ url: string; forward(target: string, headers: Record<string, string>): void; close(): Promise<void> }> {
   let upstream: URL | undefined;
   let extra: Record<string, string> = {};
@@ -112,8 +122,11 @@ export async function authProxy(): Promise<{ url: string; forward(target: string
       res.writeHead(503).end();
       return;
     }
+    const headers = { ...req.headers, ...extra };
+    if (headers.host === own.host) headers.host = upstream.host;
+    if (headers.origin === own.origin) headers.origin = upstream.origin;
     const out = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, ...extra } },
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
       (answer: IncomingMessage) => {
         res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
         answer.pipe(res);
@@ -125,6 +138,7 @@ export async function authProxy(): Promise<{ url: string; forward(target: string
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
+  const own = new URL(`http://127.0.0.1:${port}`);
   return {
     url: `http://127.0.0.1:${port}`,
     forward(target, headers) {
@@ -244,7 +258,7 @@ async function main(): Promise<number> {
     const started = performance.now();
     let served: Served | undefined;
     try {
-      served = await target(proxy.url);
+      served = await target();
       proxy.forward(served.mcpUrl, served.headers);
       const results = await runSuite(`${proxy.url}${new URL(served.mcpUrl).pathname}`, outDir);
       const passed = [...results.values()].filter((r) => r.outcome === 'passed').length;
