@@ -53,13 +53,16 @@ describe('test/passes.ts', () => {
     }
   });
 
-  it('the scripts select the passes, and .ci/run runs the three', () => {
+  it('the scripts select the passes, and .ci/run runs the three and the MCP conformance suite', () => {
     const scripts = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
     expect(scripts['test:db']).toBe('SVC_TEST_PASS=postgres vitest run');
     expect(scripts['test:node24']).toBe('SVC_TEST_PASS=node24 vitest run');
     expect(scripts['test:full']).toBe('bash scripts/test-full.sh');
     const ci = readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
-    for (const command of ['npm test', 'npm run test:db', 'npm run test:node24', 'npm run bench:compiler']) expect(ci).toContain(command);
+    for (const command of ['npm test', 'npm run test:db', 'npm run test:node24', 'npm run conformance', 'npm run bench:compiler']) expect(ci).toContain(command);
+    // The MCP conformance suite (issue 42) runs in CI and in test:full.
+    expect(scripts.conformance).toBe('node --import tsx scripts/mcp-conformance.ts');
+    expect(readFileSync(path.join(ROOT, 'scripts/test-full.sh'), 'utf8')).toContain('npm run conformance');
     expect(ci).not.toContain('npm run bench -- --quick');
   });
 });
