@@ -40,7 +40,8 @@ Options:
   --out DIR            the output directory (default: generated)
   --check              write nothing; exit 1 with a diff when the output is out of date
   --watch              regenerate on every contract change; keep the last good output
-  --prune              also delete handler entries of operations the contract no longer has
+  --prune              also delete handler entries of operations the contract no longer has (generated
+                       files it no longer produces are deleted, and named, on every generate)
 ${HELP_LINE}
 `,
   lint: `Usage: svc lint [options]
