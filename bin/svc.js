@@ -11,7 +11,9 @@ const { default: nodeModule } = await import('node:module');
 nodeModule.enableCompileCache?.();
 const argv = process.argv.slice(2);
 const command = argv[0];
-const server = command === 'serve' || command === 'seed';
+// `svc serve --help` (or -h) goes to the compiler, which prints the usage without opening a database.
+const help = argv.slice(1).some((a) => a === '--help' || a === '-h');
+const server = (command === 'serve' || command === 'seed') && !help;
 const stamp = process.env.SVC_NO_BUILD === '1' ? null : await import('./build-stamp.js');
 if (server && stamp?.freshBuild()) {
   const { runServeOrSeed } = await import('../dist/bin/serve.js');

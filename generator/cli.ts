@@ -19,7 +19,96 @@ Commands:
                                           classify changes against a release (default: the newest); exit 1 if breaking
   serve [--demo] [--port N]               start the server (bin/serve-cli.ts, wired in bin/wiring.ts)
   seed [--json]                           create the demo workspace (bin/serve-cli.ts)
+
+\`svc <command> --help\` (or -h) prints a command's options.
 `;
+
+const HELP_LINE = '  -h, --help           print this and exit';
+
+/**
+ * Each command's usage, printed by `svc <command> --help` (or -h, or `svc help <command>`) before the
+ * command does anything: no contract read, no file written, no database opened. bin/svc.js and
+ * bin/cli.ts send `svc serve --help` and `svc seed --help` here, not to the runtime.
+ */
+export const COMMAND_USAGE: Record<string, string> = {
+  generate: `Usage: svc generate [options]
+
+Compile the contract into generated/ (and scaffold handler entries of new operations).
+
+Options:
+  --contract DIR       the contract's directory (default: contract)
+  --out DIR            the output directory (default: generated)
+  --check              write nothing; exit 1 with a diff when the output is out of date
+  --watch              regenerate on every contract change; keep the last good output
+  --prune              also delete handler entries of operations the contract no longer has (generated
+                       files it no longer produces are deleted, and named, on every generate)
+${HELP_LINE}
+`,
+  lint: `Usage: svc lint [options]
+
+Check the contract, redocly-lint the OpenAPI document, report stale handler entries and list
+unimplemented operations.
+
+Options:
+  --contract DIR       the contract's directory (default: contract)
+  --out DIR            where the OpenAPI document was generated (default: generated)
+  --require-all        fail while any operation is unimplemented
+${HELP_LINE}
+`,
+  diff: `Usage: svc diff [options]
+
+Classify the contract's changes against a release; exit 1 on a breaking change, or an additive one
+without the next minor version and a changelog entry.
+
+Options:
+  --base REF           compare with the contract as committed at this git ref
+  --against FILE       compare with this release snapshot (default: the newest in the releases directory)
+  --contract DIR       the contract's directory (default: contract)
+  --releases DIR       the release snapshots' directory (default: <contract>/releases)
+${HELP_LINE}
+`,
+  release: `Usage: svc release [options]
+
+Record <releases>/<version>.json for the contract's current version.
+
+Options:
+  --contract DIR       the contract's directory (default: contract)
+  --releases DIR       the release snapshots' directory (default: <contract>/releases)
+  --correct            replace a differing snapshot of the same version (its changelog entry must list
+                       the corrections under corrected:)
+${HELP_LINE}
+`,
+  serve: `Usage: svc serve [options]
+
+Open the database (migrations applied) and serve the API, MCP and the portal until SIGINT/SIGTERM.
+
+Options:
+  --demo               create the demo workspace (or fresh demo keys) and print an operator key
+  --port N             the port to listen on (default: PORT, else 8787)
+${HELP_LINE}
+`,
+  seed: `Usage: svc seed [options]
+
+Create the demo workspace in the configured database.
+
+Options:
+  --json               print the credentials as one JSON line
+  --port N             the port the base URL names (default: PORT, else 8787)
+${HELP_LINE}
+`,
+  help: `Usage: svc help [command]
+
+Print the list of commands, or one command's options.
+
+Options:
+${HELP_LINE}
+`,
+};
+
+/** Whether the arguments ask for help (\`--help\` or \`-h\`, anywhere after the command). */
+export function asksForHelp(argv: readonly string[]): boolean {
+  return argv.some((a) => a === '--help' || a === '-h');
+}
 
 interface Options {
   contract: string;
@@ -106,6 +195,11 @@ async function generate(options: Options): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Help first: a command asked for its usage does no work.
+  if (command && command in COMMAND_USAGE && asksForHelp(rest)) {
+    console.log(COMMAND_USAGE[command]);
+    return 0;
+  }
   try {
     switch (command) {
       case 'generate':
@@ -130,8 +224,19 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'diff':
         return await (await import('./diff/command.ts')).runDiff(rest);
-      case undefined:
       case 'help':
+        if (rest[0] && !rest[0].startsWith('-')) {
+          if (!(rest[0] in COMMAND_USAGE)) {
+            console.error(`Unknown command: ${rest[0]}\n`);
+            console.error(USAGE);
+            return 1;
+          }
+          console.log(COMMAND_USAGE[rest[0]]);
+          return 0;
+        }
+        console.log(USAGE);
+        return 0;
+      case undefined:
       case '--help':
       case '-h':
         console.log(USAGE);

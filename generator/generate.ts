@@ -1,5 +1,5 @@
 // svc generate: compile the contract, then write generated/ or (with --check) compare it.
-import { closeSync, type Dirent, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync, writevSync } from 'node:fs';
+import { closeSync, type Dirent, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync, statSync, writeFileSync, writevSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { emitAllPieces } from './emit/index.ts';
@@ -263,11 +263,18 @@ export function writeFiles(files: Iterable<[string, GeneratedText]>, outDir: str
   }
 }
 
-/** Removes outDir's files that files does not hold and that carry the generated marker (report: removed, kept). */
+/**
+ * Removes outDir's files that files does not hold and that carry the generated marker (report:
+ * removed, kept): what the contract no longer produces (a removed family's validators, handler
+ * types and reference page), on every `svc generate`, with or without --prune. Only a file that is
+ * really inside outDir: one reached through a symbolic link to elsewhere is never deleted.
+ */
 function removeStale(files: Map<string, GeneratedText>, outDir: string, report: WriteReport): void {
+  const root = existsSync(outDir) ? realpathSync(outDir) + path.sep : '';
   for (const rel of listFiles(outDir)) {
     if (files.has(rel)) continue;
     const file = path.join(outDir, rel);
+    if (!realpathSync(file).startsWith(root)) continue;
     if (carriesMarker(file)) {
       rmSync(file);
       lastWritten.delete(path.resolve(file));

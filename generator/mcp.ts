@@ -47,8 +47,12 @@ export function outcomeEnvelope(def: Pick<OperationDef, 'kind' | 'tier'>, result
   return { type: 'object', required: ['outcome'], properties };
 }
 
-/** `output` and `plan` are read at their top only (Dereferencer.top gives that much). */
+/**
+ * The tool of an operation, named `<prefix>.<id>` (svc.yaml mcpToolPrefix, default svc). `output`
+ * and `plan` are read at their top only (Dereferencer.top gives that much).
+ */
 export function buildMcpTool(
+  prefix: string,
   def: OperationDef,
   description: string,
   dereferencedInput: JsonSchema,
@@ -68,7 +72,7 @@ export function buildMcpTool(
   delete inputSchema.anyOf;
   delete inputSchema.oneOf;
   return {
-    name: `svc.${def.id}`,
+    name: `${prefix}.${def.id}`,
     title: def.summary,
     description,
     inputSchema,

@@ -1,13 +1,14 @@
 // Step 3: the ONE in-memory registry every emitter reads. No emitter sees YAML.
-import type {
-  HttpMethod,
-  JsonSchema,
-  OperationDef,
-  ParamLocation,
-  PrincipalKind,
-  ProblemDef,
-  RetryClass,
-  ServiceDef,
+import {
+  DEFAULT_MCP_TOOL_PREFIX,
+  type HttpMethod,
+  type JsonSchema,
+  type OperationDef,
+  type ParamLocation,
+  type PrincipalKind,
+  type ProblemDef,
+  type RetryClass,
+  type ServiceDef,
 } from '../runtime/contract-types.ts';
 import { checkContract } from './check.ts';
 import { pageSchema, plannedOutcome, PROBLEM_SCHEMA, proposedOutcome } from './envelopes.ts';
@@ -177,6 +178,8 @@ interface Environment {
   /** A paged read's pageSize when the contract has no PageSize schema: the page size limits'. */
   pageSize: JsonSchema;
   proposedOutcome: JsonSchema;
+  /** svc.yaml mcpToolPrefix, or DEFAULT_MCP_TOOL_PREFIX: operation tools are `<prefix>.<id>`. */
+  toolPrefix: string;
   /** Each family file's part of the model, built in this environment (a watcher's memo). */
   families: WeakMap<SourceFile, FamilyPart>;
 }
@@ -236,6 +239,7 @@ function environmentOf(contract: LoadedContract): Environment {
     plannedOutcome: plannedOutcome(contractSchemas.has('Plan')),
     pageSize: pageSizeSchema(limitValues(asObj(contract.svc?.data).limits)),
     proposedOutcome: proposedOutcome(contractSchemas.has('Approval')),
+    toolPrefix: typeof asObj(contract.svc?.data).mcpToolPrefix === 'string' ? String(asObj(contract.svc?.data).mcpToolPrefix) : DEFAULT_MCP_TOOL_PREFIX,
     families: new WeakMap(),
   };
   if (session.longLived) lastEnvironment = environment;
@@ -279,6 +283,9 @@ export function buildModel(contract: LoadedContract): Model {
     apiVersion: version.split('.').slice(0, 2).join('.'),
     mcpProtocolVersions: strings(svc.mcpProtocolVersions),
     mcpDynamicTools: [],
+    // Present only when declared: an undeclared key leaves the facts (and generated/) as before.
+    ...(typeof svc.apiVersionHeader === 'string' ? { apiVersionHeader: svc.apiVersionHeader } : {}),
+    ...(typeof svc.mcpToolPrefix === 'string' ? { mcpToolPrefix: svc.mcpToolPrefix } : {}),
     versions: asArray(svc.versions).map((v) => {
       const o = asObj(v);
       return { version: String(o.version), status: o.status === 'deprecated' ? 'deprecated' : 'current', sunset: typeof o.sunset === 'string' ? o.sunset : null };
@@ -454,7 +461,7 @@ function familyPart(file: SourceFile, env: Environment, schemas: Record<string, 
       mcpReason: isTool ? null : text(mcp.reason),
     };
     if (isTool)
-      def.mcp = buildMcpTool(def, description, deref.deref(ref(inputName)), deref.top(ref(outputName)), hasPlan ? deref.top(ref('Plan')) : null, {
+      def.mcp = buildMcpTool(env.toolPrefix, def, description, deref.deref(ref(inputName)), deref.top(ref(outputName)), hasPlan ? deref.top(ref('Plan')) : null, {
         destructive: kind === 'command' ? mcp.destructive === true : false,
         idempotent: kind === 'command' ? mcp.idempotent === true : true,
         openWorld: mcp.openWorld === true,

@@ -222,7 +222,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
   };
 
   const app = new Hono<AppEnv>({ getPath: (request) => rewriteRequestPath(getPath(request)) });
-  app.use(commonHeaders({ apiVersion: service.apiVersion, limiter }));
+  app.use(commonHeaders({ apiVersion: service.apiVersion, apiVersionHeader: service.apiVersionHeader, limiter }));
   if (tracing) app.use(tracing.serverSpans(routeResolver(registry.routes)));
   const readiness = createReadiness(database);
 

@@ -17,8 +17,13 @@ export type EventType = string;
 /** A JSON Schema (2020-12) as plain data. */
 export type JsonSchema = { [key: string]: unknown };
 
+/** svc.yaml mcpToolPrefix when the contract declares none: its tools are named `svc.<operation id>`. */
+export const DEFAULT_MCP_TOOL_PREFIX = 'svc';
+/** svc.yaml apiVersionHeader when the contract declares none: the response header carrying apiVersion. */
+export const DEFAULT_API_VERSION_HEADER = 'X-Svc-Api-Version';
+
 export interface McpToolDef {
-  /** `svc.<id>` */
+  /** `<service.mcpToolPrefix>.<id>`, by default `svc.<id>` */
   name: string;
   title: string;
   description: string;
@@ -127,8 +132,18 @@ export interface ProblemDef<C extends string = string> {
 export interface ServiceDef<L = Record<string, number>, C extends string = string> {
   title: string;
   contractVersion: string;
-  /** major.minor, sent as X-Svc-Api-Version. */
+  /** major.minor, sent in the apiVersionHeader response header. */
   apiVersion: string;
+  /**
+   * svc.yaml apiVersionHeader, present only when the contract declares it: the name of the response
+   * header every answer carries apiVersion in. Absent: DEFAULT_API_VERSION_HEADER.
+   */
+  apiVersionHeader?: string;
+  /**
+   * svc.yaml mcpToolPrefix, present only when the contract declares it: operation tools are named
+   * `<prefix>.<operation id>`. Absent: DEFAULT_MCP_TOOL_PREFIX.
+   */
+  mcpToolPrefix?: string;
   mcpProtocolVersions: string[];
   /** The meta-tools `/mcp?mode=dynamic` lists instead of the operation tools (svc.yaml mcpDynamic); empty: no dynamic mode. */
   mcpDynamicTools: McpDynamicToolDef[];

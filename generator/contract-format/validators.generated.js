@@ -3,10 +3,10 @@
 /* eslint-disable */
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const schemaHash = "c8e681ecdbf2509d";
+export const schemaHash = "478e933a6b8b2958";
 
 export const svcFile = validate21;
-const schema32 = {"title":"contract/svc.yaml","description":"Service-wide facts.","type":"object","required":["info","totals"],"additionalProperties":false,"properties":{"info":{"$ref":"#/$defs/info","x-missing":"info: {title: ..., version: 1.0.0}"},"totals":{"$ref":"#/$defs/totals","x-missing":"totals: {operations, reads, commands, families, tools, scopes, eventTypes} (the counts the contract must have)"},"mcpProtocolVersions":{"description":"MCP protocol versions /mcp serves, newest first.","type":"array","items":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","x-expect":"an MCP protocol version (YYYY-MM-DD)"},"uniqueItems":true},"mcpDynamic":{"$ref":"#/$defs/mcpDynamic"},"versions":{"type":"array","items":{"$ref":"#/$defs/version"}},"scopes":{"description":"Scopes, in canonical order.","type":"array","items":{"$ref":"#/$defs/named"}},"principals":{"description":"Caller kinds an operation's audience names: operator, client_admin or service_account (the kinds the runtime authenticates).","type":"array","items":{"$ref":"#/$defs/named"}},"roles":{"description":"Role labels and the scopes each allows.","type":"object","additionalProperties":{"$ref":"#/$defs/role"}},"problems":{"description":"Problem codes: code -> {status, title, retry}. The codes the runtime raises are built in; declaring one replaces it.","type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$","x-expect":"a problem code in lower snake_case","x-fix":"Rename it, e.g. not_found."},"additionalProperties":{"$ref":"#/$defs/problem"}},"eventTypes":{"description":"Webhook event types.","type":"array","items":{"$ref":"#/$defs/named"}},"limits":{"description":"Named numbers (any name), plus one decision note. The limits the runtime reads are built in; declaring one replaces its value.","type":"object","properties":{"decision":{"$ref":"#/$defs/decision"}},"additionalProperties":{"type":"number","x-fix":"A limit is a number."}},"changelog":{"description":"Release notes, newest first.","type":"array","items":{"$ref":"#/$defs/changelogEntry"}}}};
+const schema32 = {"title":"contract/svc.yaml","description":"Service-wide facts.","type":"object","required":["info","totals"],"additionalProperties":false,"properties":{"info":{"$ref":"#/$defs/info","x-missing":"info: {title: ..., version: 1.0.0}"},"totals":{"$ref":"#/$defs/totals","x-missing":"totals: {operations, reads, commands, families, tools, scopes, eventTypes} (the counts the contract must have)"},"mcpProtocolVersions":{"description":"MCP protocol versions /mcp serves, newest first.","type":"array","items":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","x-expect":"an MCP protocol version (YYYY-MM-DD)"},"uniqueItems":true},"mcpDynamic":{"$ref":"#/$defs/mcpDynamic"},"mcpToolPrefix":{"description":"The first segment of every operation tool's name, <prefix>.<operation id> (default svc: svc.tasks.create).","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]{0,31}$","x-expect":"a tool name prefix: a letter, then up to 31 letters, digits, _ or - (no dot)","x-fix":"Write e.g. mcpToolPrefix: acme."},"apiVersionHeader":{"description":"The response header every answer carries the API version (major.minor) in (default X-Svc-Api-Version).","type":"string","pattern":"^[A-Za-z][A-Za-z0-9-]{0,63}$","x-expect":"an HTTP header name: a letter, then letters, digits and -","x-fix":"Write e.g. apiVersionHeader: X-Acme-Api-Version."},"versions":{"type":"array","items":{"$ref":"#/$defs/version"}},"scopes":{"description":"Scopes, in canonical order.","type":"array","items":{"$ref":"#/$defs/named"}},"principals":{"description":"Caller kinds an operation's audience names: operator, client_admin or service_account (the kinds the runtime authenticates).","type":"array","items":{"$ref":"#/$defs/named"}},"roles":{"description":"Role labels and the scopes each allows.","type":"object","additionalProperties":{"$ref":"#/$defs/role"}},"problems":{"description":"Problem codes: code -> {status, title, retry}. The codes the runtime raises are built in; declaring one replaces it.","type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$","x-expect":"a problem code in lower snake_case","x-fix":"Rename it, e.g. not_found."},"additionalProperties":{"$ref":"#/$defs/problem"}},"eventTypes":{"description":"Webhook event types.","type":"array","items":{"$ref":"#/$defs/named"}},"limits":{"description":"Named numbers (any name), plus one decision note. The limits the runtime reads are built in; declaring one replaces its value.","type":"object","properties":{"decision":{"$ref":"#/$defs/decision"}},"additionalProperties":{"type":"number","x-fix":"A limit is a number."}},"changelog":{"description":"Release notes, newest first.","type":"array","items":{"$ref":"#/$defs/changelogEntry"}}}};
 const schema36 = {"description":"A choice the spec leaves open, recorded beside what it governs; published as x-svc-decision and in the docs.","type":"string"};
 const func1 = Object.prototype.hasOwnProperty;
 const schema33 = {"type":"object","required":["title","version"],"additionalProperties":false,"properties":{"title":{"type":"string","x-missing":"title: <the API's name>"},"version":{"$ref":"#/$defs/semver","x-missing":"version: <the contract version, e.g. 1.0.0>"},"description":{"type":"string"},"releaseDate":{"$ref":"#/$defs/date"},"decision":{"$ref":"#/$defs/decision"}}};
@@ -2900,7 +2900,7 @@ return errors === 0;
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema51 = {"description":"A path version in service (v1, v2); a deprecated one carries the deprecation fields.","type":"object","required":["version"],"additionalProperties":false,"properties":{"version":{"type":"string","pattern":"^v\\d+$","x-expect":"a path version such as v1","x-missing":"version: v1"},"status":{"enum":["current","deprecated"]},"released":{"type":"string"},"since":{"type":"string"},"sunset":{"type":["string","null"]},"link":{"type":"string"},"successor":{"type":"string"},"successorLink":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
-const pattern6 = new RegExp("^v\\d+$", "u");
+const pattern8 = new RegExp("^v\\d+$", "u");
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2938,7 +2938,7 @@ errors++;
 if(data.version !== undefined){
 let data0 = data.version;
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
+if(!pattern8.test(data0)){
 const err2 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/pattern",keyword:"pattern",params:{pattern: "^v\\d+$"},message:"must match pattern \""+"^v\\d+$"+"\"",schema:"^v\\d+$",parentSchema:schema51.properties.version,data:data0};
 if(vErrors === null){
 vErrors = [err2];
@@ -3767,7 +3767,9 @@ return errors === 0;
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const pattern5 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
-const pattern7 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+const pattern6 = new RegExp("^[A-Za-z][A-Za-z0-9_-]{0,31}$", "u");
+const pattern7 = new RegExp("^[A-Za-z][A-Za-z0-9-]{0,63}$", "u");
+const pattern9 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3895,19 +3897,11 @@ vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.error
 errors = vErrors.length;
 }
 }
-if(data.versions !== undefined){
-let data5 = data.versions;
-if(Array.isArray(data5)){
-const len1 = data5.length;
-for(let i2=0; i2<len1; i2++){
-if(!(validate33(data5[i2], {instancePath:instancePath+"/versions/" + i2,parentData:data5,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/versions",schemaPath:"#/properties/versions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.versions.type,parentSchema:schema32.properties.versions,data:data5};
+if(data.mcpToolPrefix !== undefined){
+let data5 = data.mcpToolPrefix;
+if(typeof data5 === "string"){
+if(!pattern6.test(data5)){
+const err7 = {instancePath:instancePath+"/mcpToolPrefix",schemaPath:"#/properties/mcpToolPrefix/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_-]{0,31}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_-]{0,31}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9_-]{0,31}$",parentSchema:schema32.properties.mcpToolPrefix,data:data5};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3917,19 +3911,8 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.scopes !== undefined){
-let data7 = data.scopes;
-if(Array.isArray(data7)){
-const len2 = data7.length;
-for(let i3=0; i3<len2; i3++){
-if(!(validate35(data7[i3], {instancePath:instancePath+"/scopes/" + i3,parentData:data7,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
-errors = vErrors.length;
-}
-}
-}
 else {
-const err8 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.scopes.type,parentSchema:schema32.properties.scopes,data:data7};
+const err8 = {instancePath:instancePath+"/mcpToolPrefix",schemaPath:"#/properties/mcpToolPrefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.mcpToolPrefix.type,parentSchema:schema32.properties.mcpToolPrefix,data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3939,19 +3922,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.principals !== undefined){
-let data9 = data.principals;
-if(Array.isArray(data9)){
-const len3 = data9.length;
-for(let i4=0; i4<len3; i4++){
-if(!(validate35(data9[i4], {instancePath:instancePath+"/principals/" + i4,parentData:data9,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/principals",schemaPath:"#/properties/principals/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.principals.type,parentSchema:schema32.properties.principals,data:data9};
+if(data.apiVersionHeader !== undefined){
+let data6 = data.apiVersionHeader;
+if(typeof data6 === "string"){
+if(!pattern7.test(data6)){
+const err9 = {instancePath:instancePath+"/apiVersionHeader",schemaPath:"#/properties/apiVersionHeader/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9-]{0,63}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9-]{0,63}$",parentSchema:schema32.properties.apiVersionHeader,data:data6};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3961,18 +3936,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.roles !== undefined){
-let data11 = data.roles;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-for(const key1 in data11){
-if(!(validate38(data11[key1], {instancePath:instancePath+"/roles/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
-errors = vErrors.length;
-}
-}
-}
 else {
-const err10 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.roles.type,parentSchema:schema32.properties.roles,data:data11};
+const err10 = {instancePath:instancePath+"/apiVersionHeader",schemaPath:"#/properties/apiVersionHeader/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.apiVersionHeader.type,parentSchema:schema32.properties.apiVersionHeader,data:data6};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3982,14 +3947,19 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.problems !== undefined){
-let data13 = data.problems;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-for(const key2 in data13){
-const _errs24 = errors;
-if(typeof key2 === "string"){
-if(!pattern7.test(key2)){
-const err11 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema32.properties.problems.propertyNames,data:key2,propertyName:key2};
+if(data.versions !== undefined){
+let data7 = data.versions;
+if(Array.isArray(data7)){
+const len1 = data7.length;
+for(let i2=0; i2<len1; i2++){
+if(!(validate33(data7[i2], {instancePath:instancePath+"/versions/" + i2,parentData:data7,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/versions",schemaPath:"#/properties/versions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.versions.type,parentSchema:schema32.properties.versions,data:data7};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3999,9 +3969,19 @@ vErrors.push(err11);
 errors++;
 }
 }
-var valid11 = _errs24 === errors;
-if(!valid11){
-const err12 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema32.properties.problems.propertyNames,parentSchema:schema32.properties.problems,data:data13};
+if(data.scopes !== undefined){
+let data9 = data.scopes;
+if(Array.isArray(data9)){
+const len2 = data9.length;
+for(let i3=0; i3<len2; i3++){
+if(!(validate35(data9[i3], {instancePath:instancePath+"/scopes/" + i3,parentData:data9,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.scopes.type,parentSchema:schema32.properties.scopes,data:data9};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4011,15 +3991,19 @@ vErrors.push(err12);
 errors++;
 }
 }
-for(const key3 in data13){
-if(!(validate40(data13[key3], {instancePath:instancePath+"/problems/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data13,parentDataProperty:key3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(data.principals !== undefined){
+let data11 = data.principals;
+if(Array.isArray(data11)){
+const len3 = data11.length;
+for(let i4=0; i4<len3; i4++){
+if(!(validate35(data11[i4], {instancePath:instancePath+"/principals/" + i4,parentData:data11,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.problems.type,parentSchema:schema32.properties.problems,data:data13};
+const err13 = {instancePath:instancePath+"/principals",schemaPath:"#/properties/principals/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.principals.type,parentSchema:schema32.properties.principals,data:data11};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4029,19 +4013,18 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.eventTypes !== undefined){
-let data15 = data.eventTypes;
-if(Array.isArray(data15)){
-const len4 = data15.length;
-for(let i5=0; i5<len4; i5++){
-if(!(validate35(data15[i5], {instancePath:instancePath+"/eventTypes/" + i5,parentData:data15,parentDataProperty:i5,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(data.roles !== undefined){
+let data13 = data.roles;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+for(const key1 in data13){
+if(!(validate38(data13[key1], {instancePath:instancePath+"/roles/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data13,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.eventTypes.type,parentSchema:schema32.properties.eventTypes,data:data15};
+const err14 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.roles.type,parentSchema:schema32.properties.roles,data:data13};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4051,14 +4034,14 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.limits !== undefined){
-let data17 = data.limits;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-for(const key4 in data17){
-if(!(key4 === "decision")){
-let data18 = data17[key4];
-if(!(typeof data18 == "number")){
-const err15 = {instancePath:instancePath+"/limits/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema32.properties.limits.additionalProperties.type,parentSchema:schema32.properties.limits.additionalProperties,data:data18};
+if(data.problems !== undefined){
+let data15 = data.problems;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+for(const key2 in data15){
+const _errs28 = errors;
+if(typeof key2 === "string"){
+if(!pattern9.test(key2)){
+const err15 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema32.properties.problems.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4068,11 +4051,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-if(data17.decision !== undefined){
-let data19 = data17.decision;
-if(typeof data19 !== "string"){
-const err16 = {instancePath:instancePath+"/limits/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data19};
+var valid11 = _errs28 === errors;
+if(!valid11){
+const err16 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema32.properties.problems.propertyNames,parentSchema:schema32.properties.problems,data:data15};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4082,9 +4063,15 @@ vErrors.push(err16);
 errors++;
 }
 }
+for(const key3 in data15){
+if(!(validate40(data15[key3], {instancePath:instancePath+"/problems/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data15,parentDataProperty:key3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err17 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.limits.type,parentSchema:schema32.properties.limits,data:data17};
+const err17 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.problems.type,parentSchema:schema32.properties.problems,data:data15};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4094,19 +4081,19 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.changelog !== undefined){
-let data20 = data.changelog;
-if(Array.isArray(data20)){
-const len5 = data20.length;
-for(let i6=0; i6<len5; i6++){
-if(!(validate43(data20[i6], {instancePath:instancePath+"/changelog/" + i6,parentData:data20,parentDataProperty:i6,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(data.eventTypes !== undefined){
+let data17 = data.eventTypes;
+if(Array.isArray(data17)){
+const len4 = data17.length;
+for(let i5=0; i5<len4; i5++){
+if(!(validate35(data17[i5], {instancePath:instancePath+"/eventTypes/" + i5,parentData:data17,parentDataProperty:i5,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/changelog",schemaPath:"#/properties/changelog/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.changelog.type,parentSchema:schema32.properties.changelog,data:data20};
+const err18 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.eventTypes.type,parentSchema:schema32.properties.eventTypes,data:data17};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4116,14 +4103,79 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+if(data.limits !== undefined){
+let data19 = data.limits;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+for(const key4 in data19){
+if(!(key4 === "decision")){
+let data20 = data19[key4];
+if(!(typeof data20 == "number")){
+const err19 = {instancePath:instancePath+"/limits/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema32.properties.limits.additionalProperties.type,parentSchema:schema32.properties.limits.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+if(data19.decision !== undefined){
+let data21 = data19.decision;
+if(typeof data21 !== "string"){
+const err20 = {instancePath:instancePath+"/limits/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data21};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.limits.type,parentSchema:schema32.properties.limits,data:data19};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.changelog !== undefined){
+let data22 = data.changelog;
+if(Array.isArray(data22)){
+const len5 = data22.length;
+for(let i6=0; i6<len5; i6++){
+if(!(validate43(data22[i6], {instancePath:instancePath+"/changelog/" + i6,parentData:data22,parentDataProperty:i6,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/changelog",schemaPath:"#/properties/changelog/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.changelog.type,parentSchema:schema32.properties.changelog,data:data22};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -4134,7 +4186,7 @@ validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const schemasFile = validate45;
 const schema69 = {"title":"contract/schemas/*.yaml","description":"Named JSON Schemas: Name -> schema. Names are PascalCase and unique across the files.","type":"object","propertyNames":{"x-rule":"invalid-schema-name","pattern":"^[A-Z][A-Za-z0-9]*$","x-expect":"a PascalCase schema name","x-fix":"Rename it (e.g. TaskDraft)."},"additionalProperties":{"$ref":"schema"}};
-const pattern9 = new RegExp("^[A-Z][A-Za-z0-9]*$", "u");
+const pattern11 = new RegExp("^[A-Z][A-Za-z0-9]*$", "u");
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4150,7 +4202,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const _errs1 = errors;
 if(typeof key0 === "string"){
-if(!pattern9.test(key0)){
+if(!pattern11.test(key0)){
 const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Z][A-Za-z0-9]*$"+"\"",schema:"^[A-Z][A-Za-z0-9]*$",parentSchema:schema69.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -4198,10 +4250,10 @@ validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const familyFile = validate47;
 const schema70 = {"title":"contract/families/<family>.yaml","description":"One family and its operations.","type":"object","required":["family","operations"],"additionalProperties":false,"properties":{"family":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","x-expect":"a family name in lower snake_case","x-missing":"family: <the file's name without .yaml> at the top"},"description":{"type":"string"},"operations":{"type":"array","items":{"$ref":"#/$defs/operation"},"x-missing":"operations: [...] (the family's operations)"},"decision":{"$ref":"#/$defs/decision"}}};
 const schema71 = {"description":"One operation: REST route, MCP tool (or the reason it is not one), input, output and rules. contract/README.md shows every key with its meaning.","type":"object","required":["id","summary","kind","scope","audience","http","input","mcp"],"additionalProperties":false,"properties":{"id":{"x-rule":"unknown-operation-id-shape","type":"string","pattern":"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$","x-expect":"<family>.<name>[.<name>] in lower snake_case","x-fix":"Rename it, e.g. tasks.create or webhooks.endpoint.rotate_secret.","x-missing":"id: <family>.<name>"},"summary":{"type":"string","pattern":"\\S","x-expect":"a one-line summary","x-missing":"summary: <one line saying what it does>"},"description":{"type":"string"},"kind":{"x-rule":"invalid-kind","enum":["read","command"],"x-missing":"kind: read or kind: command"},"tier":{"x-rule":"invalid-tier","enum":[1,2,3,null],"x-fix":"Use tier 1 (runs at once), 2 or 3 (becomes a proposal); reads have none."},"scope":{"type":["string","null"],"x-missing":"scope: <a scope from svc.yaml>, or scope: null for any credential"},"audience":{"type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string"},"x-missing":"audience: [operator, client_admin, service_account] (the principals that may call it)"},"http":{"$ref":"#/$defs/http","x-missing":"http: { method: GET, path: /v1/... }"},"input":{"$ref":"schema","x-missing":"input: {properties: {...}} (input: {properties: {}} when it takes none)"},"output":{"$ref":"schema"},"result":{"$ref":"schema"},"page":{"$ref":"schema"},"stream":{"enum":["sse"]},"idempotency":{"enum":["required","honoured","none"]},"ifMatch":{"enum":["required","none"]},"errors":{"$ref":"#/$defs/uniqueStrings"},"emits":{"$ref":"#/$defs/uniqueStrings"},"mcp":{"$ref":"#/$defs/mcp","x-missing":"mcp: {tool: true, ...} or mcp: {tool: false, reason: \"<why agents do not get it>\"}"},"deprecated":{"$ref":"#/$defs/deprecation"},"decision":{"$ref":"#/$defs/decision"},"subject":{"x-rule":"invalid-subject","type":"object","additionalProperties":false,"properties":{"resource":{"type":"string"},"from":{"type":"string"},"none":{"type":"string"}}},"final":{"type":"boolean"}}};
-const pattern11 = new RegExp("^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$", "u");
-const pattern12 = new RegExp("\\S", "u");
+const pattern13 = new RegExp("^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$", "u");
+const pattern14 = new RegExp("\\S", "u");
 const schema72 = {"type":"object","required":["method","path"],"additionalProperties":false,"properties":{"method":{"x-rule":"invalid-method","enum":["GET","POST","PATCH","PUT","DELETE"],"x-missing":"method: GET (or POST, PATCH, PUT, DELETE)"},"path":{"x-rule":"invalid-path","type":"string","pattern":"^/","x-expect":"an absolute path","x-fix":"Write an absolute path such as /v1/tasks/{task_id}.","x-missing":"path: /v1/..."},"status":{"x-rule":"invalid-status","type":"integer","minimum":200,"maximum":299,"x-fix":"Use a 2xx status (200, or 201 for creating POSTs)."},"query":{"$ref":"#/$defs/uniqueStrings"},"decision":{"$ref":"#/$defs/decision"}}};
-const pattern13 = new RegExp("^/", "u");
+const pattern15 = new RegExp("^/", "u");
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4262,7 +4314,7 @@ errors++;
 if(data.path !== undefined){
 let data1 = data.path;
 if(typeof data1 === "string"){
-if(!pattern13.test(data1)){
+if(!pattern15.test(data1)){
 const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema72.properties.path,data:data1};
 if(vErrors === null){
 vErrors = [err4];
@@ -4756,7 +4808,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
+if(!pattern13.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"+"\"",schema:"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$",parentSchema:schema71.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err9];
@@ -4781,7 +4833,7 @@ errors++;
 if(data.summary !== undefined){
 let data1 = data.summary;
 if(typeof data1 === "string"){
-if(!pattern12.test(data1)){
+if(!pattern14.test(data1)){
 const err11 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\"",schema:"\\S",parentSchema:schema71.properties.summary,data:data1};
 if(vErrors === null){
 vErrors = [err11];
@@ -5260,7 +5312,7 @@ errors++;
 if(data.family !== undefined){
 let data0 = data.family;
 if(typeof data0 === "string"){
-if(!pattern7.test(data0)){
+if(!pattern9.test(data0)){
 const err3 = {instancePath:instancePath+"/family",schemaPath:"#/properties/family/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema70.properties.family,data:data0};
 if(vErrors === null){
 vErrors = [err3];

@@ -2,6 +2,7 @@
 // with Added / Deprecated / Removed per release. Served by the runtime at /changelog.
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
+import { DEFAULT_API_VERSION_HEADER } from '../../runtime/contract-types.ts';
 import { GENERATED_NOTE } from './format.ts';
 import { GENERATOR_DIR } from '../paths.ts';
 import { compareVersions } from '../snapshot.ts';
@@ -19,7 +20,7 @@ export interface ChangelogEntry {
 /** What the renderer needs: the Model (generator/model.ts) or a release snapshot both fit. */
 export interface ChangelogSource {
   info?: { title?: string };
-  service?: { title?: string };
+  service?: { title?: string; apiVersionHeader?: string };
   changelog: readonly { version: string; date?: string | null; added?: readonly string[]; deprecated?: readonly string[]; removed?: readonly string[]; corrected?: readonly string[] }[];
 }
 
@@ -48,7 +49,8 @@ export function renderChangelog(source: ChangelogSource): string {
     }))
     .sort((a, b) => compareVersions(b.version, a.version));
   const title = source.info?.title ?? source.service?.title ?? 'the API';
-  return template()({ note: GENERATED_NOTE, title, releases }).replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+  const apiVersionHeader = source.service?.apiVersionHeader ?? DEFAULT_API_VERSION_HEADER;
+  return template()({ note: GENERATED_NOTE, title, apiVersionHeader, releases }).replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
 }
 
 /** The file the generator emits: `CHANGELOG.md` -> content. */

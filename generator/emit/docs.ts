@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
 import { GENERATOR_DIR } from '../paths.ts';
-import type { JsonSchema, McpToolDef } from '../../runtime/contract-types.ts';
+import { DEFAULT_API_VERSION_HEADER, DEFAULT_MCP_TOOL_PREFIX, type JsonSchema, type McpToolDef } from '../../runtime/contract-types.ts';
 import type { FamilyModel, Model, ModelOperation } from '../model.ts';
 import { COMPONENT_PREFIX } from '../schema.ts';
 import { identityMemo, session } from '../session.ts';
@@ -176,6 +176,8 @@ function baseView(model: Model, parts: FamilyDocs[]) {
     title: model.info.title,
     version: model.info.version,
     apiVersion: model.service.apiVersion,
+    apiVersionHeader: model.service.apiVersionHeader ?? DEFAULT_API_VERSION_HEADER,
+    toolPrefix: model.service.mcpToolPrefix ?? DEFAULT_MCP_TOOL_PREFIX,
     description: cell(model.info.description),
     operationCount: model.operations.length,
     readCount,

@@ -80,7 +80,8 @@ export function searchDocument(entry: ToolEntry, familyDescriptions: Readonly<Re
     name: entry.name,
     fields: [
       { text: familyDescriptions[op.family] ?? '', weight: 0.5 },
-      { text: def.name.replace(/^svc\./, ''), weight: 3 },
+      // The tool's name without the contract's prefix (service.mcpToolPrefix): its operation id.
+      { text: op.id, weight: 3 },
       { text: def.title, weight: 3 },
       { text: op.family, weight: 1.5 },
       { text: def.description === def.title ? '' : def.description, weight: 1 },

@@ -104,7 +104,7 @@ const ENVELOPE_DEPTH = 3;
 
 const CONTROL_NAMES = ['idempotencyKey', 'ifMatch', 'dryRun'] as const;
 
-/** `svc.tasks.create` -> `svc_tasks_create`. */
+/** `svc.tasks.create` -> `svc_tasks_create` (any prefix: `acme.tasks.create` -> `acme_tasks_create`). */
 export function underscoreAlias(name: string): string {
   return name.replace(/\./g, '_');
 }
@@ -119,7 +119,8 @@ export function buildToolTable(
   for (const op of Object.values(operationsById)) if (op.mcp) byToolName.set(op.mcp.name, op);
   const entries: ToolEntry[] = [];
   for (const def of tools) {
-    const op = byToolName.get(def.name) ?? operationsById[def.name.replace(/^svc\./, '')];
+    // A tool is `<prefix>.<operation id>` (service.mcpToolPrefix, never dotted): past the first dot is the id.
+    const op = byToolName.get(def.name) ?? operationsById[def.name.slice(def.name.indexOf('.') + 1)];
     if (!op) throw new Error(`MCP tool ${def.name} has no operation in the registry`);
     entries.push({ name: def.name, def, op, alias: false });
   }

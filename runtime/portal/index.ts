@@ -13,7 +13,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { desc } from 'drizzle-orm';
 import type { Context, Hono } from 'hono';
 import type { Config } from '../config.ts';
-import type { OperationDef, RuntimeService } from '../contract-types.ts';
+import { DEFAULT_API_VERSION_HEADER, type OperationDef, type RuntimeService } from '../contract-types.ts';
 import type { Database } from '../data/client.ts';
 import { accessRequests } from '../data/schema.ts';
 import type { Principal } from '../handler-types.ts';
@@ -270,7 +270,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
 <dl class="facts">
 <dt>API</dt><dd>${h.status === 'ok' ? 'serving' : 'unavailable'} (REST <code>/v1</code>, MCP <code>/mcp</code>)</dd>
 <dt>Database</dt><dd>${escapeHtml(h.database)}${h.databaseMs !== null ? ` (${h.databaseMs} ms)` : ''}</dd>
-<dt>Contract</dt><dd>${escapeHtml(service.contractVersion)} (<code>X-Svc-Api-Version: ${escapeHtml(service.apiVersion)}</code>)</dd>
+<dt>Contract</dt><dd>${escapeHtml(service.contractVersion)} (<code>${escapeHtml(service.apiVersionHeader ?? DEFAULT_API_VERSION_HEADER)}: ${escapeHtml(service.apiVersion)}</code>)</dd>
 <dt>Checked</dt><dd>${escapeHtml(body.checkedAt)}</dd>
 </dl>
 <p class="muted">Machine-readable: <a href="/health">/health</a> and <a href="/v1/health">/v1/health</a>.</p>`,

@@ -84,6 +84,16 @@ describe('common headers middleware', () => {
     const boom = await a.request('/boom');
     expect(JSON.stringify(await boom.json())).not.toContain('secret internals');
   });
+  it('sends the API version in the header the contract names (service.apiVersionHeader), any case', async () => {
+    const a = new Hono<AppEnv>();
+    a.use(commonHeaders({ apiVersion: '2.3', apiVersionHeader: 'X-Notes-Api-Version', limiter: new RateLimiter({ limit: 600, windowSeconds: 60 }) }));
+    a.get('/ok', (c) => c.json({ ok: true }));
+    for (const path of ['/ok', '/nowhere']) {
+      const res = await a.request(path);
+      expect(res.headers.get('x-notes-api-version')).toBe('2.3');
+      expect(res.headers.get('x-svc-api-version')).toBeNull();
+    }
+  });
   it('answers 429 rate_limited with Retry-After when the credential window is used up', async () => {
     const a = app(1);
     expect((await a.request('/auth')).status).toBe(200);

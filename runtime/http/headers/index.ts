@@ -1,6 +1,8 @@
 // App-wide response headers, applied to EVERY response (errors, unknown routes and /mcp included):
-// X-Request-Id, traceparent, X-Svc-Api-Version and the rate-limit family.
+// X-Request-Id, traceparent, the API version (X-Svc-Api-Version unless the contract names another:
+// service.apiVersionHeader) and the rate-limit family.
 import type { Context, MiddlewareHandler } from 'hono';
+import { DEFAULT_API_VERSION_HEADER } from '../../contract-types.ts';
 import type { Principal } from '../../handler-types.ts';
 import { ProblemError } from '../../problem-error.ts';
 import type { AppEnv } from '../app-env.ts';
@@ -14,6 +16,8 @@ export { parseTraceparent, requestIdFrom, traceContext, newRequestId, type Trace
 export interface CommonHeadersOptions {
   /** service.apiVersion (major.minor), e.g. "1.0". */
   apiVersion: string;
+  /** The header apiVersion is sent in (service.apiVersionHeader; default DEFAULT_API_VERSION_HEADER), any case. */
+  apiVersionHeader?: string;
   limiter: RateLimiter;
 }
 
@@ -48,13 +52,14 @@ export type AppHeaders = (c: Context<AppEnv>) => Record<string, string>;
  */
 export function commonHeaders(options: CommonHeadersOptions): MiddlewareHandler<AppEnv> {
   const { apiVersion, limiter } = options;
+  const versionHeader = (options.apiVersionHeader ?? DEFAULT_API_VERSION_HEADER).toLowerCase();
   /** The rate decision of the request: its credential's once authenticated, else its IP's (counted now). */
   const decisionOf = (c: Context<AppEnv>): RateDecision => {
     const principal = c.get('principal');
     return c.get('rateLimit') ?? (principal ? decisions.get(principal) : undefined) ?? limiter.take(`ip:${clientIp(c) ?? 'unknown'}`);
   };
   const appHeaders: AppHeaders = (c) =>
-    addRateLimitHeaders({ 'x-request-id': c.get('requestId'), traceparent: c.get('trace').header, 'x-svc-api-version': apiVersion }, decisionOf(c));
+    addRateLimitHeaders({ 'x-request-id': c.get('requestId'), traceparent: c.get('trace').header, [versionHeader]: apiVersion }, decisionOf(c));
   return async (c, next) => {
     const requestId = requestIdFrom(c.req.header('x-request-id'));
     const trace = traceContext(c.req.header('traceparent'));
@@ -66,7 +71,7 @@ export function commonHeaders(options: CommonHeadersOptions): MiddlewareHandler<
     const headers = c.res.headers;
     headers.set('X-Request-Id', requestId);
     headers.set('traceparent', trace.header);
-    headers.set('X-Svc-Api-Version', apiVersion);
+    headers.set(versionHeader, apiVersion);
     // A 429 already carries the headers of the decision that refused it.
     if (headers.has('RateLimit')) return;
     for (const [name, value] of Object.entries(rateLimitHeaders(decisionOf(c)))) headers.set(name, value);
