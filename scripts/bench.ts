@@ -15,7 +15,8 @@
 //   6. With DATABASE_URL: GET /v1/tasks?pageSize=50 from 1,000,000 tasks (and the other families in
 //      proportion) at an open 1,000 req/s per caller, p50/p99 (target p99 < 10 ms; lists-at-scale.ts).
 //   7. With DATABASE_URL: POST /v1/tasks (fresh Idempotency-Key each) at 1, 4, 16, 64 connections vs a
-//      hand-written same-work peer, statements per write, two processes vs one (bench-writes.ts).
+//      hand-written same-work peer, direct and through PgBouncer, round trips per write on the wire,
+//      two processes vs one, the write's time from svc's spans (bench-writes.ts).
 // `npm run bench -- --quick` skips the 100x contract.
 import { benchGenerate } from './bench-generate.ts';
 import { benchCompiler, formatCompilerRows } from './bench-compiler.ts';

@@ -1,4 +1,4 @@
-// Database statements (= round trips on PostgreSQL) per write: starts the server in process on a
+// Database statements per write, counted on PGlite (round trips on PostgreSQL: scripts/count-round-trips.ts): starts the server in process on a
 // fresh PGlite directory with the demo workspace, then counts every statement, BEGIN and COMMIT
 // included, while it sends N sequential POST /v1/tasks, each with a fresh Idempotency-Key, and
 // then N retries of those keys (replays). The bench prints the figure (docs/writes.md).
