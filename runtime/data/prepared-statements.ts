@@ -13,38 +13,16 @@
 // prepared statements (PgBouncer 1.21+ with max_prepared_statements). Never behind PgBouncer 1.18 in
 // transaction mode: the next transaction may get another server connection, where the name means
 // another statement or nothing. runtime/data/client.ts decides (SVC_DB_PREPARED_STATEMENTS).
+import { wrapStatements } from './wrap-statements.ts';
 
 export type PreparedStatementsSetting = 'auto' | 'on' | 'off';
-
-interface PreparingSql {
-  unsafe(query: string, params?: unknown[], options?: Record<string, unknown>): unknown;
-  begin(...args: unknown[]): Promise<unknown>;
-  savepoint(...args: unknown[]): Promise<unknown>;
-}
 
 /**
  * The same postgres.js client, with `prepare` forced to `on` on every statement it or any of its
  * transactions (and savepoints) sends; the client itself when `on` is false.
  */
 export function preparedStatements<C extends object>(original: C, on: boolean): C {
-  return on ? preparing(original) : original;
-}
-
-function preparing<C extends object>(original: C): C {
-  const sql = original as unknown as PreparingSql;
-  const unsafe = (query: string, params?: unknown[], options?: Record<string, unknown>) => sql.unsafe(query, params, { ...options, prepare: true });
-  const withInner =
-    (method: 'begin' | 'savepoint') =>
-    (...args: unknown[]) => {
-      const fn = args.pop() as (inner: object) => unknown;
-      return sql[method](...args, (inner: object) => fn(preparing(inner)));
-    };
-  const begin = withInner('begin');
-  const savepoint = withInner('savepoint');
-  return new Proxy(original, {
-    get: (target, prop, receiver) =>
-      prop === 'unsafe' ? unsafe : prop === 'begin' ? begin : prop === 'savepoint' ? savepoint : Reflect.get(target, prop, receiver),
-  });
+  return on ? wrapStatements(original, (sql, query, params, options) => sql.unsafe(query, params, { ...options, prepare: true })) : original;
 }
 
 /** Reads SVC_DB_PREPARED_STATEMENTS: auto (default: on for a session connection), on, off. */

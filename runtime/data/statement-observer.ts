@@ -2,6 +2,7 @@
 // tracing is on (a `db.statement` span per statement, inside the transaction's span), so a write's
 // wall time can be split into its statements and the gaps between them (docs/writes.md). With no
 // observer (the default) a statement costs one null check more.
+import { wrapStatements } from './wrap-statements.ts';
 
 /** Runs one statement (`run`); `operation` is its first SQL keyword (select, insert, with, begin…). */
 export type StatementObserver = <T>(operation: string, run: () => PromiseLike<T>) => PromiseLike<T>;
@@ -12,36 +13,17 @@ export function setStatementObserver(fn: StatementObserver | null): void {
   observer = fn;
 }
 
-interface StatementSql {
-  unsafe(query: string, ...rest: unknown[]): PromiseLike<unknown> & { values(): PromiseLike<unknown> };
-  begin(...args: unknown[]): Promise<unknown>;
-  savepoint(...args: unknown[]): Promise<unknown>;
-}
-
 const operationOf = (query: string) => (/^\s*([a-z]+)/i.exec(query)?.[1] ?? 'statement').toLowerCase();
 
 /** The same client, its statements (and its transactions' and savepoints') passed to the observer when one is set. */
 export function observedStatements<C extends object>(original: C): C {
-  const sql = original as unknown as StatementSql;
-  const unsafe = (query: string, ...rest: unknown[]) => {
+  return wrapStatements(original, (sql, query, params, options) => {
     const watch = observer;
-    if (!watch) return sql.unsafe(query, ...rest);
+    if (!watch) return sql.unsafe(query, params, options);
     const operation = operationOf(query);
     return {
-      values: () => watch(operation, () => sql.unsafe(query, ...rest).values()),
-      then: <A, B>(ok?: (v: unknown) => A, ko?: (e: unknown) => B) => Promise.resolve(watch(operation, () => sql.unsafe(query, ...rest))).then(ok, ko),
+      values: () => watch(operation, () => sql.unsafe(query, params, options).values()),
+      then: <A, B>(ok?: (v: unknown) => A, ko?: (e: unknown) => B) => Promise.resolve(watch(operation, () => sql.unsafe(query, params, options))).then(ok, ko),
     };
-  };
-  const withInner =
-    (method: 'begin' | 'savepoint') =>
-    (...args: unknown[]) => {
-      const fn = args.pop() as (inner: object) => unknown;
-      return sql[method](...args, (inner: object) => fn(observedStatements(inner)));
-    };
-  const begin = withInner('begin');
-  const savepoint = withInner('savepoint');
-  return new Proxy(original, {
-    get: (target, prop, receiver) =>
-      prop === 'unsafe' ? unsafe : prop === 'begin' ? begin : prop === 'savepoint' ? savepoint : Reflect.get(target, prop, receiver),
   });
 }
