@@ -14,7 +14,6 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
-import * as schema from './schema.ts';
 import type { Db, Row, Schema } from './db-types.ts';
 import { ensureCursorSecret } from './cursor-secret.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
@@ -162,7 +161,7 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
     lock?.release();
     throw err;
   }
-  const db = drizzlePglite({ client, schema });
+  const db = drizzlePglite({ client });
   try {
     // A database migrated by a newer build is refused (SchemaNewerError), before and after migrating.
     const execute = (q: SQL) => executeRows(db as unknown as Db, q);
@@ -254,8 +253,8 @@ async function openPostgres(
   // postgres.js opens a pool's connections only when it first needs them.
   const client = postgres(url, { max: pools.requests, ...options, prepare, ...bounded(pools.role) });
   const workerClient = postgres(url, { max: pools.workers, ...options, prepare, ...bounded('workers') });
-  const db = drizzlePostgres({ client: unpipelined(driven(client), pools.requests), schema });
-  const workersDb = drizzlePostgres({ client: unpipelined(driven(workerClient), pools.workers), schema });
+  const db = drizzlePostgres({ client: unpipelined(driven(client), pools.requests) });
+  const workersDb = drizzlePostgres({ client: unpipelined(driven(workerClient), pools.workers) });
   const transaction = <T>(fn: (tx: Db) => Promise<T>): Promise<T> => db.transaction((tx) => fn(tx as unknown as Db));
   const execute = <R extends Row = Row>(query: SQL | string) => executeRows<R>(db as unknown as Db, query);
   /** The session connection LISTEN runs on (its own, named `listener`), when there is one. */
@@ -373,7 +372,7 @@ async function migrateOn(
 ): Promise<void> {
   const migrator = postgres(url, { max: 1, prepare: false, onnotice: () => {}, ...named('migrate') });
   try {
-    const migrating = drizzlePostgres({ client: migrator, schema });
+    const migrating = drizzlePostgres({ client: migrator });
     await migratePostgres({ transaction: (fn) => migrating.transaction((tx) => fn(tx as unknown as Db)) }, MIGRATIONS_FOLDER);
   } finally {
     await migrator.end({ timeout: 5 });
