@@ -7,8 +7,7 @@
 // (scripts/write-breakdown.ts). Printed, never asserted. Needs DATABASE_URL (a database of its own is
 // made and dropped); the pooled lines need Debian's pgbouncer.
 //   node --import tsx scripts/bench-writes.ts [--quick]
-import { randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
+import { taskWrites } from './task-writes.ts';
 import { freshPostgresDatabase } from '../test/support/db.ts';
 import { startPgBouncer } from '../test/support/fleet.ts';
 import { seedDemo } from './bench-load.ts';
@@ -29,20 +28,7 @@ interface WriteResult {
 async function writes(target: Proc, key: string, clientId: string, connections: number, seconds: number): Promise<WriteResult> {
   const cpuBefore = cpuSeconds(target.pid);
   const started = performance.now();
-  const result = await autocannon({
-    url: target.url,
-    connections,
-    duration: seconds,
-    requests: [
-      {
-        method: 'POST',
-        path: '/v1/tasks',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: 'bench write', clientId }),
-        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }),
-      },
-    ],
-  });
+  const result = await taskWrites(target.url, key, clientId, connections, seconds);
   return {
     rps: result.requests.average,
     p50Ms: result.latency.p50,

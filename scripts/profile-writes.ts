@@ -5,8 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
+import { taskWrites } from './task-writes.ts';
 import { freshPostgresDatabase } from '../test/support/db.ts';
 import { seedDemo } from './bench-load.ts';
 import { serveExisting } from './bench-procs.ts';
@@ -17,21 +16,7 @@ const fresh = await freshPostgresDatabase(process.env.DATABASE_URL!);
 try {
   const seeded = (await seedDemo({ ...process.env, DATABASE_URL: fresh.url })) as { operatorKey: string; clientId: string };
   const svc = await serveExisting(fresh.url, seeded.operatorKey, {}, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-  const run = (c: number, d: number) =>
-    autocannon({
-      url: svc.url,
-      connections: c,
-      duration: d,
-      requests: [
-        {
-          method: 'POST',
-          path: '/v1/tasks',
-          headers: { authorization: `Bearer ${seeded.operatorKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ title: 'bench write', clientId: seeded.clientId }),
-          setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }),
-        },
-      ],
-    });
+  const run = (c: number, d: number) => taskWrites(svc.url, seeded.operatorKey, seeded.clientId, c, d);
   await run(4, 1);
   const r = await run(connections, seconds);
   console.log(`${r.requests.average.toFixed(0)} writes/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}`);

@@ -6,8 +6,7 @@
 // process's CPU a write and its event-loop delay (prom-client's monitor, SVC_METRICS_PORT).
 //   DATABASE_URL=postgres://… node --import tsx scripts/write-breakdown.ts [connections] [seconds]
 import { createServer } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
+import { taskWrites } from './task-writes.ts';
 import postgres from 'postgres';
 import { freePort } from '../test/support/process.ts';
 import { freshPostgresDatabase } from '../test/support/db.ts';
@@ -141,21 +140,7 @@ export async function writeBreakdown(options: { databaseUrl: string; connections
       SVC_METRICS_PORT: String(metricsPort),
     });
     const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    const run = (connections: number, duration: number) =>
-      autocannon({
-        url: svc.url,
-        connections,
-        duration,
-        requests: [
-          {
-            method: 'POST',
-            path: '/v1/tasks',
-            headers: { authorization: `Bearer ${seeded.operatorKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ title: 'bench write', clientId: seeded.clientId }),
-            setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }),
-          },
-        ],
-      });
+    const run = (connections: number, duration: number) => taskWrites(svc.url, seeded.operatorKey, seeded.clientId, connections, duration);
     try {
       await run(4, 1);
       await new Promise((r) => setTimeout(r, 500));
