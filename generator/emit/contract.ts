@@ -34,7 +34,7 @@ export function emitContract(model: Model): string {
         `export type ${name} = ${union(values)};\nexport const ${valuesName(name)}: readonly ${name}[] = ${JSON.stringify(values)};\n`,
     )
     .join('\n');
-  return `${TS_HEADER}import type { ProblemDef } from '../runtime/contract-types.ts';
+  return `${TS_HEADER}import type { ProblemDef } from 'svc/runtime/contract-types.ts';
 
 /** Every problem code of the contract (svc.yaml problems). */
 export type ProblemCode = ${union(codes)};

@@ -38,7 +38,7 @@ function emitFamily(family: FamilyModel): string {
       return `${doc}\n  '${def.id}': Handler<${s(op.inputName)}, ${s(op.outputName)}>;`;
     })
     .join('\n');
-  return `${TS_HEADER}import type { Handler } from '../../runtime/handler-types.ts';
+  return `${TS_HEADER}import type { Handler } from 'svc/runtime/handler-types.ts';
 import type { components } from '../types.ts';
 
 /** ${family.description.replace(/\*\//g, '* /')} */

@@ -4,7 +4,7 @@ import type { Model } from '../model.ts';
 import { TS_HEADER } from './format.ts';
 
 export function emitMcpTools(_model: Model): string {
-  return `${TS_HEADER}import type { McpToolDef } from '../runtime/contract-types.ts';
+  return `${TS_HEADER}import type { McpToolDef } from 'svc/runtime/contract-types.ts';
 import { operations } from './registry.ts';
 
 const tooled = operations.filter((op) => op.mcp !== null).sort((a, b) => (a.mcp!.name < b.mcp!.name ? -1 : a.mcp!.name > b.mcp!.name ? 1 : 0));

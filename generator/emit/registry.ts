@@ -42,7 +42,7 @@ const registryPieces = pieceCache();
 export function emitRegistry(model: Model): GeneratedText {
   const schemas = session.longLived ? schemasPass(model.schemas) : null;
   const parts = [
-    `${TS_HEADER}import type { JsonSchema, OperationDef, ServiceDef } from '../runtime/contract-types.ts';
+    `${TS_HEADER}import type { JsonSchema, OperationDef, ServiceDef } from 'svc/runtime/contract-types.ts';
 import { problemCatalogue, type Limits, type ProblemCode } from './contract.ts';
 
 /** This contract's service facts, typed by its own limits and problem codes. */

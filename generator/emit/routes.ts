@@ -114,7 +114,7 @@ export function routeTable(model: Model): RouteDef[] {
 export function emitRoutes(model: Model): string {
   const sorted = sortedEntries(model);
   const rows = concat(sorted.map((e) => e.row), '\n');
-  return `${TS_HEADER}import type { RouteDef } from '../runtime/contract-types.ts';
+  return `${TS_HEADER}import type { RouteDef } from 'svc/runtime/contract-types.ts';
 
 export type Route = RouteDef;
 
