@@ -23,7 +23,7 @@ import { unpipelined } from './unpipelined.ts';
 import { describeUrl, isSessionConnection, WatermarkPoller, type ListenOptions, type NotificationMode } from './notifications.ts';
 import { named, type ConnectionRole } from './application-name.ts';
 import { observedStatements } from './statement-observer.ts';
-import { preparedStatements, usePreparedStatements, type PreparedStatementsSetting } from './prepared-statements.ts';
+import { usePreparedStatements, type PreparedStatementsSetting } from './prepared-statements.ts';
 import { boundedTransactions, boundParameters, boundStatement, DEFAULT_TRANSACTION_BOUNDS, type TransactionBounds } from './transaction-bounds.ts';
 
 export type { ListenOptions, NotificationMode } from './notifications.ts';
@@ -248,7 +248,7 @@ async function openPostgres(
   // Named statements where the connection is a session of its own (or where the operator says the
   // pooler keeps them): one round trip a statement instead of two.
   const prepare = usePreparedStatements(prepareSetting, urlIsSession);
-  const driven = (c: ReturnType<typeof postgres>) => boundedTransactions(observedStatements(preparedStatements(c, prepare)), perTransaction);
+  const driven = (c: ReturnType<typeof postgres>) => boundedTransactions(observedStatements(c, prepare), perTransaction);
   // One pool for requests, one for the background workers, each named (runtime/data/application-name.ts);
   // postgres.js opens a pool's connections only when it first needs them.
   const client = postgres(url, { max: pools.requests, ...options, prepare, ...bounded(pools.role) });
