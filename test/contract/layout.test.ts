@@ -53,3 +53,26 @@ describe('the folder import graph', () => {
     expect(info.importedFiles.map((f) => f.fileName)).toEqual(['../handlers/x.ts', './b.ts']);
   });
 });
+
+// runtime/data/schema.ts holds the machinery's tables only (docs/layout.md): each of its tables is
+// imported by name by some other runtime/ module, so a table that only an API's handlers use (a
+// domain table) cannot land there again. The API's tables are its own (handlers/data/schema.ts).
+describe("runtime/data/schema.ts holds only the runtime's machinery", () => {
+  it('every table of it is used by runtime/ code', async () => {
+    const { getTableName, is } = await import('drizzle-orm');
+    const { PgTable } = await import('drizzle-orm/pg-core');
+    const schema = (await import('../../runtime/data/schema.ts')) as Record<string, unknown>;
+    const tables = Object.entries(schema).filter(([, v]) => is(v, PgTable));
+    expect(tables.length).toBeGreaterThan(10);
+    const used = new Set<string>();
+    for (const file of sources('runtime')) {
+      if (file === join('runtime', 'data', 'schema.ts')) continue;
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'[./]*(?:data\/)?schema\.ts'/g)) {
+        for (const name of m[1]!.split(',')) used.add(name.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]!);
+      }
+    }
+    const unused = tables.filter(([name]) => !used.has(name)).map(([name, t]) => `${name} (${getTableName(t as never)})`);
+    expect(unused).toEqual([]);
+  });
+});
