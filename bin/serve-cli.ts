@@ -102,13 +102,14 @@ export async function runSeed(argv: string[], registry?: Registry): Promise<numb
     return 1;
   }
   try {
-    const [{ isEmptyWorkspace }, { seedDemoWorkspace }, { installContractFacts }] = await Promise.all([
+    const [{ isEmptyWorkspace }, { seedDemoWorkspace }, { installContractFacts, installMigrationsFolder }] = await Promise.all([
       import('../runtime/server.ts'),
       import('../demo/workspace.ts'),
       import('../runtime/contract-facts.ts'),
     ]);
     // The seed runs pipelines and writes problems without an app: it reads the contract from here too.
     if (registry) installContractFacts(registry.service);
+    installMigrationsFolder(registry?.migrationsFolder ?? MIGRATIONS_FOLDER);
     const empty = await isEmptyWorkspace(database);
     const credentials = await seedDemoWorkspace(database, config, registry ?? null);
     if (json) console.log(JSON.stringify(credentials));
