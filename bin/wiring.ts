@@ -12,15 +12,15 @@ import { routes } from '../generated/routes.ts';
 import { resultValidators, validators } from '../generated/validators.js';
 import { handlers } from '../handlers/index.ts';
 import { pipelineDefinitions } from '../handlers/pipelines.ts';
-import { INTAKE_TEMPLATES } from '../handlers/intake-templates.ts';
+import { INTAKE_TEMPLATES, type IntakeTemplates } from '../handlers/intake-templates.ts';
 import { campaignOutbox } from '../handlers/campaigns.ts';
 import { pipelineRunWorker } from '../handlers/workers/pipeline-runs.ts';
 import { extractionJob } from '../handlers/workers/extractions.ts';
 import type { PipelineDefinition } from '../handlers/workers/pipeline-runs.ts';
 import { MIGRATIONS_FOLDER } from './paths.ts';
 
-/** The Platform API's registry: the runtime's, and its pipelines (the demo workspace runs them). */
-export type PlatformRegistry = Registry & { pipelines: readonly PipelineDefinition[] };
+/** The Platform API's registry: the runtime's, and what its demo workspace reads (pipelines, intake templates). */
+export type PlatformRegistry = Registry & { pipelines: readonly PipelineDefinition[]; intakeTemplates: IntakeTemplates };
 
 /** The registry of this contract and its handlers: what `svc serve` runs. */
 export function svcRegistry(): PlatformRegistry {

@@ -16,7 +16,7 @@ import { extractValues } from '../runtime/files/extract.ts';
 import type { FileStore } from '../runtime/files/store.ts';
 import { writePipelineEvent, type PipelineDefinition } from '../handlers/workers/pipeline-runs.ts';
 import { problemRecord } from '../runtime/problem-documents.ts';
-import type { IntakeTemplates } from '../runtime/app.ts';
+import type { IntakeTemplates } from '../handlers/intake-templates.ts';
 
 export type { IntakeTemplates };
 

@@ -39,11 +39,6 @@ import { metrics, tracing } from './observability/index.ts';
 import { routeResolver, tracedExecutor, tracedHandlers, tracedValidators } from './observability/app-hooks.ts';
 import { createReadiness, type Readiness } from './observability/health.ts';
 
-/** Intake templates by name: each field's key, label, type, whether it is required, and its choices. */
-export type IntakeTemplates = Readonly<
-  Record<string, readonly { key: string; label: string; type: string; required: boolean; choices?: readonly string[] }[]>
->;
-
 /**
  * Everything the runtime knows of a contract and its handlers (bin/wiring.ts svcRegistry(), or a
  * test's fixture): runtime/ imports nothing from generated/, every contract fact arrives here.
@@ -75,8 +70,6 @@ export interface Registry {
   fileJobs?: readonly FileJob[];
   /** What the API does as the outbound-message outbox settles its operations (runtime/events/outbox.ts). */
   outbox?: OutboxHooks;
-  /** The intake templates (handlers/intake-templates.ts), for the demo workspace's records. */
-  intakeTemplates?: IntakeTemplates;
 }
 
 export interface CreateAppOptions {
