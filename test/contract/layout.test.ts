@@ -75,4 +75,16 @@ describe("runtime/data/schema.ts holds only the runtime's machinery", () => {
     const unused = tables.filter(([name]) => !used.has(name)).map(([name, t]) => `${name} (${getTableName(t as never)})`);
     expect(unused).toEqual([]);
   });
+
+  it("the domain declares the foreign keys of the runtime tables' link columns, and the migration history has them", async () => {
+    const { getTableConfig } = await import('drizzle-orm/pg-core');
+    const { files, outboundMessages } = await import('../../runtime/data/schema.ts');
+    await import('../../handlers/data/schema.ts'); // linkForeignKeys at import
+    const names = [files, outboundMessages].flatMap((t) => getTableConfig(t).foreignKeys.map((k) => k.getName()));
+    const links = ['files_project_id_projects_id_fk', 'files_intake_id_intake_records_id_fk', 'outbound_messages_campaign_id_campaigns_id_fk'];
+    expect(names).toEqual(expect.arrayContaining(links));
+    const folder = join(ROOT, 'handlers', 'data', 'migrations');
+    const history = readdirSync(folder).filter((f) => f.endsWith('.sql')).map((f) => readFileSync(join(folder, f), 'utf8')).join('\n');
+    for (const link of links) expect(history).toContain(`ADD CONSTRAINT "${link}"`);
+  });
 });
