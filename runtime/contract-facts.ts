@@ -24,6 +24,25 @@ export function contractFacts(): RuntimeService {
   return installed;
 }
 
+let migrations: string | null = null;
+
+/**
+ * Makes `folder` (an absolute path) the project's migration history every later open and check reads
+ * (Registry.migrationsFolder: startServer, createApp, `svc seed`, a test's setup). The runtime owns no
+ * migrations folder: the project's one history covers its machinery tables and the API's own.
+ */
+export function installMigrationsFolder(folder: string): void {
+  migrations = folder;
+}
+
+/** The installed migrations folder; throws when none was installed. */
+export function migrationsFolder(): string {
+  if (!migrations) {
+    throw new Error('No migrations folder installed: startServer and createApp install the registry’s migrationsFolder (runtime/contract-facts.ts installMigrationsFolder).');
+  }
+  return migrations;
+}
+
 /** The installed contract's limits. */
 export function contractLimits(): StandardLimits {
   return contractFacts().limits;
