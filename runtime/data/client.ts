@@ -87,9 +87,22 @@ export interface OpenConfig {
    * names them on a session connection, never through a transaction pooler.
    */
   preparedStatements?: PreparedStatementsSetting;
+  /** The project's migrations (absolute path; default MIGRATIONS_FOLDER): `svc serve` of a project passes its configured folder. */
+  migrationsFolder?: string;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('runtime/data/migrations', PROJECT_ROOT));
+
+/**
+ * The migration history of the project this process serves: OpenConfig.migrationsFolder of the last
+ * openDatabase (a project made by `svc init` has its own history, docs/projects.md), else this
+ * repository's. The readiness check and the webhook fan-out compare the database with it. One project
+ * per process, as with the contract facts (contract-facts.ts).
+ */
+let migrationsFolderInUse = MIGRATIONS_FOLDER;
+export function activeMigrationsFolder(): string {
+  return migrationsFolderInUse;
+}
 
 /** rows of a db.execute() result on either driver ({rows} on PGlite, an array on postgres.js). */
 export function rowsOf<R extends Row = Row>(result: unknown): R[] {
@@ -133,6 +146,7 @@ function baselineWasm(): void {
 const postgresDriver = () => Promise.all([import('postgres'), import('drizzle-orm/postgres-js'), import('drizzle-orm/postgres-js/migrator')]);
 
 export async function openDatabase(config: OpenConfig): Promise<Database> {
+  if (config.migrationsFolder) migrationsFolderInUse = config.migrationsFolder;
   if (!config.databaseUrl) return openPglite(config.dataDir, config.pgliteLoadDataDir);
   // Pool sizes: not contract limits (docs/fleet.md counts the connections of a process).
   return openPostgres(
@@ -165,9 +179,9 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
   try {
     // A database migrated by a newer build is refused (SchemaNewerError), before and after migrating.
     const execute = (q: SQL) => executeRows(db as unknown as Db, q);
-    if (await migrationsPending(execute, MIGRATIONS_FOLDER)) {
-      await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
-      await assertNotNewer(execute, MIGRATIONS_FOLDER);
+    if (await migrationsPending(execute, activeMigrationsFolder())) {
+      await migratePglite(db, { migrationsFolder: activeMigrationsFolder() });
+      await assertNotNewer(execute, activeMigrationsFolder());
     }
     await ensureCursorSecret(db as unknown as Db);
   } catch (err) {
@@ -285,9 +299,9 @@ async function openPostgres(
     // Up to date (every start but the first after a migration lands): two reads, no lock. A database
     // migrated by a newer build is refused (SchemaNewerError), before and after migrating (another
     // process may have migrated further while this one waited for the lock).
-    if (await migrationsPending((q) => execute(q), MIGRATIONS_FOLDER)) {
+    if (await migrationsPending((q) => execute(q), activeMigrationsFolder())) {
       await migrateOn(postgres, drizzlePostgres, directUrl ?? url);
-      await assertNotNewer((q) => execute(q), MIGRATIONS_FOLDER);
+      await assertNotNewer((q) => execute(q), activeMigrationsFolder());
     } else await ensureCursorSecret(db as unknown as Db);
     // The poller runs on the workers' pool: a saturated request pool must not delay what other processes committed.
     if (mode !== 'listen') poller = new WatermarkPoller((q) => executeRows(workersDb as unknown as Db, q));
@@ -373,7 +387,7 @@ async function migrateOn(
   const migrator = postgres(url, { max: 1, prepare: false, onnotice: () => {}, ...named('migrate') });
   try {
     const migrating = drizzlePostgres({ client: migrator });
-    await migratePostgres({ transaction: (fn) => migrating.transaction((tx) => fn(tx as unknown as Db)) }, MIGRATIONS_FOLDER);
+    await migratePostgres({ transaction: (fn) => migrating.transaction((tx) => fn(tx as unknown as Db)) }, activeMigrationsFolder());
   } finally {
     await migrator.end({ timeout: 5 });
   }
