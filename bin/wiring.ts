@@ -1,34 +1,14 @@
-// The one place that wires the generated contract output and the hand-written handlers into the
-// runtime library. runtime/ never imports handlers/; it receives this registry as an argument
-// (createApp, startServer, runServe). Folder graph: bin → {handlers, runtime, generated},
-// handlers → {runtime, generated}, generated → runtime (types), runtime → nothing of these: every
-// contract fact reaches it in this registry (test/contract/layout.test.ts).
+// This repository's composition root: the generated wiring module (generated/wiring.ts, made by
+// `svc generate` for every project) with this repository's handlers. runtime/ never imports
+// handlers/; it receives this registry as an argument (createApp, startServer, runServe). Folder
+// graph: bin → {handlers, runtime, generated}, handlers → {runtime, generated}, generated →
+// {runtime (types), handlers/index.ts}, runtime → nothing of these: every contract fact reaches it in
+// this registry (test/contract/layout.test.ts). Registry fields only this API has (pipelines, intake
+// templates) come from handlers/index.ts `registryExtras`.
 import type { Registry } from '../runtime/app.ts';
-import type { AnyHandler } from '../runtime/pipeline/executor.ts';
-import type { ValidateFn } from '../runtime/pipeline/validate.ts';
-import { mcpTools } from '../generated/mcp-tools.ts';
-import { familyDescriptions, operationsById, redactedFieldNames, secretPointers, service } from '../generated/registry.ts';
-import { routes } from '../generated/routes.ts';
-import { resultValidators, validators } from '../generated/validators.js';
-import { handlers } from '../handlers/index.ts';
-import { pipelineDefinitions } from '../handlers/pipelines.ts';
-import { INTAKE_TEMPLATES } from '../handlers/intake-templates.ts';
+import { registry } from '../generated/wiring.ts';
 
 /** The registry of this contract and its handlers: what `svc serve` runs. */
 export function svcRegistry(): Registry {
-  return {
-    service,
-    operationsById,
-    validators: validators as Readonly<Record<string, ValidateFn>>,
-    resultValidators: resultValidators as Readonly<Record<string, ValidateFn>>,
-    routes,
-    tools: mcpTools,
-    // AllHandlers is keyed by operation id with each operation's own input/output types.
-    handlers: handlers as unknown as Readonly<Record<string, AnyHandler>>,
-    secretPointers,
-    familyDescriptions,
-    redactedFieldNames,
-    pipelines: pipelineDefinitions,
-    intakeTemplates: INTAKE_TEMPLATES,
-  };
+  return registry();
 }

@@ -4,6 +4,8 @@
 // more than this file; `diff` never loads the emitters), so every module below is a dynamic import.
 import path from 'node:path';
 import type { GeneratedText } from './emit/pieces.ts';
+import { shown, type Project } from './project.ts';
+import { setWiringOptions, type WiringOptions } from './emit/wiring-options.ts';
 
 export const USAGE = `Usage: svc <command> [options]
 
@@ -115,10 +117,13 @@ interface Options {
   out: string;
   check: boolean;
   rest: string[];
+  /** The project's handlers directory when the contract and output are the project's (no --contract/--out): scaffolded and linted. */
+  handlers: string | null;
 }
 
-function parseOptions(argv: string[]): Options {
-  const options: Options = { contract: 'contract', out: 'generated', check: false, rest: [] };
+/** The options of generate and lint: --contract and --out win over the project configuration (svc.config.json). */
+function parseOptions(argv: string[], project: Project): Options {
+  const options: Options = { contract: shown(project.contract), out: shown(project.generated), check: false, rest: [], handlers: shown(project.handlers) };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
@@ -129,7 +134,21 @@ function parseOptions(argv: string[]): Options {
     } else if (flag === '--check') options.check = true;
     else options.rest.push(arg);
   }
+  // Handlers are scaffolded only beside the project's own contract and output (as before: contract/ and generated/ of the working directory).
+  if (path.resolve(options.contract) !== project.contract || path.resolve(options.out) !== project.generated) options.handlers = null;
   return options;
+}
+
+/** The project (svc.config.json from the working directory upwards, or --project DIR) and the arguments without --project. */
+async function projectOf(argv: string[]): Promise<{ project: Project; rest: string[] }> {
+  const { projectArgument, findProject } = await import('../bin/project-config.js');
+  const { dir, rest } = projectArgument(argv);
+  return { project: findProject({ dir }) as Project, rest };
+}
+
+/** diff and release take --contract themselves: the project's contract unless one is given. */
+function withContract(argv: string[], project: Project): string[] {
+  return argv.some((a) => a === '--contract' || a.startsWith('--contract=')) ? argv : [...argv, '--contract', shown(project.contract)];
 }
 
 async function printContractError(err: unknown): Promise<boolean> {
@@ -142,7 +161,16 @@ async function printContractError(err: unknown): Promise<boolean> {
   return true;
 }
 
+/** Where the generated wiring module (generated/wiring.ts) imports the project's handlers from. */
+function wiringOptions(options: Options): WiringOptions {
+  const handlers = options.handlers ?? path.join(path.dirname(path.resolve(options.out)), 'handlers');
+  let rel = path.relative(path.resolve(options.out), path.join(path.resolve(handlers), 'index.ts')).split(path.sep).join('/');
+  if (!rel.startsWith('.')) rel = `./${rel}`;
+  return { handlersIndex: rel };
+}
+
 async function generate(options: Options): Promise<number> {
+  setWiringOptions(wiringOptions(options));
   if (options.check) {
     // The content-hash cache (cache.ts) proves an unchanged contract's output without compiling it.
     const cache = await import('./cache.ts');
@@ -179,11 +207,11 @@ async function generate(options: Options): Promise<number> {
     return 1;
   }
   const report = await writeGeneratedShared(files, options.out);
-  if (options.contract === 'contract' && options.out === 'generated') {
+  if (options.handlers) {
     // New operations get a typed notImplemented entry in their family's handler file (bodies are never touched).
     const scaffold = await import('./tools/scaffold.ts');
     // The model just built is the contract's: the scaffold does not load and check it a second time.
-    scaffold.printScaffoldReport(scaffold.scaffoldHandlers({ contractOps: operations, handlersDir: 'handlers', prune: options.rest.includes('--prune') }));
+    scaffold.printScaffoldReport(scaffold.scaffoldHandlers({ contractOps: operations, handlersDir: options.handlers, prune: options.rest.includes('--prune') }));
   }
   // One write for all the lines (8,200 operations write 6,900 files: a write per line cost more than the printing).
   const lines = [...report.written.map((rel) => `wrote   ${path.join(options.out, rel)}\n`), ...report.removed.map((rel) => `removed ${path.join(options.out, rel)}\n`)];
@@ -202,18 +230,31 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     switch (command) {
-      case 'generate':
-        if (rest.includes('--watch')) return await (await import('./tools/watch.ts')).runWatch(rest);
-        return await generate(parseOptions(rest));
-      case 'release':
-        return await (await import('./snapshot.ts')).runRelease(rest);
+      case 'init':
+        return await (await import('./init.ts')).runInit(rest);
+      case 'generate': {
+        const { project, rest: args } = await projectOf(rest);
+        if (args.includes('--watch')) {
+          const options = parseOptions(args, project);
+          setWiringOptions(wiringOptions(options));
+          return await (await import('./tools/watch.ts')).runWatch([...args, ...(args.some((a) => a.startsWith('--contract')) ? [] : ['--contract', options.contract]), ...(args.some((a) => a.startsWith('--out')) ? [] : ['--out', options.out])]);
+        }
+        return await generate(parseOptions(args, project));
+      }
+      case 'release': {
+        const { project, rest: args } = await projectOf(rest);
+        return await (await import('./snapshot.ts')).runRelease(withContract(args, project));
+      }
       case 'lint': {
-        const options = parseOptions(rest);
+        const { project, rest: args } = await projectOf(rest);
+        const options = parseOptions(args, project);
         const { lint } = await import('./lint.ts');
         const result = lint(options.contract, path.join(options.out, 'openapi.json'));
         for (const line of result.contractErrors) console.error(line);
         if (result.redoclyStatus === -1) console.error(`${options.out}/openapi.json does not exist. Run \`npx svc generate\` first.`);
-        const handlersExit = options.contract === 'contract' ? await (await import('./tools/scaffold.ts')).lintHandlers(options.rest) : 0;
+        const handlersExit = options.handlers
+          ? await (await import('./tools/scaffold.ts')).lintHandlers([...options.rest, '--contract', options.contract, '--handlers', options.handlers])
+          : 0;
         const failed = result.contractErrors.length > 0 || result.redoclyStatus !== 0 || handlersExit !== 0;
         console.error(
           failed
@@ -222,8 +263,10 @@ export async function main(argv: string[]): Promise<number> {
         );
         return failed ? 1 : 0;
       }
-      case 'diff':
-        return await (await import('./diff/command.ts')).runDiff(rest);
+      case 'diff': {
+        const { project, rest: args } = await projectOf(rest);
+        return await (await import('./diff/command.ts')).runDiff(withContract(args, project));
+      }
       case 'help':
         if (rest[0] && !rest[0].startsWith('-')) {
           if (!(rest[0] in COMMAND_USAGE)) {

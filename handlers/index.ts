@@ -2,6 +2,9 @@
 // operation a type error; operations nobody has written yet are notImplemented placeholders
 // (see runtime/pipeline/not-implemented.ts; `svc lint` lists them).
 import type { AllHandlers } from '../generated/handlers/index.ts';
+import type { Registry } from '../runtime/app.ts';
+import { pipelineDefinitions } from './pipelines.ts';
+import { INTAKE_TEMPLATES } from './intake-templates.ts';
 import { actionsHandlers } from './actions.ts';
 import { approvalsHandlers } from './approvals.ts';
 import { campaignsHandlers } from './campaigns.ts';
@@ -51,3 +54,12 @@ export const handlers: AllHandlers = {
   ...timelineHandlers,
   ...webhooksHandlers,
 };
+
+/**
+ * Registry fields beyond the contract's (generated/wiring.ts spreads them in): the pipelines the worker
+ * executes and the intake templates the demo workspace's records use.
+ */
+export const registryExtras = {
+  pipelines: pipelineDefinitions,
+  intakeTemplates: INTAKE_TEMPLATES,
+} satisfies Partial<Registry>;
