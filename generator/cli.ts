@@ -10,6 +10,7 @@ import { setWiringOptions, type WiringOptions } from './emit/wiring-options.ts';
 export const USAGE = `Usage: svc <command> [options]
 
 Commands:
+  init DIR                                create a new API project in DIR (contract, handlers, table, tests)
   generate [--contract DIR] [--out DIR]   compile contract/ into generated/
   generate --check                        write nothing; exit 1 with a diff when generated/ is out of date
   generate --watch                        regenerate on every contract change; keep the last good output
@@ -19,9 +20,11 @@ Commands:
                                           check the contract, redocly-lint the OpenAPI, list unimplemented handlers
   diff [--base <git-ref> | --against <snapshot>]
                                           classify changes against a release (default: the newest); exit 1 if breaking
-  serve [--demo] [--port N]               start the server (bin/serve-cli.ts, wired in bin/wiring.ts)
-  seed [--json]                           create the demo workspace (bin/serve-cli.ts)
+  serve [--demo] [--port N]               start the server (the project's generated/wiring.ts)
+  seed [--json]                           create the demo workspace
 
+Every command but init reads the project configuration (svc.config.json, from the working directory
+upwards, or --project DIR): where the contract, generated output, handlers, migrations and seed are.
 \`svc <command> --help\` (or -h) prints a command's options.
 `;
 
@@ -38,12 +41,13 @@ export const COMMAND_USAGE: Record<string, string> = {
 Compile the contract into generated/ (and scaffold handler entries of new operations).
 
 Options:
-  --contract DIR       the contract's directory (default: contract)
-  --out DIR            the output directory (default: generated)
+  --contract DIR       the contract's directory (default: the project's, else contract)
+  --out DIR            the output directory (default: the project's, else generated)
   --check              write nothing; exit 1 with a diff when the output is out of date
   --watch              regenerate on every contract change; keep the last good output
   --prune              also delete handler entries of operations the contract no longer has (generated
                        files it no longer produces are deleted, and named, on every generate)
+  --project DIR        the project whose svc.config.json to use (default: the nearest from the working directory up)
 ${HELP_LINE}
 `,
   lint: `Usage: svc lint [options]
@@ -55,6 +59,7 @@ Options:
   --contract DIR       the contract's directory (default: contract)
   --out DIR            where the OpenAPI document was generated (default: generated)
   --require-all        fail while any operation is unimplemented
+  --project DIR        the project whose svc.config.json to use (default: the nearest from the working directory up)
 ${HELP_LINE}
 `,
   diff: `Usage: svc diff [options]
@@ -67,6 +72,7 @@ Options:
   --against FILE       compare with this release snapshot (default: the newest in the releases directory)
   --contract DIR       the contract's directory (default: contract)
   --releases DIR       the release snapshots' directory (default: <contract>/releases)
+  --project DIR        the project whose svc.config.json to use (default: the nearest from the working directory up)
 ${HELP_LINE}
 `,
   release: `Usage: svc release [options]
@@ -78,15 +84,19 @@ Options:
   --releases DIR       the release snapshots' directory (default: <contract>/releases)
   --correct            replace a differing snapshot of the same version (its changelog entry must list
                        the corrections under corrected:)
+  --project DIR        the project whose svc.config.json to use (default: the nearest from the working directory up)
 ${HELP_LINE}
 `,
   serve: `Usage: svc serve [options]
 
-Open the database (migrations applied) and serve the API, MCP and the portal until SIGINT/SIGTERM.
+Open the database (the project's migrations applied) and serve the API, MCP and the portal until
+SIGINT/SIGTERM. A project other than this repository is served from its generated/wiring.ts.
 
 Options:
-  --demo               create the demo workspace (or fresh demo keys) and print an operator key
+  --demo               create the demo workspace (or fresh demo keys) and print an operator key; a
+                       project's demo is an owner with an every-scope key plus its seed module's rows
   --port N             the port to listen on (default: PORT, else 8787)
+  --project DIR        the project whose svc.config.json to use (default: the nearest from the working directory up)
 ${HELP_LINE}
 `,
   seed: `Usage: svc seed [options]
@@ -96,6 +106,18 @@ Create the demo workspace in the configured database.
 Options:
   --json               print the credentials as one JSON line
   --port N             the port the base URL names (default: PORT, else 8787)
+  --project DIR        the project whose svc.config.json to use (default: the nearest from the working directory up)
+${HELP_LINE}
+`,
+  init: `Usage: svc init DIR [options]
+
+Create a new API project in DIR (new or empty): svc.config.json, a contract with one family (notes:
+notes.list and notes.create), its handlers, its drizzle table and migration, generated/, a first
+release, tests, README, package.json (svc by path: file:<this checkout>) and package-lock.json (made
+by npm install --package-lock-only). Then: cd DIR && npm ci && npm test, or npm start.
+
+Options:
+  --no-lock            do not make package-lock.json (run npm install there yourself)
 ${HELP_LINE}
 `,
   help: `Usage: svc help [command]
@@ -119,11 +141,13 @@ interface Options {
   rest: string[];
   /** The project's handlers directory when the contract and output are the project's (no --contract/--out): scaffolded and linted. */
   handlers: string | null;
+  /** The project is this repository (its handlers import the runtime by relative paths). */
+  svcRepo: boolean;
 }
 
 /** The options of generate and lint: --contract and --out win over the project configuration (svc.config.json). */
 function parseOptions(argv: string[], project: Project): Options {
-  const options: Options = { contract: shown(project.contract), out: shown(project.generated), check: false, rest: [], handlers: shown(project.handlers) };
+  const options: Options = { contract: shown(project.contract), out: shown(project.generated), check: false, rest: [], handlers: shown(project.handlers), svcRepo: project.isSvc };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
@@ -211,7 +235,20 @@ async function generate(options: Options): Promise<number> {
     // New operations get a typed notImplemented entry in their family's handler file (bodies are never touched).
     const scaffold = await import('./tools/scaffold.ts');
     // The model just built is the contract's: the scaffold does not load and check it a second time.
-    scaffold.printScaffoldReport(scaffold.scaffoldHandlers({ contractOps: operations, handlersDir: options.handlers, prune: options.rest.includes('--prune') }));
+    const fromHandlers = (to: string) => {
+      const rel = path.relative(path.resolve(options.handlers!), path.resolve(to)).split(path.sep).join('/');
+      return rel.startsWith('.') ? rel : `./${rel}`;
+    };
+    scaffold.printScaffoldReport(
+      scaffold.scaffoldHandlers({
+        contractOps: operations,
+        handlersDir: options.handlers,
+        prune: options.rest.includes('--prune'),
+        generatedImport: fromHandlers(options.out),
+        // A project outside this repository reaches the runtime through the svc package.
+        notImplementedImport: options.svcRepo ? undefined : 'svc/runtime/pipeline/not-implemented.ts',
+      }),
+    );
   }
   // One write for all the lines (8,200 operations write 6,900 files: a write per line cost more than the printing).
   const lines = [...report.written.map((rel) => `wrote   ${path.join(options.out, rel)}\n`), ...report.removed.map((rel) => `removed ${path.join(options.out, rel)}\n`)];
