@@ -2,6 +2,7 @@
 // dist/compiler/ when fresh, else bin/cli.ts through tsx), which sends serve and seed to the runtime
 // library and the rest here. Each command imports what it needs when it runs (`--help` loads nothing
 // more than this file; `diff` never loads the emitters), so every module below is a dynamic import.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { GeneratedText } from './emit/pieces.ts';
 import { shown, type Project } from './project.ts';
@@ -141,13 +142,13 @@ interface Options {
   rest: string[];
   /** The project's handlers directory when the contract and output are the project's (no --contract/--out): scaffolded and linted. */
   handlers: string | null;
-  /** The project is this repository (its handlers import the runtime by relative paths). */
+  /** The project is this repository, or a copy of it (its handlers import the runtime by relative paths). */
   svcRepo: boolean;
 }
 
 /** The options of generate and lint: --contract and --out win over the project configuration (svc.config.json). */
 function parseOptions(argv: string[], project: Project): Options {
-  const options: Options = { contract: shown(project.contract), out: shown(project.generated), check: false, rest: [], handlers: shown(project.handlers), svcRepo: project.isSvc };
+  const options: Options = { contract: shown(project.contract), out: shown(project.generated), check: false, rest: [], handlers: shown(project.handlers), svcRepo: project.isSvc || existsSync(path.join(project.root, 'runtime/pipeline/not-implemented.ts')) };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
