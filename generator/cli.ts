@@ -5,8 +5,19 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { GeneratedText } from './emit/pieces.ts';
-import { shown, type Project } from './project.ts';
-import { setWiringOptions, type WiringOptions } from './emit/wiring-options.ts';
+import type { Project } from './project.ts';
+import type { WiringOptions } from './emit/wiring-options.ts';
+
+/** A path as the CLI passes it on: relative to the working directory when inside it (generator/project.ts has the same; --help loads only this file). */
+function shown(p: string): string {
+  const rel = path.relative(process.cwd(), p);
+  if (rel === '') return '.';
+  return !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : p;
+}
+
+async function setWiringOptions(options: WiringOptions): Promise<void> {
+  (await import('./emit/wiring-options.ts')).setWiringOptions(options);
+}
 
 export const USAGE = `Usage: svc <command> [options]
 
@@ -195,7 +206,7 @@ function wiringOptions(options: Options): WiringOptions {
 }
 
 async function generate(options: Options): Promise<number> {
-  setWiringOptions(wiringOptions(options));
+  await setWiringOptions(wiringOptions(options));
   if (options.check) {
     // The content-hash cache (cache.ts) proves an unchanged contract's output without compiling it.
     const cache = await import('./cache.ts');
@@ -274,7 +285,7 @@ export async function main(argv: string[]): Promise<number> {
         const { project, rest: args } = await projectOf(rest);
         if (args.includes('--watch')) {
           const options = parseOptions(args, project);
-          setWiringOptions(wiringOptions(options));
+          await setWiringOptions(wiringOptions(options));
           return await (await import('./tools/watch.ts')).runWatch([...args, ...(args.some((a) => a.startsWith('--contract')) ? [] : ['--contract', options.contract]), ...(args.some((a) => a.startsWith('--out')) ? [] : ['--out', options.out])]);
         }
         return await generate(parseOptions(args, project));
