@@ -24,7 +24,7 @@ export const SOURCE_FILES = ['bin/serve.ts', 'bin/serve-cli.ts', 'bin/wiring.ts'
  * build fresh; the generate cache hashes them: generator/cache.ts), the runtime modules it may import,
  * the build script, the lockfile and package.json.
  */
-export const COMPILER_FILES = ['tsconfig.json', 'scripts/build.mjs', 'package-lock.json', 'package.json'];
+export const COMPILER_FILES = ['tsconfig.json', 'scripts/build.mjs', 'package-lock.json', 'package.json', 'bin/project-config.js'];
 const COMPILED = /\.(ts|js|mjs)$/;
 
 function walk(dir, out) {

@@ -7,7 +7,23 @@ import { loadConfig, type Config } from '../runtime/config.ts';
 import { openDatabase, type Database } from '../runtime/data/client.ts';
 import { MIGRATIONS_FOLDER } from './paths.ts';
 import type { Registry } from '../runtime/app.ts';
-import type { RunningServer } from '../runtime/server.ts';
+import type { DemoSeeder, RunningServer } from '../runtime/server.ts';
+
+/** What a project other than this repository changes (bin/project-serve.ts): its migrations and its demo seed. */
+export interface ServeProjectOptions {
+  /** The project's migration history (absolute); default this repository's. */
+  migrationsFolder?: string;
+  /** The project's demo seed; default this repository's demo workspace (demo/workspace.ts). */
+  seedDemo?: DemoSeeder;
+}
+
+const platformSeed: () => Promise<DemoSeeder> = async () => (await import('../demo/workspace.ts')).seedDemoWorkspace;
+
+/** A GET route without parameters to try first: /v1/meta when the contract has it. */
+function tryPath(registry: Registry): string | null {
+  const gets = registry.routes.filter((r) => r.method === 'GET' && !r.path.includes('{'));
+  return (gets.find((r) => r.path === '/v1/meta') ?? gets[0])?.path ?? null;
+}
 
 function configFrom(argv: string[]): Config {
   const overrides: Partial<Config> = {};
@@ -25,7 +41,7 @@ function configFrom(argv: string[]): Config {
  * `svc serve`. The registry may still be loading (a promise): the database is opened (PGlite's start,
  * the migration check) while the server's modules and the registry load, not after them.
  */
-export async function runServe(argv: string[], registry: Registry | Promise<Registry>): Promise<number> {
+export async function runServe(argv: string[], registry: Registry | Promise<Registry>, project: ServeProjectOptions = {}): Promise<number> {
   const demo = argv.includes('--demo');
   let config: Config;
   try {
@@ -34,13 +50,15 @@ export async function runServe(argv: string[], registry: Registry | Promise<Regi
     console.error(`svc serve: ${(err as Error).message}`);
     return 2;
   }
-  const opening = openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, transactionBounds: config.transactionBounds, preparedStatements: config.preparedStatements, migrationsFolder: MIGRATIONS_FOLDER });
+  const opening = openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, transactionBounds: config.transactionBounds, preparedStatements: config.preparedStatements, migrationsFolder: project.migrationsFolder ?? MIGRATIONS_FOLDER });
   let database: Database | null = null;
+  let wiredRegistry: Registry;
   let server: RunningServer;
   try {
     const [{ startServer }, wired, opened] = await Promise.all([import('../runtime/server.ts'), registry, opening]);
     database = opened;
-    server = await startServer({ config, registry: wired, seedDemo: demo ? (await import('../demo/workspace.ts')).seedDemoWorkspace : undefined, database });
+    wiredRegistry = wired;
+    server = await startServer({ config, registry: wired, seedDemo: demo ? (project.seedDemo ?? (await platformSeed())) : undefined, database });
   } catch (err) {
     await (database ?? (await opening.catch(() => null)))?.close().catch(() => undefined);
     console.error(`svc serve: ${(err as Error).message}`);
@@ -50,7 +68,7 @@ export async function runServe(argv: string[], registry: Registry | Promise<Regi
   const base = server.config.baseUrl;
   const lines = [
     `svc is serving ${base} (${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`}; writes ${config.writesEnabled ? 'on' : 'off'})`,
-    `  REST        ${base}/v1  (try ${base}/v1/meta)`,
+    `  REST        ${base}/v1${tryPath(wiredRegistry) ? `  (try ${base}${tryPath(wiredRegistry)})` : ''}`,
     `  MCP         ${base}/mcp`,
     `  OpenAPI     ${base}/v1/openapi.json   Agent guide ${base}/v1/agent-guide.md   (bearer credential)`,
     `  Agent map   ${base}/llms.txt   Health ${base}/v1/health (ready)  ${base}/v1/health/live`,
@@ -60,13 +78,14 @@ export async function runServe(argv: string[], registry: Registry | Promise<Regi
   if (server.metricsUrl) lines.push(`  Metrics     ${server.metricsUrl}  (SVC_METRICS_PORT; not on the public port)`);
   if (server.tracing) lines.push('  Traces      exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)');
   if (server.credentials) {
-    lines.push(
-      '',
-      `Demo workspace ${server.seededFresh ? 'created' : 'found; fresh demo keys issued'}. Operator API key (every scope; shown once, keep it):`,
-      `  ${server.credentials.operatorKey}`,
-      `  curl -H "Authorization: Bearer ${server.credentials.operatorKey}" ${base}/v1/meta`,
-      `Demo client id (Acme): ${server.credentials.clientId}`,
-    );
+    const { operatorKey, clientId } = server.credentials;
+    const tryIt = tryPath(wiredRegistry);
+    lines.push('', `Demo workspace ${server.seededFresh ? 'created' : 'found; fresh demo keys issued'}.`);
+    if (operatorKey) {
+      lines.push(`Operator API key (every scope; shown once, keep it):`, `  ${operatorKey}`);
+      if (tryIt) lines.push(`  curl -H "Authorization: Bearer ${operatorKey}" ${base}${tryIt}`);
+    }
+    if (clientId) lines.push(`Demo client id (Acme): ${clientId}`);
   }
   console.log(lines.join('\n'));
   return new Promise<number>((resolve) => {
@@ -85,7 +104,7 @@ export async function runServe(argv: string[], registry: Registry | Promise<Regi
   });
 }
 
-export async function runSeed(argv: string[], registry?: Registry): Promise<number> {
+export async function runSeed(argv: string[], registry?: Registry, project: ServeProjectOptions = {}): Promise<number> {
   const json = argv.includes('--json');
   let config: Config;
   try {
@@ -96,22 +115,20 @@ export async function runSeed(argv: string[], registry?: Registry): Promise<numb
   }
   let database;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, role: 'seed', transactionBounds: config.transactionBounds, preparedStatements: config.preparedStatements, migrationsFolder: MIGRATIONS_FOLDER });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, role: 'seed', transactionBounds: config.transactionBounds, preparedStatements: config.preparedStatements, migrationsFolder: project.migrationsFolder ?? MIGRATIONS_FOLDER });
   } catch (err) {
     console.error(`svc seed: ${(err as Error).message}`);
     return 1;
   }
   try {
-    const [{ isEmptyWorkspace }, { seedDemoWorkspace }, { installContractFacts, installMigrationsFolder }] = await Promise.all([
-      import('../runtime/server.ts'),
-      import('../demo/workspace.ts'),
-      import('../runtime/contract-facts.ts'),
-    ]);
+    const [{ isEmptyWorkspace }, { installContractFacts, installMigrationsFolder }] = await Promise.all([import('../runtime/server.ts'), import('../runtime/contract-facts.ts')]);
     // The seed runs pipelines and writes problems without an app: it reads the contract from here too.
     if (registry) installContractFacts(registry.service);
-    installMigrationsFolder(registry?.migrationsFolder ?? MIGRATIONS_FOLDER);
+    installMigrationsFolder(registry?.migrationsFolder ?? project.migrationsFolder ?? MIGRATIONS_FOLDER);
     const empty = await isEmptyWorkspace(database);
-    const credentials = await seedDemoWorkspace(database, config, registry ?? null);
+    const credentials = project.seedDemo
+      ? await project.seedDemo(database, config, registry!, config.baseUrl)
+      : await (await import('../demo/workspace.ts')).seedDemoWorkspace(database, config, registry ?? null);
     if (json) console.log(JSON.stringify(credentials));
     else {
       console.log(`Demo workspace ${empty ? 'created' : 'extended'} in ${config.databaseUrl ? 'PostgreSQL' : config.dataDir}.`);

@@ -14,8 +14,16 @@ const command = argv[0];
 // `svc serve --help` (or -h) goes to the compiler, which prints the usage without opening a database.
 const help = argv.slice(1).some((a) => a === '--help' || a === '-h');
 const server = (command === 'serve' || command === 'seed') && !help;
+// A project other than this checkout (svc.config.json from the working directory upwards, or
+// --project DIR; docs/projects.md) is served through tsx from its generated wiring (bin/project-serve.ts).
+const project = server ? await projectToServe() : null;
 const stamp = process.env.SVC_NO_BUILD === '1' ? null : await import('./build-stamp.js');
-if (server && stamp?.freshBuild()) {
+if (project && !project.isSvc) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { runProjectServeOrSeed } = await import('./project-serve.ts');
+  process.exitCode = await runProjectServeOrSeed(command, project.rest, project);
+} else if (server && stamp?.freshBuild()) {
   const { runServeOrSeed } = await import('../dist/bin/serve.js');
   process.exitCode = await runServeOrSeed(command, argv.slice(1));
 } else if (!server && stamp?.freshCompiler()) {
@@ -26,4 +34,21 @@ if (server && stamp?.freshBuild()) {
   register();
   const { main } = await import('./cli.ts');
   process.exitCode = await main(argv);
+}
+
+async function projectToServe() {
+  const { findProject, projectArgument } = await import('./project-config.js');
+  try {
+    const { dir, rest } = projectArgument(argv.slice(1));
+    const found = findProject({ dir });
+    // This checkout, or no configuration at all: the paths below as before (argv without --project).
+    if (found.isSvc || !found.file) {
+      argv.splice(1, argv.length - 1, ...rest);
+      return null;
+    }
+    return { ...found, rest };
+  } catch (err) {
+    console.error(`svc ${command}: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
+  }
 }

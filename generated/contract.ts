@@ -189,7 +189,7 @@ export const problemCodes: readonly ProblemCode[] = ["conflict","forbidden","ide
  * This contract's codes, registered with the runtime (runtime/problem-error.ts ProblemCodeRegistry):
  * a ProblemError with a code the contract does not define does not compile.
  */
-declare module '../runtime/problem-error.ts' {
+declare module 'svc/runtime/problem-error.ts' {
   interface ProblemCodeRegistry {
     code: "conflict" | "forbidden" | "idempotency_key_in_progress" | "idempotency_key_required" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_token" | "invalid_transition" | "malformed_json" | "malformed_request" | "method_not_allowed" | "not_configured" | "not_found" | "not_implemented" | "payload_too_large" | "precondition_failed" | "precondition_required" | "rate_limited" | "request_header_fields_too_large" | "request_timeout" | "unauthorized" | "unavailable" | "unsupported_media_type" | "validation_failed";
   }

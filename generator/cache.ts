@@ -8,6 +8,7 @@
 // loading the model or running an emitter; any change to an input is a new key (a miss: the full
 // compile runs and records the new entry). The cache lives in node_modules/.cache/svc/ (never
 // committed, never in generated/; `npm ci` starts it empty); SVC_NO_CACHE=1 bypasses it.
+import { wiringOptions } from './emit/wiring-options.ts';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -86,7 +87,8 @@ let compilerHash: string | undefined;
 export function inputsKey(contractDir: string, fingerprint = compilerFingerprint()): string {
   // The directory as the compiler names it in messages and output (relative to the working directory).
   const shown = path.relative(process.cwd(), path.resolve(contractDir));
-  const hash = createHash('sha256').update(`${fingerprint}\n${shown}\n`);
+  // The wiring module's handlers path (emit/wiring-options.ts) is an input too: it comes from svc.config.json.
+  const hash = createHash('sha256').update(`${fingerprint}\n${shown}\n${wiringOptions().handlersIndex}\n`);
   // Each file by its own digest, which a watcher keeps while the file is unchanged (stamped-read.ts).
   for (const rel of filesUnder(contractDir)) hash.update(`${rel}\0${readDigest(path.join(contractDir, rel))}\0`);
   return hash.digest('hex');

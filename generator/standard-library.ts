@@ -87,6 +87,13 @@ export const STANDARD_LIMITS: Readonly<Record<StandardLimitName, StandardLimit>>
 };
 
 /** What each principal kind the runtime authenticates is (runtime/auth). */
+/**
+ * The MCP protocol versions /mcp serves when svc.yaml declares no mcpProtocolVersions (newest first):
+ * the ones the runtime's MCP endpoint implements. Without them initialize answered no protocolVersion
+ * and every MCP client refused the server.
+ */
+export const STANDARD_MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+
 export const STANDARD_PRINCIPALS: Readonly<Record<PrincipalKind, string>> = {
   operator: 'A staff user signed in with OAuth, or an API key not bound to clients acting for its owner.',
   client_admin: 'An administrator of one client organisation, signed in with OAuth.',

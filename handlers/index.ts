@@ -2,6 +2,12 @@
 // operation a type error; operations nobody has written yet are notImplemented placeholders
 // (see runtime/pipeline/not-implemented.ts; `svc lint` lists them).
 import type { AllHandlers } from '../generated/handlers/index.ts';
+import type { Registry } from '../runtime/app.ts';
+import { pipelineDefinitions } from './pipelines.ts';
+import { INTAKE_TEMPLATES, type IntakeTemplates } from './intake-templates.ts';
+import { campaignOutbox } from './campaigns.ts';
+import { extractionJob } from './workers/extractions.ts';
+import { pipelineRunWorker, type PipelineDefinition } from './workers/pipeline-runs.ts';
 import { actionsHandlers } from './actions.ts';
 import { approvalsHandlers } from './approvals.ts';
 import { campaignsHandlers } from './campaigns.ts';
@@ -51,3 +57,16 @@ export const handlers: AllHandlers = {
   ...timelineHandlers,
   ...webhooksHandlers,
 };
+
+/**
+ * Registry fields beyond the contract's (generated/wiring.ts spreads them in): the domain's background
+ * workers (the pipeline runner), file jobs (extractions), the outbox's campaign hooks, and, for the demo
+ * workspace (bin/wiring.ts PlatformRegistry), the pipelines the worker executes and the intake templates.
+ */
+export const registryExtras = {
+  workers: [pipelineRunWorker(pipelineDefinitions)],
+  fileJobs: [extractionJob],
+  outbox: campaignOutbox,
+  pipelines: pipelineDefinitions,
+  intakeTemplates: INTAKE_TEMPLATES,
+} satisfies Partial<Registry> & { pipelines: readonly PipelineDefinition[]; intakeTemplates: IntakeTemplates };

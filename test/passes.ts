@@ -30,6 +30,7 @@ export const SERIAL: Record<string, string> = {
   'test/governance/watch.test.ts': 'asserts the cache entry is recorded within 1.5 s of a quiet contract (the watcher waits 1 s)',
   'test/e2e/events-stream-backpressure.test.ts': 'asserts a stalled reader is cut off after its stall bound and a slow one is not',
   'test/e2e/hostile-peers.test.ts': 'asserts events reach the feed, a stream and a receiver within 2 s while peers hang',
+  'test/e2e/init-project.test.ts': 'svc init outside the repository, then npm ci, npm test (tsc, vitest, svc serve) and npm start there',
 };
 
 /**
@@ -78,6 +79,7 @@ export const POSTGRES: Record<string, string> = {
   'test/pipeline/pipeline.test.ts': 'idempotency, dry-run rollbacks, If-Match, audit and NOTIFY on commit',
   'test/e2e/access.test.ts': 'approvals execute writes in transactions; visibility SQL of nine operations',
   'test/e2e/approvals-dry-run.test.ts': "a dry-run approve inside the approve's rolled-back transaction, every table compared",
+  'test/e2e/init-project.test.ts': "an init project's one migration history (svc's machinery and its notes) on a fresh server database, served over REST and MCP",
   'test/e2e/campaigns.test.ts': 'the campaign send operation and the outbox',
   'test/e2e/hostile-peers.test.ts': 'hanging webhook, SMTP and storage peers: no transaction held, no tenant’s events wait',
   'test/e2e/outbox-hanging-smtp.test.ts': 'the outbox claims, commits, then sends: no connection idle in a transaction while SMTP hangs',

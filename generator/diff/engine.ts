@@ -5,6 +5,7 @@ import { isObj, routeShape, type Obj } from '../raw.ts';
 import { type JsonPath } from '../source.ts';
 import { type Origin, type Side, type Snapshot } from '../snapshot.ts';
 import { RULES, type Finding } from './rules.ts';
+import { DEFAULT_API_VERSION_HEADER, DEFAULT_MCP_TOOL_PREFIX } from '../../runtime/contract-types.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Schema comparison through $ref, allOf, oneOf and anyOf, tracking where each node is written.
@@ -391,6 +392,16 @@ class Differ {
 
   private service(bs: Snapshot, hs: Snapshot): void {
     const svc = (...p: JsonPath): Origin => ({ kind: 'svc', key: '', path: p });
+    // The tool prefix names every MCP tool, the header every answer's version: a change of either breaks clients.
+    const named = [
+      ['mcpToolPrefix', 'mcp-tool-prefix-changed', DEFAULT_MCP_TOOL_PREFIX, 'every MCP tool is renamed (clients call tools by name)'],
+      ['apiVersionHeader', 'api-version-header-changed', DEFAULT_API_VERSION_HEADER, 'the header that carries the API version in every answer is renamed'],
+    ] as const;
+    for (const [key, rule, fallback, effect] of named) {
+      const before = bs.service[key] ?? fallback;
+      const after = hs.service[key] ?? fallback;
+      if (before !== after) this.add(rule, key, `svc.yaml ${key} changed from ${before} to ${after}: ${effect}.`, hs.service[key] !== undefined ? 'head' : 'base', svc(key));
+    }
     bs.service.scopes.forEach((s, i) => {
       if (!hs.service.scopes.includes(s)) this.add('scope-removed', s, `Scope ${s} was removed; credentials granted it lose access.`, 'base', svc('scopes', i, 'name'));
     });

@@ -49,6 +49,8 @@ export const RULES: Record<string, { kind: Finding['kind']; what: string }> = {
   'closed-enum-changed': { kind: 'breaking', what: 'any value change in a closed enumeration' },
   'enum-openness-changed': { kind: 'breaking', what: 'an enumeration switched between open and closed' },
   'scope-removed': { kind: 'breaking', what: 'a scope removed' },
+  'mcp-tool-prefix-changed': { kind: 'breaking', what: "svc.yaml mcpToolPrefix changed: every MCP tool's name changes" },
+  'api-version-header-changed': { kind: 'breaking', what: 'svc.yaml apiVersionHeader changed: the response header clients read is renamed' },
   'event-type-removed': { kind: 'breaking', what: 'a webhook event type removed' },
   'event-emission-removed': { kind: 'breaking', what: 'an operation no longer emits an event type' },
   'success-status-changed': { kind: 'breaking', what: 'a changed success status' },

@@ -50,7 +50,7 @@ export const problemCodes: readonly ProblemCode[] = ${JSON.stringify(codes)};
  * This contract's codes, registered with the runtime (runtime/problem-error.ts ProblemCodeRegistry):
  * a ProblemError with a code the contract does not define does not compile.
  */
-declare module '../runtime/problem-error.ts' {
+declare module 'svc/runtime/problem-error.ts' {
   interface ProblemCodeRegistry {
     code: ${union(codes)};
   }

@@ -8,6 +8,8 @@ import { publishDynamicTools } from './mcp-dynamic.ts';
 import { emitWorkerShare } from './worker-share.ts';
 import { emitOnWorkerThread, parallelMinOperations } from '../parallel/index.ts';
 import { session } from '../session.ts';
+import { emitWiring } from './wiring.ts';
+import { wiringOptions } from './wiring-options.ts';
 
 /** What the main thread emits: the OpenAPI document and its types. */
 async function emitMainShare(model: Model): Promise<Map<string, GeneratedText>> {
@@ -37,5 +39,6 @@ export async function emitAllPieces(model: Model): Promise<Map<string, Generated
   const files = await emitMainShare(model);
   const theirs = shared ? await shared.catch(() => emitWorkerShare(model)) : emitWorkerShare(model);
   for (const [file, text] of theirs) files.set(file, text);
+  files.set('wiring.ts', emitWiring(wiringOptions()));
   return new Map([...files].sort(([a], [b]) => byString(a, b)));
 }

@@ -25,6 +25,8 @@ export interface ScaffoldOptions {
   handlersDir: string;
   /** Module specifier of notImplemented as seen from handlersDir. */
   notImplementedImport?: string;
+  /** The generated output directory as seen from handlersDir (default ../generated). */
+  generatedImport?: string;
   /** Also register a newly created family file in handlersDir/index.ts (default true). */
   updateIndex?: boolean;
   /** Compute the edits without writing (for --check style runs). */
@@ -258,6 +260,7 @@ export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
   const report: ScaffoldReport = { created: [], updated: [], errors: [], stale: [], importRemoved: [] };
   const known = new Set(options.contractOps.map((op) => op.id));
   const spec = options.notImplementedImport ?? '../runtime/pipeline/not-implemented.ts';
+  const generated = options.generatedImport ?? '../generated';
   const byFamily = new Map<string, string[]>();
   for (const op of options.contractOps) byFamily.set(op.family, [...(byFamily.get(op.family) ?? []), op.id]);
   const newFamilies: string[] = [];
@@ -271,7 +274,7 @@ export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
       const typeName = handlersInterfaceName(family);
       const text =
         `// ${family}.*: not implemented yet; every operation answers 501 not_implemented.\n` +
-        `import type { ${typeName} } from '../generated/handlers/${family}.ts';\n` +
+        `import type { ${typeName} } from '${generated}/handlers/${family}.ts';\n` +
         `import { notImplemented } from '${spec}';\n\n` +
         `export const ${name} = {\n${ids.map((id) => `  ${entry(id)}\n`).join('')}} satisfies ${typeName};\n`;
       const problem = verify(file, null, text, name, ids);
@@ -336,6 +339,16 @@ export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
     }
 
   const index = path.join(options.handlersDir, 'index.ts');
+  if (newFamilies.length && options.updateIndex !== false && !existsSync(index) && !options.dryRun) {
+    // A handlers directory of its own (svc.config.json "handlers"): its index, which generated/wiring.ts imports.
+    writeFileSync(
+      index,
+      `// Every operation's handler, one family per file (generated/wiring.ts imports \`handlers\`, and an\n` +
+        `// optional \`registryExtras\`). \`svc generate\` registers a new family's file here.\n` +
+        `import type { AllHandlers } from '${generated}/handlers/index.ts';\n\n` +
+        `export const handlers: AllHandlers = {\n};\n`,
+    );
+  }
   if (newFamilies.length && options.updateIndex !== false && existsSync(index)) {
     let text = readFileSync(index, 'utf8');
     const sf = parse(index, text);

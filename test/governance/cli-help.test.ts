@@ -29,7 +29,7 @@ function svc(...args: string[]) {
   return spawnSync(process.execPath, [SVC_BIN, ...args], { cwd: tmp.dir, env, encoding: 'utf8', timeout: 60_000 });
 }
 
-const COMMANDS = ['generate', 'lint', 'diff', 'release', 'serve', 'seed', 'help'];
+const COMMANDS = ['init', 'generate', 'lint', 'diff', 'release', 'serve', 'seed', 'help'];
 
 describe('svc <command> --help', () => {
   it('has a usage for every command the top-level usage lists', () => {

@@ -368,6 +368,20 @@ const cases: Case[] = [
     at: base(SVC, 'name: audit:read'),
   },
   {
+    name: 'a new MCP tool prefix (every tool renamed)',
+    edits: { [SVC]: [[/^info:/m, 'mcpToolPrefix: notes\ninfo:']] },
+    rule: 'mcp-tool-prefix-changed',
+    subject: 'mcpToolPrefix',
+    at: head(SVC, 'mcpToolPrefix: notes'),
+  },
+  {
+    name: 'a new API version header name',
+    edits: { [SVC]: [[/^info:/m, 'apiVersionHeader: X-Notes-Version\ninfo:']] },
+    rule: 'api-version-header-changed',
+    subject: 'apiVersionHeader',
+    at: head(SVC, 'apiVersionHeader: X-Notes-Version'),
+  },
+  {
     name: 'a removed webhook event type',
     edits: { [SVC]: [['  - { name: membership.revoked, description: A membership was revoked. }\n', ''], totals('eventTypes', 9)] },
     rule: 'event-type-removed',

@@ -34,14 +34,22 @@ const RUN_BY_CI = ['npm ci && npm start', 'npm ci && npm test'];
 /** Read-only compiler commands: .ci/run runs each as a step (lint as `npx svc lint --require-all`, the same checks and one more). */
 const COMPILER = /^npx svc (generate --check|lint|diff)$/;
 const VITEST = /^npx vitest run test\/[\w/.-]+$/;
+/** `svc init` and the new project's own set-up: run outside the repository by test/e2e/init-project.test.ts. */
+const RUN_BY_INIT_TEST = ['npx svc init ../notes-api', 'cd ../notes-api && npm ci && npm test', 'cd ../notes-api && npm start'];
 const CLIENT_TOUR = all.filter((c) => c.startsWith('KEY=') || c.startsWith('CLIENT=') || c.startsWith('curl '));
 
 describe('README.md: every command works as written', () => {
   it('names only commands this test runs or CI runs', () => {
-    const unknown = all.filter((c) => !RUN_BY_CI.includes(c) && !COMPILER.test(c) && !VITEST.test(c) && !CLIENT_TOUR.includes(c));
+    const unknown = all.filter((c) => !RUN_BY_CI.includes(c) && !RUN_BY_INIT_TEST.includes(c) && !COMPILER.test(c) && !VITEST.test(c) && !CLIENT_TOUR.includes(c));
     expect(unknown, 'a README command that no test runs: run it here or in .ci/run').toEqual([]);
     expect(all).toEqual(expect.arrayContaining(RUN_BY_CI));
     expect(CLIENT_TOUR.filter((c) => c.startsWith('curl ')).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("svc init's commands are the ones test/e2e/init-project.test.ts runs", () => {
+    expect(all).toEqual(expect.arrayContaining(RUN_BY_INIT_TEST));
+    const e2e = readFileSync(path.join(ROOT, 'test/e2e/init-project.test.ts'), 'utf8');
+    for (const step of ["'init', dir", "['ci'", "['test']", "['start'"]) expect(e2e, step).toContain(step);
   });
 
   it('the set-up and compiler commands are ones .ci/run runs on a clean clone', () => {
