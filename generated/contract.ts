@@ -187,9 +187,12 @@ export const problemCodes: readonly ProblemCode[] = ["conflict","forbidden","ide
 
 /**
  * This contract's codes, registered with the runtime (runtime/problem-error.ts ProblemCodeRegistry):
- * a ProblemError with a code the contract does not define does not compile.
+ * a ProblemError with a code the contract does not define does not compile. Through the package, as
+ * every generated import of the runtime, so the augmentation holds wherever the output lives. One
+ * TypeScript program holds one contract: two would declare the registry's code twice
+ * (test/fixtures/stock-api/tsconfig.json type-checks the second contract on its own).
  */
-declare module '../runtime/problem-error.ts' {
+declare module 'svc/runtime/problem-error.ts' {
   interface ProblemCodeRegistry {
     code: "conflict" | "forbidden" | "idempotency_key_in_progress" | "idempotency_key_required" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_token" | "invalid_transition" | "malformed_json" | "malformed_request" | "method_not_allowed" | "not_configured" | "not_found" | "not_implemented" | "payload_too_large" | "precondition_failed" | "precondition_required" | "rate_limited" | "request_header_fields_too_large" | "request_timeout" | "unauthorized" | "unavailable" | "unsupported_media_type" | "validation_failed";
   }

@@ -19,7 +19,7 @@ import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParam
 import { COMPONENT_PREFIX, Dereferencer, jsonTypeOf, toComponentForm } from './schema.ts';
 import { ContractError, diagnostic, type Diagnostic, type SourceFile } from './source.ts';
 import { onForget, session } from './session.ts';
-import { STANDARD_LIMITS, STANDARD_PROBLEMS } from './standard-library.ts';
+import { STANDARD_LIMITS, STANDARD_MCP_PROTOCOL_VERSIONS, STANDARD_PROBLEMS } from './standard-library.ts';
 
 export interface ModelOperation {
   def: OperationDef;
@@ -281,7 +281,7 @@ export function buildModel(contract: LoadedContract): Model {
     title: text(info.title),
     contractVersion: version,
     apiVersion: version.split('.').slice(0, 2).join('.'),
-    mcpProtocolVersions: strings(svc.mcpProtocolVersions),
+    mcpProtocolVersions: svc.mcpProtocolVersions === undefined ? [...STANDARD_MCP_PROTOCOL_VERSIONS] : strings(svc.mcpProtocolVersions),
     mcpDynamicTools: [],
     // Present only when declared: an undeclared key leaves the facts (and generated/) as before.
     ...(typeof svc.apiVersionHeader === 'string' ? { apiVersionHeader: svc.apiVersionHeader } : {}),

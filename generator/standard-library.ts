@@ -93,4 +93,11 @@ export const STANDARD_PRINCIPALS: Readonly<Record<PrincipalKind, string>> = {
   service_account: 'An API key its owner bound to clients.',
 };
 
+/**
+ * svc.yaml mcpProtocolVersions when a contract declares none: the versions the runtime's /mcp serves
+ * (newest first). Without them a contract that omits the key answered initialize with no
+ * protocolVersion, and every MCP client refused the server.
+ */
+export const STANDARD_MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+
 export { PRINCIPAL_KINDS };

@@ -109,7 +109,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // Before the port opens: the 503s answered while starting read the problem catalogue.
   installContractFacts(options.registry.service);
   const ownDatabase = !options.database;
-  const opened = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, directUrl: options.config.databaseDirectUrl, dataDir: options.config.dataDir, transactionBounds: options.config.transactionBounds, preparedStatements: options.config.preparedStatements }));
+  const opened = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, directUrl: options.config.databaseDirectUrl, dataDir: options.config.dataDir, transactionBounds: options.config.transactionBounds, preparedStatements: options.config.preparedStatements, migrationsFolder: options.registry.migrationsFolder }));
   // Metrics and tracing, when configured (loaded while the port opens); their database wrapper
   // observes every transaction of the server, workers included.
   const observing = startObservability({

@@ -87,6 +87,12 @@ export interface OpenConfig {
    * names them on a session connection, never through a transaction pooler.
    */
   preparedStatements?: PreparedStatementsSetting;
+  /**
+   * The project's migrations (an absolute path; default this repository's MIGRATIONS_FOLDER): a
+   * contract other than the Platform API's (test/fixtures/stock-api) opens its database with its own
+   * history, made by drizzle-kit over the runtime's schema and its domain schema.
+   */
+  migrationsFolder?: string;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('runtime/data/migrations', PROJECT_ROOT));
@@ -133,7 +139,8 @@ function baselineWasm(): void {
 const postgresDriver = () => Promise.all([import('postgres'), import('drizzle-orm/postgres-js'), import('drizzle-orm/postgres-js/migrator')]);
 
 export async function openDatabase(config: OpenConfig): Promise<Database> {
-  if (!config.databaseUrl) return openPglite(config.dataDir, config.pgliteLoadDataDir);
+  const migrationsFolder = config.migrationsFolder ?? MIGRATIONS_FOLDER;
+  if (!config.databaseUrl) return openPglite(config.dataDir, config.pgliteLoadDataDir, migrationsFolder);
   // Pool sizes: not contract limits (docs/fleet.md counts the connections of a process).
   return openPostgres(
     config.databaseUrl,
@@ -141,13 +148,14 @@ export async function openDatabase(config: OpenConfig): Promise<Database> {
     config.directUrl ?? null,
     config.transactionBounds ?? DEFAULT_TRANSACTION_BOUNDS,
     config.preparedStatements ?? 'auto',
+    migrationsFolder,
   );
 }
 
 // ---------------------------------------------------------------------------------------------
 // PGlite
 
-async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
+async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrationsFolder: string): Promise<Database> {
   const memory = dataDir === ':memory:' || dataDir.startsWith('memory://');
   const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await pgliteDriver();
   let lock: DataDirLock | null = null;
@@ -165,9 +173,9 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
   try {
     // A database migrated by a newer build is refused (SchemaNewerError), before and after migrating.
     const execute = (q: SQL) => executeRows(db as unknown as Db, q);
-    if (await migrationsPending(execute, MIGRATIONS_FOLDER)) {
-      await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
-      await assertNotNewer(execute, MIGRATIONS_FOLDER);
+    if (await migrationsPending(execute, migrationsFolder)) {
+      await migratePglite(db, { migrationsFolder });
+      await assertNotNewer(execute, migrationsFolder);
     }
     await ensureCursorSecret(db as unknown as Db);
   } catch (err) {
@@ -233,6 +241,7 @@ async function openPostgres(
   directUrl: string | null,
   bounds: TransactionBounds,
   prepareSetting: PreparedStatementsSetting,
+  migrationsFolder: string,
 ): Promise<Database> {
   const driver = await postgresDriver();
   const [{ default: postgres }, { drizzle: drizzlePostgres }] = driver;
@@ -285,9 +294,9 @@ async function openPostgres(
     // Up to date (every start but the first after a migration lands): two reads, no lock. A database
     // migrated by a newer build is refused (SchemaNewerError), before and after migrating (another
     // process may have migrated further while this one waited for the lock).
-    if (await migrationsPending((q) => execute(q), MIGRATIONS_FOLDER)) {
-      await migrateOn(postgres, drizzlePostgres, directUrl ?? url);
-      await assertNotNewer((q) => execute(q), MIGRATIONS_FOLDER);
+    if (await migrationsPending((q) => execute(q), migrationsFolder)) {
+      await migrateOn(postgres, drizzlePostgres, directUrl ?? url, migrationsFolder);
+      await assertNotNewer((q) => execute(q), migrationsFolder);
     } else await ensureCursorSecret(db as unknown as Db);
     // The poller runs on the workers' pool: a saturated request pool must not delay what other processes committed.
     if (mode !== 'listen') poller = new WatermarkPoller((q) => executeRows(workersDb as unknown as Db, q));
@@ -369,11 +378,12 @@ async function migrateOn(
   postgres: Awaited<ReturnType<typeof postgresDriver>>[0]['default'],
   drizzlePostgres: Awaited<ReturnType<typeof postgresDriver>>[1]['drizzle'],
   url: string,
+  migrationsFolder: string,
 ): Promise<void> {
   const migrator = postgres(url, { max: 1, prepare: false, onnotice: () => {}, ...named('migrate') });
   try {
     const migrating = drizzlePostgres({ client: migrator });
-    await migratePostgres({ transaction: (fn) => migrating.transaction((tx) => fn(tx as unknown as Db)) }, MIGRATIONS_FOLDER);
+    await migratePostgres({ transaction: (fn) => migrating.transaction((tx) => fn(tx as unknown as Db)) }, migrationsFolder);
   } finally {
     await migrator.end({ timeout: 5 });
   }

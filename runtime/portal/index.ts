@@ -31,8 +31,8 @@ import { readinessResponse, type Readiness } from '../observability/health.ts';
 
 export { portalOidcFromEnv, type PortalOidcConfig } from './sign-in.ts';
 
-const DOCS_DIR = new URL('generated/docs/', PROJECT_ROOT);
-const read = (path: string) => readFileSync(new URL(path, DOCS_DIR), 'utf8');
+/** This repository's generated documents: the default when the registry names no generated folder. */
+const DEFAULT_DOCS_DIR = new URL('generated/docs/', PROJECT_ROOT);
 
 interface IndexEntry {
   kind: 'guide' | 'family' | 'operation';
@@ -58,6 +58,8 @@ export interface PortalDeps {
   /** The portal's identity provider; null: API-key sign-in (the demo). */
   oidc: PortalOidcConfig | null;
   now?: () => Date;
+  /** The contract's generated docs/ folder (a file URL ending in /); default this repository's generated/docs/. */
+  docsDir?: URL;
 }
 
 const RETRY_TEXT = {
@@ -73,6 +75,8 @@ function wants(c: Context, type: string): boolean {
 export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
   const { config, service, database } = deps;
   const base = config.baseUrl;
+  const docsDir = deps.docsDir ?? DEFAULT_DOCS_DIR;
+  const read = (path: string) => readFileSync(new URL(path, docsDir), 'utf8');
   const sessions = new SessionStore(database.db, deps.now);
   const withBase = (md: string) => md.replaceAll('{base_url}', base);
 
@@ -81,7 +85,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
   const familyList = guides.filter((e) => e.kind === 'family');
   const guideMarkdown = Object.fromEntries(guideList.map((g) => [g.url.slice('/docs/'.length), withBase(read(`guides/${g.url.slice('/docs/'.length)}.md`))]));
   const references = Object.fromEntries(
-    readdirSync(new URL('reference/', DOCS_DIR))
+    readdirSync(new URL('reference/', docsDir))
       .filter((f) => f.endsWith('.md'))
       .map((f) => [f.slice(0, -3), read(`reference/${f}`)]),
   );
