@@ -21,6 +21,10 @@ export const service: Service = {
     "approval.approved",
     "approval.rejected"
   ],
+  "features": {
+    "approvals": true,
+    "clientTenancy": true
+  },
   "limits": {
     "accessTokenLifetimeSeconds": 3600,
     "apiKeyLifetimeDays": 90,
