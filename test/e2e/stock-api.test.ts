@@ -13,6 +13,9 @@ import { startServer } from '../../runtime/server.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
 import { STOCK_MIGRATIONS, stockRegistry } from '../fixtures/stock-api/wiring.ts';
 import { seedStock, type StockCredentials } from '../fixtures/stock-api/seed.ts';
+import { apiKeys, events, users } from '../../runtime/data/schema.ts';
+import { displayPrefix, generateApiKeySecret, hashSecret } from '../../runtime/auth/secrets.ts';
+import { eq } from 'drizzle-orm';
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let database: Database;
@@ -142,6 +145,37 @@ describe('the stock API over REST', () => {
 
     expect((await rest('GET', '/v1/items', null)).status).toBe(401);
     expect((await rest('GET', '/v1/items', 'svc_sk_test_unknownkeyunknownkey')).status).toBe(401);
+  });
+
+  it('records the item.adjusted event of an adjustment in the outbox, with no client', async () => {
+    const created = (await (await rest('POST', '/v1/items', keys.staff, { sku: 'EVENT-1', name: 'Evented', quantity: 1 }, fresh())).json()) as { result: { id: string } };
+    expect((await rest('POST', `/v1/items/${created.result.id}:adjust`, keys.staff, { delta: 4 }, fresh())).status).toBe(200);
+    const rows = await database.db.select().from(events).where(eq(events.subjectId, created.result.id));
+    expect(rows.map((r) => [r.type, r.clientId])).toEqual([['item.adjusted', null]]);
+    expect(rows[0]!.data).toMatchObject({ id: created.result.id, quantity: 5, delta: 4 });
+  });
+
+  it('has no client tenancy: a key bound to clients, or an owner without every client, is still an operator that reaches everything', async () => {
+    // Copied from a database where tenancy was on: the binding and the narrow owner mean nothing here.
+    const [owner] = await database.db.select().from(users).where(eq(users.role, 'owner')).limit(1);
+    await database.db.update(users).set({ allClients: false }).where(eq(users.id, owner!.id));
+    const secret = generateApiKeySecret('test');
+    await database.db.insert(apiKeys).values({
+      id: `key_bound_${Date.now()}`,
+      ownerUserId: owner!.id,
+      name: 'bound',
+      mode: 'test',
+      prefix: displayPrefix(secret),
+      secretHash: hashSecret(secret),
+      scopes: ['stock:read'],
+      clientIds: ['cli_somewhere'],
+      ipAllowlist: [],
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+    // Every operation's audience is [operator]: a service account would be answered 404.
+    const list = await rest('GET', '/v1/items', secret);
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as { items: unknown[] }).items.length).toBeGreaterThan(0);
   });
 
   it("serves this contract's own documents, not the Platform API's", async () => {
