@@ -279,6 +279,7 @@ export function buildModel(contract: LoadedContract): Model {
   const version = text(info.version);
   const service: ServiceDef = {
     title: text(info.title),
+    ...(typeof info.description === 'string' ? { description: info.description.trim() } : {}),
     contractVersion: version,
     apiVersion: version.split('.').slice(0, 2).join('.'),
     mcpProtocolVersions: svc.mcpProtocolVersions === undefined ? [...STANDARD_MCP_PROTOCOL_VERSIONS] : strings(svc.mcpProtocolVersions),

@@ -131,6 +131,8 @@ export interface ProblemDef<C extends string = string> {
  */
 export interface ServiceDef<L = Record<string, number>, C extends string = string> {
   title: string;
+  /** svc.yaml info.description (the portal's opening line); absent when the contract has none. */
+  description?: string;
   contractVersion: string;
   /** major.minor, sent in the apiVersionHeader response header. */
   apiVersion: string;

@@ -93,6 +93,11 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
   const searchIndex = read('search-index.json');
   const agentGuide = read('agent-guide.md');
   const toolCount = deps.operations.filter((o) => o.mcp).length;
+  // What the pages say follows the contract: an operation they name is one it has, and the client
+  // admins' page exists only with client tenancy (svc.yaml features).
+  const hasOperation = (id: string) => deps.operations.some((o) => o.id === id);
+  const metaPath = deps.operations.find((o) => o.id === 'meta.get' && o.method === 'GET')?.path ?? null;
+  const clientTenancy = service.features.clientTenancy;
   const signInLinks = (path: string) => ({
     sign_in: `${base}/console/sign-in?next=${encodeURIComponent(path)}`,
     request_access: `${base}/request-access`,
@@ -163,13 +168,12 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
         path: '/',
         viewer: await publicViewer(c),
         body: `<h1>${escapeHtml(service.title)}</h1>
-<p class="lede">An API for a client-services platform: clients, projects, tasks, intake and extraction, reviews, pipeline runs, CRM records and open-enrollment campaigns. REST under <code>/v1</code>, MCP at <code>/mcp</code>.</p>
+<p class="lede">${escapeHtml(service.description ?? `${service.title}: REST under /v1, MCP at /mcp.`)}</p>
 <p>Contract ${escapeHtml(service.contractVersion)}: ${deps.operations.length} operations in ${familyList.length} families, ${toolCount} of them MCP tools, ${service.scopes.length} scopes and ${service.eventTypes.length} webhook event types.</p>
 <h2>Who are you?</h2>
 <ul class="cards">
 <li><a href="/operators">Operators: scripts and agents</a><p>API keys, the REST API and the MCP server for your automation.</p></li>
-<li><a href="/client-admins">Client administrators</a><p>Sign in with OAuth and act for your organisation.</p></li>
-</ul>
+${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign in with OAuth and act for your organisation.</p></li>\n' : ''}</ul>
 <h2>Start here</h2>
 <ul class="cards">
 <li><a href="/docs">Documentation</a><p>Guides: REST, MCP, OAuth, webhooks, errors.</p></li>
@@ -189,20 +193,20 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
     'Operators: scripts and agents',
     `<p class="lede">Automate the platform's work with an API key, over REST or as an agent over MCP.</p>
 <ol>
-<li>Get a key: operators create keys in the dashboard (<code>keys.create</code>); a key acts for its owner, with scopes no wider than the owner's role, and lives at most ${service.limits.apiKeyLifetimeDays} days.</li>
-<li>Send it only as <code>Authorization: Bearer &lt;key&gt;</code>, never in a URL, and call <code>GET /v1/meta</code> first: it lists your effective scopes.</li>
+<li>Get a key: ${hasOperation('keys.create') ? 'operators create keys in the dashboard (<code>keys.create</code>)' : 'ask whoever runs this service'}; a key acts for its owner, with scopes no wider than the owner's role, and lives at most ${service.limits.apiKeyLifetimeDays} days.</li>
+<li>Send it only as <code>Authorization: Bearer &lt;key&gt;</code>, never in a URL${metaPath ? `, and call <code>GET ${metaPath}</code> first: it lists your effective scopes` : ''}.</li>
 <li>Scripts: follow <a href="/docs/rest">Connect over REST</a>. Agents: <a href="/docs/mcp">Connect over MCP</a> has a configuration for each popular MCP client, and <a href="/agent-guide.md">the agent guide</a> holds every rule in one Markdown file.</li>
-<li>Writes are safe to retry: <code>Idempotency-Key</code>, <code>Prefer: dry-run</code>, <code>If-Match</code>. Tier 2 and 3 commands answer 202: a person approves them in the product.</li>
+<li>Writes are safe to retry: <code>Idempotency-Key</code>, <code>Prefer: dry-run</code>, <code>If-Match</code>.${service.features.approvals ? ' Tier 2 and 3 commands answer 202: a person approves them in the product.' : ''}</li>
 </ol>
 <p>See also: <a href="/docs/errors">errors and retries</a>, <a href="/docs/webhooks">webhooks</a>, <a href="/reference">the reference</a>.</p>`,
   );
-  audience(
+  if (clientTenancy) audience(
     '/client-admins',
     'Client administrators',
     `<p class="lede">Act for your organisation: sign in through the identity provider and call the API or the MCP server with your OAuth access token.</p>
 <ul>
 <li>Your reach is your own client: projects, tasks, intake, reviews and campaigns of your organisation.</li>
-<li>Scopes are consented on the grant; <code>GET /v1/meta</code> shows what your token may do.</li>
+<li>Scopes are consented on the grant${metaPath ? `; <code>GET ${metaPath}</code> shows what your token may do` : ''}.</li>
 <li>Start with <a href="/docs/oauth">OAuth for client administrators</a>, then <a href="/docs/mcp">Connect over MCP</a> to use an AI assistant.</li>
 </ul>
 <p>No account yet? <a href="/request-access">Request access</a>; the team reviews each request by hand.</p>`,
@@ -349,7 +353,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
         viewer,
         body: `<h1>Connect</h1>
 <dl class="facts">
-<dt>REST</dt><dd><code>${escapeHtml(base)}/v1</code> (start with <code>GET /v1/meta</code>)</dd>
+<dt>REST</dt><dd><code>${escapeHtml(base)}/v1</code>${metaPath ? ` (start with <code>GET ${metaPath}</code>)` : ''}</dd>
 <dt>MCP</dt><dd><code>${escapeHtml(base)}/mcp</code> (Streamable HTTP, ${toolCount} tools)</dd>
 <dt>Credential</dt><dd><code>Authorization: Bearer &lt;API key or access token&gt;</code></dd>
 </dl>

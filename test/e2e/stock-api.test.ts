@@ -188,6 +188,21 @@ describe('the stock API over REST', () => {
   });
 });
 
+describe("the stock API's portal", () => {
+  it("speaks of this contract only: its description, no client admins, no operation it lacks", async () => {
+    const home = await (await fetch(`${base}/`)).text();
+    expect(home).toContain('Stock API');
+    expect(home).toContain('Items in a stock room and their quantities.');
+    expect(home).not.toContain('client-services platform');
+    expect(home).not.toContain('/client-admins');
+    expect((await fetch(`${base}/client-admins`)).status).toBe(404);
+    const operators = await (await fetch(`${base}/operators`)).text();
+    expect(operators).not.toContain('keys.create');
+    expect(operators).not.toContain('/v1/meta');
+    expect(operators).not.toContain('Tier 2 and 3');
+  });
+});
+
 describe('the stock API over MCP (the MCP SDK client)', () => {
   it('lists the tools the credential may call', async () => {
     const staff = await mcp(keys.staff);
