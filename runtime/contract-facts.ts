@@ -33,3 +33,18 @@ export function contractLimits(): StandardLimits {
 export function contractFeatures(): ServiceFeatures {
   return contractFacts().features;
 }
+
+let installedMigrations: string | null = null;
+
+/**
+ * The project's migrations folder (Registry.migrationsFolder), for the readers no registry reaches:
+ * the webhook fan-out's newer-schema check. startServer installs it; null: this repository's.
+ */
+export function installMigrationsFolder(folder: string | null): void {
+  installedMigrations = folder;
+}
+
+/** The installed project's migrations folder, or null when none was installed (this repository's applies). */
+export function installedMigrationsFolder(): string | null {
+  return installedMigrations;
+}

@@ -13,7 +13,7 @@ import { errorSummary, logLine, stderrLog } from './observability/log.ts';
 import { startWebhookWorker, type WebhookWorker } from './events/webhooks/worker.ts';
 import { startEventHub } from './events/stream.ts';
 import type { StandardLimits } from './contract-types.ts';
-import { installContractFacts } from './contract-facts.ts';
+import { installContractFacts, installMigrationsFolder } from './contract-facts.ts';
 import { startPipelineWorker, type Worker } from './events/workers.ts';
 import { startObservability, type Observability } from './observability/start.ts';
 import { LIVE_PATH, livenessResponse } from './observability/health.ts';
@@ -108,6 +108,7 @@ function startingProblem(request: Request, baseUrl: string): Response {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   // Before the port opens: the 503s answered while starting read the problem catalogue.
   installContractFacts(options.registry.service);
+  installMigrationsFolder(options.registry.migrationsFolder ?? null);
   const ownDatabase = !options.database;
   const opened = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, directUrl: options.config.databaseDirectUrl, dataDir: options.config.dataDir, transactionBounds: options.config.transactionBounds, preparedStatements: options.config.preparedStatements, migrationsFolder: options.registry.migrationsFolder }));
   // Metrics and tracing, when configured (loaded while the port opens); their database wrapper
