@@ -98,6 +98,8 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
   const hasOperation = (id: string) => deps.operations.some((o) => o.id === id);
   const metaPath = deps.operations.find((o) => o.id === 'meta.get' && o.method === 'GET')?.path ?? null;
   const clientTenancy = service.features.clientTenancy;
+  // The search box's hint: the first command of this contract, and a guide's word.
+  const searchExample = [deps.operations.filter((o) => o.kind === 'command').map((o) => o.id).sort()[0], 'errors'].filter(Boolean).join(', ');
   const signInLinks = (path: string) => ({
     sign_in: `${base}/console/sign-in?next=${encodeURIComponent(path)}`,
     request_access: `${base}/request-access`,
@@ -219,7 +221,7 @@ ${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign
         path: '/docs',
         viewer: await publicViewer(c),
         body: `<h1>Documentation</h1>
-<p class="lede">Guides for connecting to the svc Platform API. The guides and the reference need a signed-in account (or a bearer credential for programs).</p>
+<p class="lede">Guides for connecting to the ${escapeHtml(service.title)}. The guides and the reference need a signed-in account (or a bearer credential for programs).</p>
 <ul class="cards">${guideList.map((g) => `<li><a href="${g.url}">${escapeHtml(g.title)}</a><p>${escapeHtml(g.text)}</p></li>`).join('')}</ul>
 <h2>Documents</h2>
 <ul>
@@ -244,8 +246,7 @@ ${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign
 <li>API keys are hashed at rest, shown once, expire after ${service.limits.apiKeyLifetimeDays} days, can carry an IP allowlist and are revoked at once.</li>
 <li>OAuth access tokens live ${service.limits.accessTokenLifetimeSeconds} s; a revoked grant refuses every token issued before it.</li>
 <li>Every call is audited with the caller, the credential, the login method and the tool; request bodies and secrets are never recorded.</li>
-<li>Tier 2 and 3 commands wait for a person's approval; nobody approves their own write.</li>
-<li>Webhooks are signed under Standard Webhooks; secrets are shown once and rotate with a ${service.limits.webhookSecretOverlapHours}-hour overlap.</li>
+${service.features.approvals ? "<li>Tier 2 and 3 commands wait for a person's approval; nobody approves their own write.</li>\n" : ''}<li>Webhooks are signed under Standard Webhooks; secrets are shown once and rotate with a ${service.limits.webhookSecretOverlapHours}-hour overlap.</li>
 <li>Portal sessions are server-side, behind an <code>HttpOnly; Secure; SameSite=Lax</code> cookie; they expire, end on sign-out, and end when the user or the key they signed in with is revoked.</li>
 </ul>
 <p>Found a problem? Tell the service's contact; do not test against other people's data.</p>`,
@@ -381,7 +382,7 @@ ${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign
         head: '<script src="/portal-search.js" defer></script>',
         body: `<h1>Reference</h1>
 <p>One page per family. Also: the <a href="/v1/docs">interactive reference</a>, the <a href="/openapi.json">OpenAPI document</a> and <a href="/llms-full.txt">every operation in one file</a>.</p>
-<form role="search" onsubmit="return false"><label for="search">Search pages and operations</label> <input id="search" type="search" autocomplete="off" placeholder="for example: tasks.create, webhook, approve"></form>
+<form role="search" onsubmit="return false"><label for="search">Search pages and operations</label> <input id="search" type="search" autocomplete="off" placeholder="for example: ${escapeHtml(searchExample)}"></form>
 <ul id="search-results" aria-live="polite"></ul>
 <div class="table"><table><thead><tr><th>family</th><th>what it covers</th></tr></thead><tbody>${familyList
           .map((f) => `<tr><td><a href="${f.url}">${escapeHtml(f.title)}</a></td><td>${escapeHtml(f.text)}</td></tr>`)

@@ -202,6 +202,7 @@ describe("the stock API's portal", () => {
     expect(operators).not.toContain('keys.create');
     expect(operators).not.toContain('/v1/meta');
     expect(operators).not.toContain('Tier 2 and 3');
+    expect(await (await fetch(`${base}/security`)).text()).not.toContain('Tier 2 and 3');
   });
 });
 
