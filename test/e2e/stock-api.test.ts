@@ -214,6 +214,9 @@ describe('the stock API over MCP (the MCP SDK client)', () => {
     // The clerk's role allows reads only: its list holds no command.
     const clerk = await mcp(keys.clerk);
     expect((await clerk.listTools()).tools.map((t) => t.name).sort()).toEqual(['svc.items.get', 'svc.items.list']);
+    // An owner's key granted stock:read only: the same two.
+    const readOnly = await mcp(keys.readOnly);
+    expect((await readOnly.listTools()).tools.map((t) => t.name).sort()).toEqual(['svc.items.get', 'svc.items.list']);
   });
 
   it('calls a command and a read', async () => {
