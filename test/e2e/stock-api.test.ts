@@ -187,6 +187,10 @@ describe('the stock API over REST', () => {
     const guide = await (await rest('GET', '/v1/agent-guide.md', keys.staff)).text();
     expect(guide).toContain('Stock API');
     expect(guide).not.toContain('tasks.create');
+    // Its guide speaks of what it has: no meta.get to call first, no approvals, no client administrators.
+    expect(guide).not.toContain('/v1/meta');
+    expect(guide).not.toContain('proposed');
+    expect(guide).not.toContain('client administrators');
   });
 });
 
