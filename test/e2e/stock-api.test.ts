@@ -107,6 +107,21 @@ describe('the stock API over REST', () => {
     expect(((await tooMuch.json()) as Problem).code ?? '').toBe('invalid_transition');
   });
 
+  it("replays a retried command and plans a dry run, as the runtime does for every contract", async () => {
+    const key = fresh();
+    const first = (await (await rest('POST', '/v1/items', keys.staff, { sku: 'RETRY-1', name: 'Retried' }, key)).json()) as { result: { id: string } };
+    const again = await rest('POST', '/v1/items', keys.staff, { sku: 'RETRY-1', name: 'Retried' }, key);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(((await again.json()) as { result: { id: string } }).result.id).toBe(first.result.id);
+
+    const planned = await rest('POST', '/v1/items', keys.staff, { sku: 'DRY-1', name: 'Planned' }, { ...fresh(), Prefer: 'dry-run' });
+    expect(planned.status).toBe(200);
+    expect(((await planned.json()) as { outcome: string }).outcome).toBe('planned');
+    const list = (await (await rest('GET', '/v1/items?pageSize=100', keys.staff)).json()) as { items: { sku: string }[] };
+    expect(list.items.map((i) => i.sku)).not.toContain('DRY-1');
+  });
+
   it('answers a contract-declared problem (sku_taken) for a duplicate SKU', async () => {
     await rest('POST', '/v1/items', keys.staff, { sku: 'WASHER-8', name: 'Washer' }, fresh());
     const again = await rest('POST', '/v1/items', keys.staff, { sku: 'WASHER-8', name: 'Washer again' }, fresh());
