@@ -5,6 +5,7 @@
 //   svc seed [--json]               creates the demo workspace; --json prints the credentials as one line.
 import { loadConfig, type Config } from '../runtime/config.ts';
 import { openDatabase, type Database } from '../runtime/data/client.ts';
+import { MIGRATIONS_FOLDER } from './paths.ts';
 import type { Registry } from '../runtime/app.ts';
 import type { RunningServer } from '../runtime/server.ts';
 
@@ -33,7 +34,7 @@ export async function runServe(argv: string[], registry: Registry | Promise<Regi
     console.error(`svc serve: ${(err as Error).message}`);
     return 2;
   }
-  const opening = openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, transactionBounds: config.transactionBounds, preparedStatements: config.preparedStatements });
+  const opening = openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, transactionBounds: config.transactionBounds, preparedStatements: config.preparedStatements, migrationsFolder: MIGRATIONS_FOLDER });
   let database: Database | null = null;
   let server: RunningServer;
   try {
@@ -95,19 +96,20 @@ export async function runSeed(argv: string[], registry?: Registry): Promise<numb
   }
   let database;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, role: 'seed', transactionBounds: config.transactionBounds, preparedStatements: config.preparedStatements });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, role: 'seed', transactionBounds: config.transactionBounds, preparedStatements: config.preparedStatements, migrationsFolder: MIGRATIONS_FOLDER });
   } catch (err) {
     console.error(`svc seed: ${(err as Error).message}`);
     return 1;
   }
   try {
-    const [{ isEmptyWorkspace }, { seedDemoWorkspace }, { installContractFacts }] = await Promise.all([
+    const [{ isEmptyWorkspace }, { seedDemoWorkspace }, { installContractFacts, installMigrationsFolder }] = await Promise.all([
       import('../runtime/server.ts'),
       import('../demo/workspace.ts'),
       import('../runtime/contract-facts.ts'),
     ]);
     // The seed runs pipelines and writes problems without an app: it reads the contract from here too.
     if (registry) installContractFacts(registry.service);
+    installMigrationsFolder(registry?.migrationsFolder ?? MIGRATIONS_FOLDER);
     const empty = await isEmptyWorkspace(database);
     const credentials = await seedDemoWorkspace(database, config, registry ?? null);
     if (json) console.log(JSON.stringify(credentials));

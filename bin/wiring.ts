@@ -12,12 +12,21 @@ import { routes } from '../generated/routes.ts';
 import { resultValidators, validators } from '../generated/validators.js';
 import { handlers } from '../handlers/index.ts';
 import { pipelineDefinitions } from '../handlers/pipelines.ts';
-import { INTAKE_TEMPLATES } from '../handlers/intake-templates.ts';
+import { INTAKE_TEMPLATES, type IntakeTemplates } from '../handlers/intake-templates.ts';
+import { campaignOutbox } from '../handlers/campaigns.ts';
+import { pipelineRunWorker } from '../handlers/workers/pipeline-runs.ts';
+import { extractionJob } from '../handlers/workers/extractions.ts';
+import type { PipelineDefinition } from '../handlers/workers/pipeline-runs.ts';
+import { MIGRATIONS_FOLDER } from './paths.ts';
+
+/** The Platform API's registry: the runtime's, and what its demo workspace reads (pipelines, intake templates). */
+export type PlatformRegistry = Registry & { pipelines: readonly PipelineDefinition[]; intakeTemplates: IntakeTemplates };
 
 /** The registry of this contract and its handlers: what `svc serve` runs. */
-export function svcRegistry(): Registry {
+export function svcRegistry(): PlatformRegistry {
   return {
     service,
+    migrationsFolder: MIGRATIONS_FOLDER,
     operationsById,
     validators: validators as Readonly<Record<string, ValidateFn>>,
     resultValidators: resultValidators as Readonly<Record<string, ValidateFn>>,
@@ -29,6 +38,9 @@ export function svcRegistry(): Registry {
     familyDescriptions,
     redactedFieldNames,
     pipelines: pipelineDefinitions,
+    workers: [pipelineRunWorker(pipelineDefinitions)],
+    fileJobs: [extractionJob],
+    outbox: campaignOutbox,
     intakeTemplates: INTAKE_TEMPLATES,
   };
 }

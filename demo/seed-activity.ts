@@ -10,11 +10,13 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../runtime/data/client.ts';
-import { extractions, files, intakeRecords, operations, pipelineRuns, pipelineSteps, uploads } from '../runtime/data/schema.ts';
+import { files, operations, uploads } from '../runtime/data/schema.ts';
+import { extractions, intakeRecords, pipelineRuns, pipelineSteps } from '../handlers/data/schema.ts';
 import { extractValues } from '../runtime/files/extract.ts';
 import type { FileStore } from '../runtime/files/store.ts';
-import { problemRecord, writePipelineEvent, type PipelineDefinition } from '../runtime/events/workers.ts';
-import type { IntakeTemplates } from '../runtime/app.ts';
+import { writePipelineEvent, type PipelineDefinition } from '../handlers/workers/pipeline-runs.ts';
+import { problemRecord } from '../runtime/problem-documents.ts';
+import type { IntakeTemplates } from '../handlers/intake-templates.ts';
 
 export type { IntakeTemplates };
 

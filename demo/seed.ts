@@ -8,26 +8,8 @@ import { and, eq } from 'drizzle-orm';
 import { service } from '../generated/registry.ts';
 import { displayPrefix, generateApiKeySecret, hashSecret, type KeyMode } from '../runtime/auth/secrets.ts';
 import type { Database, Db } from '../runtime/data/client.ts';
-import {
-  accounts,
-  apiKeys,
-  campaignRecipients,
-  campaigns,
-  clients,
-  contacts,
-  leads,
-  memberships,
-  notifications,
-  opportunities,
-  oauthClients,
-  oauthGrants,
-  projects,
-  reviews,
-  taskComments,
-  tasks,
-  touchpoints,
-  users,
-} from '../runtime/data/schema.ts';
+import { apiKeys, clients, memberships, notifications, oauthClients, oauthGrants, users } from '../runtime/data/schema.ts';
+import { accounts, campaignRecipients, campaigns, contacts, leads, opportunities, projects, reviews, taskComments, tasks, touchpoints } from '../handlers/data/schema.ts';
 import { newId } from '../runtime/data/ids.ts';
 import { seedActivity, type SeedActivityOptions } from './seed-activity.ts';
 import { limits } from '../generated/contract.ts';

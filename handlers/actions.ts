@@ -23,7 +23,8 @@
 // caller's scope answers 404.
 import { createHash } from 'node:crypto';
 import { and, arrayContains, eq, gt, inArray, lte, ne, or, sql } from 'drizzle-orm';
-import { approvals, intakeRecords, pipelineRuns, reviews, tasks } from '../runtime/data/schema.ts';
+import { approvals } from '../runtime/data/schema.ts';
+import { intakeRecords, pipelineRuns, reviews, tasks } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { isPerson, reaches, type ApprovalDecision } from '../runtime/pipeline/approvals.ts';
 import { startKeyedPage } from '../runtime/data/paging.ts';

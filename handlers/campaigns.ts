@@ -4,9 +4,11 @@
 // Operation of kind campaign_send and queues one outbound message per recipient in the outbox;
 // the delivery loop (runtime/events/outbox.ts, on when SVC_SMTP_URL is set) sends them after commit and
 // marks the campaign sent.
-import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { campaignRecipients, campaigns, operations, outboundMessages } from '../runtime/data/schema.ts';
+import { and, eq, getTableColumns, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { operations, outboundMessages } from '../runtime/data/schema.ts';
+import { campaignRecipients, campaigns } from './data/schema.ts';
 import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
+import type { OutboxHooks } from '../runtime/events/outbox.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
@@ -113,3 +115,27 @@ export const campaignsHandlers = {
   'campaigns.list': list,
   'campaigns.propose_send': proposeSend,
 } satisfies CampaignsHandlers;
+
+/**
+ * A campaign follows its sends through the runtime's outbox (runtime/events/outbox.ts, handed over in
+ * Registry.outbox): a scheduled campaign whose time came becomes sending (and its campaign_send
+ * operation running); once every message of its operation is out, it is sent.
+ */
+export const campaignOutbox: OutboxHooks = {
+  async settling(db, now) {
+    await db
+      .update(campaigns)
+      .set({ status: 'sending', updatedAt: now, version: sql`${campaigns.version} + 1` })
+      .where(and(eq(campaigns.status, 'scheduled'), lte(campaigns.scheduledAt, now)));
+    await db
+      .update(operations)
+      .set({ status: 'running', updatedAt: now })
+      .where(and(eq(operations.kind, 'campaign_send'), eq(operations.status, 'queued'), sql`exists (select 1 from campaigns c where c.operation_id = "operations"."id" and c.status = 'sending')`));
+  },
+  async operationDone(tx, operationId, now) {
+    await tx
+      .update(campaigns)
+      .set({ status: 'sent', sentAt: now, updatedAt: now, version: sql`${campaigns.version} + 1` })
+      .where(and(eq(campaigns.operationId, operationId), inArray(campaigns.status, ['sending', 'scheduled'])));
+  },
+};

@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import { and, asc, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import { executeRows, type Db } from '../runtime/data/client.ts';
-import { approvals, events, hubPublications, projects, reviews, tasks, touchpoints } from '../runtime/data/schema.ts';
+import { approvals, events } from '../runtime/data/schema.ts';
+import { hubPublications, projects, reviews, tasks, touchpoints } from './data/schema.ts';
 import type { components } from '../generated/types.ts';
 import type { ClientRow } from './mappers/crm.ts';
 

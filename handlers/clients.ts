@@ -2,7 +2,8 @@
 // rule 5): a client outside it is 404. Summary, health and readiness are computed from rows when
 // asked (handlers/client-standing.ts holds the formulas the contract records).
 import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
-import { clients, hubPublications } from '../runtime/data/schema.ts';
+import { clients } from '../runtime/data/schema.ts';
+import { hubPublications } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { startNamePage } from '../runtime/data/paging.ts';
 import { notFound, ProblemError } from '../runtime/problem-error.ts';

@@ -7,7 +7,8 @@
 // 404 touching one; platform rows are written only by operators with every client in reach.
 // Every contact leaving the service goes through toContact (Policy.redactContact).
 import { and, eq, getTableColumns, ilike, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { accounts, clients, contacts, leads, opportunities, projects, touchpoints } from '../runtime/data/schema.ts';
+import { clients } from '../runtime/data/schema.ts';
+import { accounts, contacts, leads, opportunities, projects, touchpoints } from './data/schema.ts';
 import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';

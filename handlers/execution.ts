@@ -11,14 +11,14 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../runtime/data/client.ts';
 import { executeRows } from '../runtime/data/client.ts';
-import { executionJobs, executionRequests } from '../runtime/data/schema.ts';
+import { executionJobs, executionRequests } from './data/schema.ts';
 import type { HandlerContext } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
 import { notFound, ProblemError } from '../runtime/problem-error.ts';
 import type { ExecutionHandlers } from '../generated/handlers/execution.ts';
 import type { components } from '../generated/types.ts';
 import { toExecutionJob, toExecutionRequest, type ExecutionJob, type ExecutionJobRow, type ExecutionRequest, type ExecutionRequestRow } from './mappers/operation.ts';
-import { problemRecord } from '../runtime/events/workers.ts';
+import { problemRecord } from '../runtime/problem-documents.ts';
 import { actorName, invalidTransition, requireClient } from './shared.ts';
 
 type Schemas = components['schemas'];

@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import type { ExtractionHandlers } from '../generated/handlers/extraction.ts';
 import type { components } from '../generated/types.ts';
-import { extractions } from '../runtime/data/schema.ts';
+import { extractions } from './data/schema.ts';
 import type { HandlerContext } from '../runtime/handler-types.ts';
 import { notFound } from '../runtime/problem-error.ts';
 import { iso } from './mappers/time.ts';

@@ -11,7 +11,10 @@ export interface IntakeFieldDef {
   choices?: string[];
 }
 
-export const INTAKE_TEMPLATES: Readonly<Record<string, readonly IntakeFieldDef[]>> = {
+/** Intake templates by name: each field's key, label, type, whether it is required, and its choices. */
+export type IntakeTemplates = Readonly<Record<string, readonly IntakeFieldDef[]>>;
+
+export const INTAKE_TEMPLATES: IntakeTemplates = {
   benefits_onboarding: [
     { key: 'company_name', label: 'Company name', type: 'text', required: true },
     { key: 'employee_count', label: 'Employee count', type: 'number', required: true },

@@ -4,9 +4,11 @@
 // cannot race finalize. Tier 2 bodies (create, reopen_field, finalize) run as a pre-flight at
 // proposal time and again on approval: every check lives in the body.
 import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
-import { files, intakeRecords, projects } from '../runtime/data/schema.ts';
+import { files } from '../runtime/data/schema.ts';
+import { intakeRecords, projects } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
+import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 import type { IntakeHandlers } from '../generated/handlers/intake.ts';
@@ -14,6 +16,12 @@ import type { components } from '../generated/types.ts';
 import { INTAKE_TEMPLATES, INTAKE_TEXT_MAX, type IntakeFieldDef } from './intake-templates.ts';
 import { iso } from './mappers/time.ts';
 import { actorName, checkDate, invalidTransition, requireClient, validationFailed } from './shared.ts';
+
+// An approval's subject of this type is the intake's client (runtime/pipeline/approval-subjects.ts).
+registerSubjectLoader('intake', async (db, id) => {
+  const [row] = await db.select({ clientId: intakeRecords.clientId }).from(intakeRecords).where(eq(intakeRecords.id, id)).limit(1);
+  return row;
+});
 
 type Schemas = components['schemas'];
 export type IntakeRecord = Schemas['IntakeRecord'];

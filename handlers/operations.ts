@@ -5,12 +5,13 @@
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Db } from '../runtime/data/client.ts';
 import { executeRows } from '../runtime/data/client.ts';
-import { operations, pipelineRuns, pipelineSteps } from '../runtime/data/schema.ts';
+import { operations } from '../runtime/data/schema.ts';
+import { pipelineRuns, pipelineSteps } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound } from '../runtime/problem-error.ts';
-import { writePipelineEvent } from '../runtime/events/workers.ts';
+import { writePipelineEvent } from './workers/pipeline-runs.ts';
 import type { OperationsHandlers } from '../generated/handlers/operations.ts';
 import type { components } from '../generated/types.ts';
 import { toOperation, type Operation, type OperationRow } from './mappers/operation.ts';

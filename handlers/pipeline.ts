@@ -1,17 +1,17 @@
 // pipeline.*: runs of registered pipelines (handlers/pipelines.ts), executed by the pipeline worker
-// (runtime/events/workers.ts), with their step states and event log.
+// (handlers/workers/pipeline-runs.ts), with their step states and event log.
 // Visibility rule 3: a widened operator (OAuth) reads every run and event, client-bound and internal,
 // whatever its client scope; everyone else reads their client scope only (internal runs: 404).
 // Writes are unchanged: starting or re-running a run needs the client in the caller's own scope, and
 // an internal run (no client) is an operator's (validation_failed for anyone else on start).
 import { and, asc, eq, getTableColumns, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../runtime/data/client.ts';
-import { pipelineEvents, pipelineRuns, pipelineSteps } from '../runtime/data/schema.ts';
+import { pipelineEvents, pipelineRuns, pipelineSteps } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
 import { pageKeyColumn, startKeyedPage, startPage } from '../runtime/data/paging.ts';
 import { invalidField, notFound, validationFailed } from '../runtime/problem-error.ts';
-import { LEVEL_RANK, writePipelineEvent, type PipelineLevel } from '../runtime/events/workers.ts';
+import { LEVEL_RANK, writePipelineEvent, type PipelineLevel } from './workers/pipeline-runs.ts';
 import type { PipelineHandlers } from '../generated/handlers/pipeline.ts';
 import type { components } from '../generated/types.ts';
 import { toPipelineEvent, toPipelineRun, type PipelineEvent, type PipelineRun, type PipelineRunRow } from './mappers/operation.ts';

@@ -1,4 +1,4 @@
-// The registered pipeline definitions: named steps the pipeline worker (runtime/events/workers.ts)
+// The registered pipeline definitions: named steps the pipeline worker (handlers/workers/pipeline-runs.ts)
 // executes against the database. bin/wiring.ts hands them to the runtime; pipeline.run.start and
 // pipeline.run.rerun_partial check names and parameters against them.
 //
@@ -9,9 +9,9 @@
 // Parameters: maxOpenTasks (whole number >= 0), pauseMs (0-5000, a pause before each step that
 // paces a run so that it can be watched or cancelled mid-way).
 import { and, eq, lt, sql } from 'drizzle-orm';
-import { tasks } from '../runtime/data/schema.ts';
+import { tasks } from './data/schema.ts';
 import type { FieldError } from '../runtime/problem-error.ts';
-import type { PipelineDefinition, PipelineStepContext } from '../runtime/events/workers.ts';
+import type { PipelineDefinition, PipelineStepContext } from './workers/pipeline-runs.ts';
 
 export interface RegisteredPipeline extends PipelineDefinition {
   /** Field errors for the run's parameters (pointers under /parameters). */

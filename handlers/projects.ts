@@ -2,15 +2,22 @@
 // Projects keep the client scope (rule 5). projects.create and projects.stage.advance are Tier 2:
 // the pipeline turns a call into a proposal and runs these bodies, as the proposer, once approved.
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { projects } from '../runtime/data/schema.ts';
+import { projects } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
+import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 import { nextStage, toProject, type Project, type ProjectRow, type ProjectStage, type ProjectStatus } from './mappers/project.ts';
 import { checkDate, checkIfMatch, invalidTransition, preconditionFailed, requireClient, validationFailed } from './shared.ts';
 import type { ProjectsHandlers } from '../generated/handlers/projects.ts';
 import type { components } from '../generated/types.ts';
+
+// An approval's subject of this type is the project's client (runtime/pipeline/approval-subjects.ts).
+registerSubjectLoader('project', async (db, id) => {
+  const [row] = await db.select({ clientId: projects.clientId }).from(projects).where(eq(projects.id, id)).limit(1);
+  return row;
+});
 
 // Inputs as the contract defines them (generated types).
 type Schemas = components['schemas'];

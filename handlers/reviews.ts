@@ -2,7 +2,7 @@
 // Visibility: the client scope (rule 5), and a client admin sees released reviews only (a draft or
 // ready review is 404 to it). Service accounts and operators see every status in their reach.
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { reviews } from '../runtime/data/schema.ts';
+import { reviews } from './data/schema.ts';
 import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';

@@ -26,21 +26,8 @@
 import { and, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { executeRows } from '../runtime/data/client.ts';
-import {
-  accounts,
-  campaigns,
-  clients,
-  contacts,
-  files,
-  intakeRecords,
-  leads,
-  opportunities,
-  projects,
-  reviews,
-  SEARCH_PARTS,
-  searchTextSql,
-  tasks,
-} from '../runtime/data/schema.ts';
+import { clients, files, searchTextSql } from '../runtime/data/schema.ts';
+import { accounts, campaigns, contacts, intakeRecords, leads, opportunities, projects, reviews, SEARCH_PARTS, tasks } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { startScorePage } from '../runtime/data/paging.ts';
 import { searchHitTypeValues, type SearchHitType } from '../generated/contract.ts';

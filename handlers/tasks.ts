@@ -3,7 +3,8 @@
 // its client scope; a client admin or service account never does (404).
 import { and, arrayContains, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../runtime/data/client.ts';
-import { projects, taskComments, tasks, users } from '../runtime/data/schema.ts';
+import { users } from '../runtime/data/schema.ts';
+import { projects, taskComments, tasks } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
 import { tableStatement } from '../runtime/data/statement.ts';

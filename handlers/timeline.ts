@@ -15,7 +15,7 @@
 // task out of reach answer 404 (taskId: the spec's "tasks.timeline").
 import { eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { executeRows } from '../runtime/data/client.ts';
-import { projects, tasks } from '../runtime/data/schema.ts';
+import { projects, tasks } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { isPerson } from '../runtime/pipeline/approvals.ts';
 import { startPage } from '../runtime/data/paging.ts';

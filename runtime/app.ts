@@ -10,7 +10,7 @@ import { purgeExpiredIdempotency } from './pipeline/idempotency.ts';
 import { auditRetentionDays, purgeExpiredAudit } from './pipeline/audit-retention.ts';
 import type { Config } from './config.ts';
 import type { McpToolDef, OperationDef, RouteDef, RuntimeService } from './contract-types.ts';
-import { installContractFacts } from './contract-facts.ts';
+import { installContractFacts, installMigrationsFolder } from './contract-facts.ts';
 import type { Database } from './data/client.ts';
 import { mountDocuments } from './portal/documents.ts';
 import { mountPortal, portalOidcFromEnv, type PortalOidcConfig } from './portal/index.ts';
@@ -28,21 +28,17 @@ import { mountRest, notFoundHandler } from './http/rest/index.ts';
 import { problemResponse } from './http/rest/problem-response.ts';
 import { rewriteRequestPath } from './http/route-path.ts';
 import { createSecretFields, type SecretPointers } from './auth/secret-fields.ts';
-import type { PipelineDefinition } from './events/workers.ts';
+import type { BackgroundWorker } from './workers.ts';
+import type { OutboxHooks } from './events/outbox.ts';
 import { errorSummary, logLine, setLogRedactions, stderrLog } from './observability/log.ts';
 import { mountFileRoutes, type UploadTimeouts } from './files/routes.ts';
 import { S3FileStore } from './files/s3-store.ts';
 import { LocalFileStore, type FileStore } from './files/store.ts';
-import { startFileWorker, type FileWorker } from './files/worker.ts';
+import { startFileWorker, type FileJob, type FileWorker } from './files/worker.ts';
 import { PROJECT_ROOT } from './project-root.ts';
 import { metrics, tracing } from './observability/index.ts';
 import { routeResolver, tracedExecutor, tracedHandlers, tracedValidators } from './observability/app-hooks.ts';
 import { createReadiness, type Readiness } from './observability/health.ts';
-
-/** Intake templates by name: each field's key, label, type, whether it is required, and its choices. */
-export type IntakeTemplates = Readonly<
-  Record<string, readonly { key: string; label: string; type: string; required: boolean; choices?: readonly string[] }[]>
->;
 
 /**
  * Everything the runtime knows of a contract and its handlers (bin/wiring.ts svcRegistry(), or a
@@ -51,6 +47,11 @@ export type IntakeTemplates = Readonly<
 export interface Registry {
   /** Title, versions, scopes, roles, principals, event types, problem catalogue, limits. */
   service: RuntimeService;
+  /**
+   * The project's one migration history (an absolute path): drizzle-kit's output over the runtime's
+   * machinery schema and the API's domain schema (drizzle.config.ts). The runtime names no folder.
+   */
+  migrationsFolder: string;
   operationsById: Readonly<Record<string, OperationDef>>;
   validators: Readonly<Record<string, ValidateFn>>;
   /** Validators of each operation's handler result (its output schema). */
@@ -64,12 +65,12 @@ export interface Registry {
   familyDescriptions: Readonly<Record<string, string>>;
   /** Field names whose values a log line never shows (x-svc-redact and secret fields). */
   redactedFieldNames: readonly string[];
-  /** Registered pipelines the worker executes (handlers/pipelines.ts); none: no pipeline worker. */
-  pipelines?: readonly PipelineDefinition[];
-  /** The intake templates (handlers/intake-templates.ts), for the demo workspace's records. */
-  intakeTemplates?: IntakeTemplates;
-  /** The project's migrations folder (absolute); default this repository's (runtime/data/client.ts MIGRATIONS_FOLDER). */
-  migrationsFolder?: string;
+  /** The API's background workers (runtime/workers.ts): started in each served process when workers are on. */
+  workers?: readonly BackgroundWorker[];
+  /** The API's jobs over scanned files (runtime/files/worker.ts FileJob), run by each process's file worker. */
+  fileJobs?: readonly FileJob[];
+  /** What the API does as the outbound-message outbox settles its operations (runtime/events/outbox.ts). */
+  outbox?: OutboxHooks;
   /**
    * The contract's generated output folder (absolute): the published documents (openapi.json,
    * docs/, CHANGELOG.md) are read from it. Default this repository's generated/.
@@ -134,6 +135,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
   const { registry } = options;
   const { service } = registry;
   installContractFacts(service);
+  installMigrationsFolder(registry.migrationsFolder);
   const generatedDir = registry.generatedDir ? pathToFileURL(registry.generatedDir.endsWith('/') ? registry.generatedDir : `${registry.generatedDir}/`) : DEFAULT_GENERATED_DIR;
   const readGenerated = (path: string): string => readFileSync(new URL(path, generatedDir), 'utf8');
   auditRetentionDays(String(config.auditRetentionDays), service.limits.eventRetentionDays);
@@ -348,7 +350,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
   const uploadTimeouts = { idleMs: limits.uploadIdleTimeoutSeconds * 1000, totalMs: limits.uploadTimeoutSeconds * 1000, ...options.uploadTimeouts };
   mountFileRoutes(app, { database, store: fileStore, log, baseUrl: config.baseUrl, now: options.now, uploadTimeouts });
   const uploadRetentionHours = limits.unregisteredUploadRetentionHours;
-  const fileWorker = config.workersEnabled ? startFileWorker({ database: database.workers, store: fileStore, log, baseUrl: config.baseUrl, intervalMs: options.workerIntervalMs, now: options.now, uploadRetentionHours }) : null;
+  const fileWorker = config.workersEnabled ? startFileWorker({ database: database.workers, store: fileStore, log, baseUrl: config.baseUrl, intervalMs: options.workerIntervalMs, now: options.now, uploadRetentionHours, jobs: registry.fileJobs }) : null;
 
   app.notFound(notFoundHandler(registry.routes, config.baseUrl, rewriteRequestPath));
   app.onError((err, c) => {

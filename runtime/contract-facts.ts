@@ -24,6 +24,25 @@ export function contractFacts(): RuntimeService {
   return installed;
 }
 
+let migrations: string | null = null;
+
+/**
+ * Makes `folder` (an absolute path) the project's migration history every later open and check reads
+ * (Registry.migrationsFolder: startServer, createApp, `svc seed`, a test's setup). The runtime owns no
+ * migrations folder: the project's one history covers its machinery tables and the API's own.
+ */
+export function installMigrationsFolder(folder: string): void {
+  migrations = folder;
+}
+
+/** The installed migrations folder; throws when none was installed. */
+export function migrationsFolder(): string {
+  if (!migrations) {
+    throw new Error('No migrations folder installed: startServer and createApp install the registry’s migrationsFolder (runtime/contract-facts.ts installMigrationsFolder).');
+  }
+  return migrations;
+}
+
 /** The installed contract's limits. */
 export function contractLimits(): StandardLimits {
   return contractFacts().limits;
@@ -32,19 +51,4 @@ export function contractLimits(): StandardLimits {
 /** The installed contract's features (svc.yaml features: client tenancy, approvals). */
 export function contractFeatures(): ServiceFeatures {
   return contractFacts().features;
-}
-
-let installedMigrations: string | null = null;
-
-/**
- * The project's migrations folder (Registry.migrationsFolder), for the readers no registry reaches:
- * the webhook fan-out's newer-schema check. startServer installs it; null: this repository's.
- */
-export function installMigrationsFolder(folder: string | null): void {
-  installedMigrations = folder;
-}
-
-/** The installed project's migrations folder, or null when none was installed (this repository's applies). */
-export function installedMigrationsFolder(): string | null {
-  return installedMigrations;
 }

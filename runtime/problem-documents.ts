@@ -107,3 +107,9 @@ export function insufficientScope(scope: string, operationId: string): ProblemEr
     extra: { requiredScope: scope },
   });
 }
+
+/** A ProblemRecord (the contract's shape for a problem kept on a run, step, operation or job). */
+export function problemRecord(code: ProblemCode, detail: string, baseUrl = ''): Record<string, unknown> {
+  const def = problemDef(code);
+  return { type: `${baseUrl}/problems/${code}`, title: def.title, status: def.status, code, detail, instance: null, requestId: null, retryable: def.retry !== 'after_fix' };
+}

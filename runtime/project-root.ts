@@ -1,4 +1,4 @@
-// Where the project's own files live (generated/ documents, runtime/data/migrations): the source tree,
+// Where the project's own files live (generated/ documents; bin/paths.ts: the migration history): the source tree,
 // also when this module runs from the production build in dist/ (scripts/build.mjs writes
 // dist/build-stamp.json, whose presence one level up says "this is the build").
 import { existsSync } from 'node:fs';

@@ -14,7 +14,7 @@ import { startWebhookWorker, type WebhookWorker } from './events/webhooks/worker
 import { startEventHub } from './events/stream.ts';
 import type { StandardLimits } from './contract-types.ts';
 import { installContractFacts, installMigrationsFolder } from './contract-facts.ts';
-import { startPipelineWorker, type Worker } from './events/workers.ts';
+import { startWorkers, type RunningWorker } from './workers.ts';
 import { startObservability, type Observability } from './observability/start.ts';
 import { LIVE_PATH, livenessResponse } from './observability/health.ts';
 import { startHorizonWatch } from './observability/horizon-watch.ts';
@@ -81,8 +81,8 @@ export interface RunningServer {
   config: Config;
   database: Database;
   svc: SvcApp;
-  /** The pipeline worker of this process (null when SVC_WORKERS=false or no pipeline is registered). */
-  worker: Worker | null;
+  /** The registry's background workers running in this process, by name (none when SVC_WORKERS=false). */
+  workers: ReadonlyMap<string, RunningWorker>;
   /** Set when this start seeded the demo workspace (fresh demo keys). */
   credentials?: SeedCredentials;
   /** True when the demo workspace was created by this start (the database was empty). */
@@ -108,7 +108,7 @@ function startingProblem(request: Request, baseUrl: string): Response {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   // Before the port opens: the 503s answered while starting read the problem catalogue.
   installContractFacts(options.registry.service);
-  installMigrationsFolder(options.registry.migrationsFolder ?? null);
+  installMigrationsFolder(options.registry.migrationsFolder);
   const ownDatabase = !options.database;
   const opened = options.database ?? (await openDatabase({ databaseUrl: options.config.databaseUrl, directUrl: options.config.databaseDirectUrl, dataDir: options.config.dataDir, transactionBounds: options.config.transactionBounds, preparedStatements: options.config.preparedStatements, migrationsFolder: options.registry.migrationsFolder }));
   // Metrics and tracing, when configured (loaded while the port opens); their database wrapper
@@ -180,23 +180,19 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         : null;
     // One LISTEN on svc_events per process for every open event stream.
     const stopHub = await startEventHub(database, { stallMs: config.eventStreamStallSeconds * 1000 });
-    const pipelineWorker =
-      config.workersEnabled && options.registry.pipelines && options.registry.pipelines.length > 0
-        ? startPipelineWorker({
-            database: database.workers,
-            definitions: options.registry.pipelines,
-            leaseSeconds: config.workerLeaseSeconds,
-            baseUrl: config.baseUrl,
-            log: options.app?.log ?? stderrLog,
-          })
-        : null;
+    // The API's background workers (Registry.workers, runtime/workers.ts).
+    const backgroundWorkers = startWorkers(config.workersEnabled ? (options.registry.workers ?? []) : [], {
+      database: database.workers,
+      config,
+      log: options.app?.log ?? stderrLog,
+    });
     const running = svc;
     // The outbound-message outbox is delivered only when a sender is configured (SVC_SMTP_URL);
     // outbox.ts (nodemailer) is loaded only then.
     const { smtpUrl, smtpFrom } = config;
     const delivery = smtpUrl
       ? await import('./events/outbox.ts').then(({ mailSender, startDeliveryLoop }) =>
-          startDeliveryLoop(database.workers, mailSender(smtpUrl, smtpFrom), { log: options.app?.log ?? stderrLog }),
+          startDeliveryLoop(database.workers, mailSender(smtpUrl, smtpFrom), { log: options.app?.log ?? stderrLog, hooks: options.registry.outbox }),
         )
       : null;
     // Names the transaction that holds the events feed back (PostgreSQL: PGlite's one connection cannot be held).
@@ -212,7 +208,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       config,
       database,
       svc: running,
-      worker: pipelineWorker,
+      workers: backgroundWorkers.running,
       credentials,
       seededFresh,
       metricsUrl: observed.metricsUrl,
@@ -221,7 +217,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         if (closed) return;
         closed = true;
         running.readiness.setWorkers('stopping');
-        await pipelineWorker?.stop();
+        await backgroundWorkers.stop();
         await new Promise<void>((resolve) => {
           (httpServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           httpServer.close(() => resolve());

@@ -83,19 +83,19 @@ export async function startSvc(options: { databaseUrl?: string; env?: Record<str
 }
 
 /** `svc serve --port` in its own process with env, timed from spawn to the first 200 of GET /v1/meta with probeKey. */
-export async function spawnServe(env: NodeJS.ProcessEnv, port: number, probeKey: string, cleanup?: () => void, nodeArgs: string[] = []): Promise<Proc> {
+export async function spawnServe(env: NodeJS.ProcessEnv, port: number, probeKey: string, cleanup?: () => void, nodeArgs: string[] = [], bin = BIN): Promise<Proc> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', String(port)], { env, stdio: 'ignore' });
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', String(port)], { env, stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   const startupMs = await waitFor(`${url}/v1/meta`, { authorization: `Bearer ${probeKey}` }, child, started);
   return { url, pid: child.pid!, startupMs, stop: stopper(child, cleanup) };
 }
 
-/** `svc serve` in its own process on an existing (already seeded) PostgreSQL database. */
-export async function serveExisting(databaseUrl: string, probeKey: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Proc> {
+/** `svc serve` in its own process on an existing (already seeded) PostgreSQL database; `bin`: another checkout's bin/svc.js (scripts/write-cpu.ts --against). */
+export async function serveExisting(databaseUrl: string, probeKey: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = [], bin = BIN): Promise<Proc> {
   const port = await freePort();
   const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), SVC_RATE_LIMIT_PER_MINUTE: '100000000', NODE_ENV: 'production', ...extraEnv };
-  return spawnServe(env, port, probeKey, undefined, nodeArgs);
+  return spawnServe(env, port, probeKey, undefined, nodeArgs, bin);
 }
 
 /** A bare Hono app on @hono/node-server answering GET /v1/meta with the given body (plain JavaScript, no tsx). */

@@ -39,7 +39,7 @@ async function writes(target: Proc, key: string, clientId: string, connections: 
 }
 
 const fmt = (r: WriteResult) =>
-  `${r.rps.toFixed(0).padStart(6)} (${r.p50Ms.toFixed(0)} / ${r.p99Ms.toFixed(0)} ms, CPU ${(r.serverCpu * 100).toFixed(0)}%)${r.bad ? ` [${r.bad} failed]` : ''}`;
+  `${r.rps.toFixed(0).padStart(6)} (${r.p50Ms.toFixed(0)} / ${r.p99Ms.toFixed(0)} ms, CPU ${(r.serverCpu * 100).toFixed(0)}%, ${((r.serverCpu * 1000) / r.rps).toFixed(2)} ms a write)${r.bad ? ` [${r.bad} failed]` : ''}`;
 
 type Seeded = { operatorKey: string; clientId: string };
 
@@ -55,12 +55,12 @@ async function sideBySide(url: string, seeded: Seeded, prepare: boolean, levels:
     // Warm both (key cache, prepared statements, JIT).
     await writes(svc, seeded.operatorKey, seeded.clientId, 4, 1);
     await writes(peer, seeded.operatorKey, seeded.clientId, 4, 1);
-    console.log('connections  svc writes/s (p50 / p99)        peer writes/s (p50 / p99)       ratio  p99 ratio');
+    console.log('connections  svc writes/s (p50 / p99, CPU)                   peer writes/s (p50 / p99, CPU)                  ratio  p99 ratio');
     for (const c of levels) {
       const a = await writes(svc, seeded.operatorKey, seeded.clientId, c, seconds);
       const b = await writes(peer, seeded.operatorKey, seeded.clientId, c, seconds);
       rows.set(c, [a, b]);
-      console.log(`${String(c).padStart(11)}  ${fmt(a).padEnd(30)}  ${fmt(b).padEnd(30)}  ${(a.rps / b.rps).toFixed(2).padStart(5)}  ${(a.p99Ms / b.p99Ms).toFixed(1).padStart(8)}x`);
+      console.log(`${String(c).padStart(11)}  ${fmt(a).padEnd(46)}  ${fmt(b).padEnd(46)}  ${(a.rps / b.rps).toFixed(2).padStart(5)}  ${(a.p99Ms / b.p99Ms).toFixed(1).padStart(8)}x`);
     }
   } finally {
     for (const p of procs.reverse()) await p.stop().catch(() => undefined);

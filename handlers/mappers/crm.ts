@@ -3,17 +3,8 @@
 // which takes the caller's Policy and applies its one redaction function (Policy.redactContact).
 import type { components } from '../../generated/types.ts';
 import type { PrincipalKind } from '../../runtime/contract-types.ts';
-import type {
-  accounts,
-  campaigns,
-  clients,
-  contacts,
-  hubPublications,
-  leads,
-  opportunities,
-  reviews,
-  touchpoints,
-} from '../../runtime/data/schema.ts';
+import type { clients } from '../../runtime/data/schema.ts';
+import type { accounts, campaigns, contacts, hubPublications, leads, opportunities, reviews, touchpoints } from '../data/schema.ts';
 import type { Policy } from '../../runtime/auth/policy.ts';
 import { iso } from './time.ts';
 

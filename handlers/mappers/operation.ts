@@ -2,7 +2,8 @@
 // ExecutionRequest and ExecutionJob resources.
 import type { components } from '../../generated/types.ts';
 import type { PrincipalKind } from '../../runtime/contract-types.ts';
-import type { executionJobs, executionRequests, operations, pipelineEvents, pipelineRuns, pipelineSteps } from '../../runtime/data/schema.ts';
+import type { operations } from '../../runtime/data/schema.ts';
+import type { executionJobs, executionRequests, pipelineEvents, pipelineRuns, pipelineSteps } from '../data/schema.ts';
 import { iso } from './time.ts';
 
 type Schemas = components['schemas'];

@@ -1,6 +1,6 @@
 // projects rows -> the contract's Project resource.
 import type { components } from '../../generated/types.ts';
-import type { projects } from '../../runtime/data/schema.ts';
+import type { projects } from '../data/schema.ts';
 import { etagFor } from '../../runtime/pipeline/etag.ts';
 import { iso } from './time.ts';
 

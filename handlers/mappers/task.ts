@@ -1,7 +1,7 @@
 // tasks / task_comments rows -> the contract's Task and TaskComment resources.
 import type { components } from '../../generated/types.ts';
 import type { PrincipalKind } from '../../runtime/contract-types.ts';
-import type { taskComments, tasks } from '../../runtime/data/schema.ts';
+import type { taskComments, tasks } from '../data/schema.ts';
 import { etagFor } from '../../runtime/pipeline/etag.ts';
 import { iso } from './time.ts';
 

@@ -1,5 +1,5 @@
 // Opening the database: embedded PGlite (no DATABASE_URL) or PostgreSQL through postgres.js.
-// Both paths share one schema, one set of migrations (runtime/data/migrations, made by drizzle-kit)
+// Both paths share one schema, one set of migrations (the project's history, handed in as OpenConfig.migrationsFolder)
 // and one small interface, so nothing above this file knows which driver runs.
 //
 // PGlite facts this file handles (see PITFALLS.md):
@@ -10,20 +10,19 @@
 import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db, Row, Schema } from './db-types.ts';
 import { ensureCursorSecret } from './cursor-secret.ts';
-import { PROJECT_ROOT } from '../project-root.ts';
+import { migrationsFolder as installedMigrationsFolder } from '../contract-facts.ts';
 import { assertNotNewer, migrationsPending } from './migrations-pending.ts';
 import { migratePostgres } from './migrate-postgres.ts';
 import { unpipelined } from './unpipelined.ts';
 import { describeUrl, isSessionConnection, WatermarkPoller, type ListenOptions, type NotificationMode } from './notifications.ts';
 import { named, type ConnectionRole } from './application-name.ts';
 import { observedStatements } from './statement-observer.ts';
-import { preparedStatements, usePreparedStatements, type PreparedStatementsSetting } from './prepared-statements.ts';
+import { usePreparedStatements, type PreparedStatementsSetting } from './prepared-statements.ts';
 import { boundedTransactions, boundParameters, boundStatement, DEFAULT_TRANSACTION_BOUNDS, type TransactionBounds } from './transaction-bounds.ts';
 
 export type { ListenOptions, NotificationMode } from './notifications.ts';
@@ -88,14 +87,11 @@ export interface OpenConfig {
    */
   preparedStatements?: PreparedStatementsSetting;
   /**
-   * The project's migrations (an absolute path; default this repository's MIGRATIONS_FOLDER): a
-   * contract other than the Platform API's (test/fixtures/stock-api) opens its database with its own
-   * history, made by drizzle-kit over the runtime's schema and its domain schema.
+   * The project's migration history, an absolute path (Registry.migrationsFolder); default the one
+   * installed for this process (runtime/contract-facts.ts installMigrationsFolder).
    */
   migrationsFolder?: string;
 }
-
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('runtime/data/migrations', PROJECT_ROOT));
 
 /** rows of a db.execute() result on either driver ({rows} on PGlite, an array on postgres.js). */
 export function rowsOf<R extends Row = Row>(result: unknown): R[] {
@@ -139,8 +135,8 @@ function baselineWasm(): void {
 const postgresDriver = () => Promise.all([import('postgres'), import('drizzle-orm/postgres-js'), import('drizzle-orm/postgres-js/migrator')]);
 
 export async function openDatabase(config: OpenConfig): Promise<Database> {
-  const migrationsFolder = config.migrationsFolder ?? MIGRATIONS_FOLDER;
-  if (!config.databaseUrl) return openPglite(config.dataDir, config.pgliteLoadDataDir, migrationsFolder);
+  const migrationsFolder = config.migrationsFolder ?? installedMigrationsFolder();
+  if (!config.databaseUrl) return openPglite(config.dataDir, migrationsFolder, config.pgliteLoadDataDir);
   // Pool sizes: not contract limits (docs/fleet.md counts the connections of a process).
   return openPostgres(
     config.databaseUrl,
@@ -155,7 +151,7 @@ export async function openDatabase(config: OpenConfig): Promise<Database> {
 // ---------------------------------------------------------------------------------------------
 // PGlite
 
-async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrationsFolder: string): Promise<Database> {
+async function openPglite(dataDir: string, migrationsFolder: string, loadDataDir?: Blob): Promise<Database> {
   const memory = dataDir === ':memory:' || dataDir.startsWith('memory://');
   const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await pgliteDriver();
   let lock: DataDirLock | null = null;
@@ -257,7 +253,7 @@ async function openPostgres(
   // Named statements where the connection is a session of its own (or where the operator says the
   // pooler keeps them): one round trip a statement instead of two.
   const prepare = usePreparedStatements(prepareSetting, urlIsSession);
-  const driven = (c: ReturnType<typeof postgres>) => boundedTransactions(observedStatements(preparedStatements(c, prepare)), perTransaction);
+  const driven = (c: ReturnType<typeof postgres>) => boundedTransactions(observedStatements(c, prepare), perTransaction);
   // One pool for requests, one for the background workers, each named (runtime/data/application-name.ts);
   // postgres.js opens a pool's connections only when it first needs them.
   const client = postgres(url, { max: pools.requests, ...options, prepare, ...bounded(pools.role) });

@@ -18,6 +18,8 @@ import { wrapStatements } from './wrap-statements.ts';
 export type PreparedStatementsSetting = 'auto' | 'on' | 'off';
 
 /**
+ * (runtime/data/client.ts names its statements in the observer's layer, `observedStatements(c, true)`,
+ * one proxy fewer; this stands alone.)
  * The same postgres.js client, with `prepare` forced to `on` on every statement it or any of its
  * transactions (and savepoints) sends; the client itself when `on` is false.
  */

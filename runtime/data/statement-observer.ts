@@ -15,9 +15,15 @@ export function setStatementObserver(fn: StatementObserver | null): void {
 
 const operationOf = (query: string) => (/^\s*([a-z]+)/i.exec(query)?.[1] ?? 'statement').toLowerCase();
 
-/** The same client, its statements (and its transactions' and savepoints') passed to the observer when one is set. */
-export function observedStatements<C extends object>(original: C): C {
-  return wrapStatements(original, (sql, query, params, options) => {
+/**
+ * The same client, its statements (and its transactions' and savepoints') passed to the observer when
+ * one is set. `prepare`: each statement also named (runtime/data/prepared-statements.ts), in this same
+ * layer: one proxy per transaction and one call per statement fewer than a layer of its own
+ * (docs/writes.md, issue 41).
+ */
+export function observedStatements<C extends object>(original: C, prepare = false): C {
+  return wrapStatements(original, (sql, query, params, given) => {
+    const options = prepare ? { ...given, prepare: true } : given;
     const watch = observer;
     if (!watch) return sql.unsafe(query, params, options);
     const operation = operationOf(query);

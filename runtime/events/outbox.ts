@@ -13,13 +13,15 @@
 //   again when its lease ends, and is sent again. Each send is bounded (SMTP_TIMEOUTS), so a batch
 //   ends well within its lease.
 // - A message that fails is retried on later passes, at most MAX_ATTEMPTS times, then failed.
-// - When an operation has no queued message left it succeeds (result: sent and failed counts) and
-//   its campaign becomes sent. A scheduled campaign becomes sending when its first message is due.
+// - When an operation has no queued message left it succeeds (result: sent and failed counts). What
+//   the messages came from follows through the API's hooks (Registry.outbox, OutboxHooks): the
+//   Platform API's campaign becomes sent, and a scheduled one sending when its time comes
+//   (handlers/campaigns.ts campaignOutbox).
 import nodemailer from 'nodemailer';
 import { and, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { Database } from '../data/client.ts';
+import type { Database, Db } from '../data/client.ts';
 import { errorSummary, logLine } from '../observability/log.ts';
-import { campaigns, operations, outboundMessages } from '../data/schema.ts';
+import { operations, outboundMessages } from '../data/schema.ts';
 
 export const MAX_ATTEMPTS = 5;
 const BATCH = 10; // not a contract limit: messages claimed per transaction
@@ -67,6 +69,14 @@ function failureText(err: unknown): string {
   return err instanceof Error ? err.message.slice(0, 500) : 'send failed';
 }
 
+/** What an API does as the outbox settles its operations (Registry.outbox). */
+export interface OutboxHooks {
+  /** First in each settle, before the finished operations are settled (sources whose time came, say). */
+  settling?(db: Db, now: Date): Promise<void>;
+  /** In the transaction in which an operation whose messages are all out succeeded. */
+  operationDone?(tx: Db, operationId: string, now: Date): Promise<void>;
+}
+
 export interface DeliveryReport {
   sent: number;
   failed: number;
@@ -74,7 +84,7 @@ export interface DeliveryReport {
 }
 
 /** One delivery pass: sends due queued messages of the sender's channels and settles finished operations. */
-export async function deliverDue(database: Database, sender: Sender, now = new Date()): Promise<DeliveryReport> {
+export async function deliverDue(database: Database, sender: Sender, now = new Date(), hooks: OutboxHooks = {}): Promise<DeliveryReport> {
   const report: DeliveryReport = { sent: 0, failed: 0, retried: 0 };
   const touched = new Set<string>();
   for (;;) {
@@ -94,7 +104,7 @@ export async function deliverDue(database: Database, sender: Sender, now = new D
     // A short batch is the last; a batch with retries ends the pass (they are retried on the next one).
     if (due.length < BATCH || retriedNow > 0) break;
   }
-  await settle(database, touched, now);
+  await settle(database, touched, now, hooks);
   return report;
 }
 
@@ -139,17 +149,9 @@ async function record(database: Database, m: typeof outboundMessages.$inferSelec
   await database.db.update(outboundMessages).set(set).where(eq(outboundMessages.id, m.id));
 }
 
-/** Moves operations whose messages are all out (and their campaigns) to their end state; scheduled ones that are due to sending. */
-async function settle(database: Database, operationIds: Set<string>, now: Date): Promise<void> {
-  // Scheduled campaigns whose time came: sending / running.
-  await database.db
-    .update(campaigns)
-    .set({ status: 'sending', updatedAt: now, version: sql`${campaigns.version} + 1` })
-    .where(and(eq(campaigns.status, 'scheduled'), lte(campaigns.scheduledAt, now)));
-  await database.db
-    .update(operations)
-    .set({ status: 'running', updatedAt: now })
-    .where(and(eq(operations.kind, 'campaign_send'), eq(operations.status, 'queued'), sql`exists (select 1 from campaigns c where c.operation_id = "operations"."id" and c.status = 'sending')`));
+/** Moves operations whose messages are all out to their end state (and, through the hooks, what they came from). */
+async function settle(database: Database, operationIds: Set<string>, now: Date, hooks: OutboxHooks): Promise<void> {
+  await hooks.settling?.(database.db, now);
 
   for (const id of operationIds) {
     await database.transaction(async (tx) => {
@@ -175,12 +177,7 @@ async function settle(database: Database, operationIds: Set<string>, now: Date):
         .set({ status: 'succeeded', progress: 100, result, updatedAt: now, finishedAt: now })
         .where(and(eq(operations.id, id), inArray(operations.status, ['queued', 'running'])))
         .returning();
-      if (op) {
-        await tx
-          .update(campaigns)
-          .set({ status: 'sent', sentAt: now, updatedAt: now, version: sql`${campaigns.version} + 1` })
-          .where(and(eq(campaigns.operationId, id), inArray(campaigns.status, ['sending', 'scheduled'])));
-      }
+      if (op) await hooks.operationDone?.(tx, id, now);
     });
   }
 }
@@ -190,12 +187,12 @@ export function startDeliveryLoop(
   database: Database,
   sender: Sender,
   /** log takes runtime/observability/log.ts lines (logLine). */
-  options: { intervalMs?: number; log?: (line: string) => void } = {},
+  options: { intervalMs?: number; log?: (line: string) => void; hooks?: OutboxHooks } = {},
 ): { stop(): Promise<void> } {
   let running: Promise<void> | null = null;
   const tick = () => {
     if (running) return;
-    running = deliverDue(database, sender)
+    running = deliverDue(database, sender, new Date(), options.hooks)
       .then((r) => {
         if (r.sent + r.failed + r.retried > 0) options.log?.(logLine('info', 'outbox_delivered', { sent: r.sent, retried: r.retried, failed: r.failed }));
       })

@@ -3,21 +3,40 @@
 // 1. Scan: a registered file is `scanning` until its bytes are checked (the sha256 recorded at
 //    upload still matches; no EICAR test signature; a PDF starts with %PDF): then `available`, or
 //    `rejected` (both final). Bytes are read with no transaction open; the verdict lands after.
-// 2. Extract: a queued extraction of an available intake document runs (queued -> running ->
-//    succeeded | failed) and its operation follows; a rejected document fails its extraction.
-//    One left `running` by a crashed process for 5 minutes fails (it never runs twice).
+// 2. Jobs: the API's work over scanned files (Registry.fileJobs; the Platform API's: reading an
+//    intake document's values, handlers/workers/extractions.ts). A job hears each scan's verdict in
+//    the verdict's transaction, and makes one pass of its own work after the scans of each tick.
 // 3. Purge: uploads never registered are deleted, bytes and row, after
 //    limits.unregisteredUploadRetentionHours.
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, lt, lte, ne, or } from 'drizzle-orm';
 import type { Database, Db } from '../data/client.ts';
-import { extractions, files, intakeRecords, operations, uploads } from '../data/schema.ts';
+import { files, uploads } from '../data/schema.ts';
 import { errorSummary, logLine } from '../observability/log.ts';
-import { extractValues, UnreadableDocument, type ExtractFieldDef } from './extract.ts';
 import type { FileStore } from './store.ts';
 
 const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!';
-const STALE_RUNNING_MS = 5 * 60_000;
+
+/** A registered file, as the scan settled it (its status, and scannedAt the scan's time). */
+export type ScannedFile = typeof files.$inferSelect;
+
+/** What a job's pass works with: the store, the clock, and whether the worker is closing. */
+export interface FileJobContext {
+  db: Db;
+  store: FileStore;
+  now: () => Date;
+  /** The service's base URL: a stored problem's type is {baseUrl}/problems/<code>. */
+  baseUrl: string;
+  closed: () => boolean;
+}
+
+/** Work an API does over scanned files, run by the file worker (Registry.fileJobs). */
+export interface FileJob {
+  /** In the verdict's transaction, once a scan settled `file` (verdict null: available; else why it was rejected). */
+  scanned?(tx: Db, file: ScannedFile, verdict: string | null, context: FileJobContext): Promise<void>;
+  /** One pass of the job's work, after the scans of each tick. */
+  pass?(context: FileJobContext): Promise<void>;
+}
 
 export interface FileWorkerOptions {
   database: Database;
@@ -29,16 +48,14 @@ export interface FileWorkerOptions {
   now?: () => Date;
   /** An upload never registered is purged after this many hours (the contract's limits.unregisteredUploadRetentionHours). */
   uploadRetentionHours: number;
+  /** The API's jobs over scanned files, in order (Registry.fileJobs). */
+  jobs?: readonly FileJob[];
 }
 
 export interface FileWorker {
   /** One pass over every kind of work (tests call it to avoid waiting). */
   tick(): Promise<void>;
   close(): Promise<void>;
-}
-
-function problemRecord(base: string, code: string, status: number, title: string, detail: string): Record<string, unknown> {
-  return { type: `${base}/problems/${code}`, title, status, code, detail, instance: null, requestId: null, retryable: false };
 }
 
 /** Why a file is refused, or null when it passes. */
@@ -60,7 +77,7 @@ const SCAN_LEASE_MS = 5 * 60_000; // not a contract limit
  * lands in one short transaction, only if the file is still scanning. A scanner that died is
  * replaced when its lease ends.
  */
-async function scanOne(db: Db, store: FileStore, now: Date, base: string): Promise<boolean> {
+async function scanOne(db: Db, store: FileStore, now: Date, jobs: readonly FileJob[], context: FileJobContext): Promise<boolean> {
   const free = db
     .select({ id: files.id })
     .from(files)
@@ -82,86 +99,18 @@ async function scanOne(db: Db, store: FileStore, now: Date, base: string): Promi
       .set({ status: verdict ? 'rejected' : 'available', scannedAt: now })
       .where(and(eq(files.id, file.id), eq(files.status, 'scanning')))
       .returning({ id: files.id });
-    if (settled && verdict && file.extractionId) {
-      await finishExtraction(tx, file.extractionId, now, null, problemRecord(base, 'invalid_transition', 409, 'The document was rejected', `The document was rejected by the scan: ${verdict}.`));
-    }
+    if (!settled) return;
+    const scanned: ScannedFile = { ...file, status: verdict ? 'rejected' : 'available', scannedAt: now };
+    for (const job of jobs) await job.scanned?.(tx, scanned, verdict, context);
   });
   return true;
-}
-
-async function finishExtraction(db: Db, id: string, now: Date, fields: unknown[] | null, error: Record<string, unknown> | null): Promise<void> {
-  const status = error ? 'failed' : 'succeeded';
-  const [row] = await db
-    .update(extractions)
-    .set({ status, fields: fields ?? [], error, completedAt: now })
-    .where(and(eq(extractions.id, id), inArray(extractions.status, ['queued', 'running'])))
-    .returning({ operationId: extractions.operationId });
-  if (row?.operationId) {
-    await db
-      .update(operations)
-      .set({ status, progress: 100, result: error ? null : { extractionId: id }, error, updatedAt: now, finishedAt: now })
-      .where(eq(operations.id, row.operationId));
-  }
-}
-
-/** Claims one queued extraction whose document is available (queued -> running, committed). */
-async function claimExtraction(db: Db, now: Date) {
-  return db.transaction(async (tx) => {
-    const [claimed] = await tx
-      .select({ extraction: extractions, file: files })
-      .from(extractions)
-      .innerJoin(files, eq(files.id, extractions.fileId))
-      .where(and(eq(extractions.status, 'queued'), eq(files.status, 'available')))
-      .orderBy(extractions.createdAt)
-      .limit(1)
-      .for('update', { of: extractions, skipLocked: true });
-    if (!claimed) return null;
-    await tx.update(extractions).set({ status: 'running', startedAt: now }).where(eq(extractions.id, claimed.extraction.id));
-    if (claimed.extraction.operationId) {
-      await tx.update(operations).set({ status: 'running', progress: 10, updatedAt: now }).where(eq(operations.id, claimed.extraction.operationId));
-    }
-    return claimed;
-  });
-}
-
-async function extractOne(db: Db, store: FileStore, now: () => Date, base: string): Promise<boolean> {
-  const claimed = await claimExtraction(db, now());
-  if (!claimed) return false;
-  const { extraction, file } = claimed;
-  try {
-    let defs: ExtractFieldDef[] = [];
-    if (extraction.intakeId) {
-      const [record] = await db.select({ fields: intakeRecords.fields }).from(intakeRecords).where(eq(intakeRecords.id, extraction.intakeId));
-      defs = ((record?.fields ?? []) as ExtractFieldDef[]).map(({ key, label, type, choices }) => ({ key, label, type, choices }));
-    }
-    const values = await extractValues(await store.read(file.storageKey), file.contentType, defs);
-    await db.transaction((tx) => finishExtraction(tx, extraction.id, now(), values, null));
-  } catch (err) {
-    const detail = err instanceof UnreadableDocument ? err.message : 'The document could not be read.';
-    await db.transaction((tx) => finishExtraction(tx, extraction.id, now(), null, problemRecord(base, 'validation_failed', 422, 'The document could not be read', detail)));
-    if (!(err instanceof UnreadableDocument)) throw err;
-  }
-  return true;
-}
-
-/** Extractions left running by a process that died: failed, never run twice. */
-async function failStale(db: Db, now: Date, base: string): Promise<void> {
-  const stale = await db
-    .select({ id: extractions.id })
-    .from(extractions)
-    .where(and(eq(extractions.status, 'running'), lt(extractions.startedAt, new Date(now.getTime() - STALE_RUNNING_MS))));
-  for (const { id } of stale) {
-    await db.transaction((tx) =>
-      finishExtraction(tx, id, now, null, problemRecord(base, 'unavailable', 503, 'The extraction was interrupted', 'The process running this extraction stopped; register the document again.')),
-    );
-  }
 }
 
 const PURGE_BATCH = 100; // not a contract limit: uploads deleted per statement
 
 /** Deletes uploads never registered past their retention, PURGE_BATCH rows a statement, each batch's objects after it committed. */
 async function purgeUploads(db: Db, store: FileStore, now: Date, retentionHours: number): Promise<void> {
-  const cutoff = new Date(now.getTime() - retentionHours * 3600_000);
+  const cutoff = new Date(now.getTime() - retentionHours * 3600_000); // not a contract limit: hours to ms
   for (;;) {
     const batch = db.select({ id: uploads.id }).from(uploads).where(and(ne(uploads.status, 'registered'), lt(uploads.createdAt, cutoff))).limit(PURGE_BATCH);
     const old = await db.delete(uploads).where(inArray(uploads.id, batch)).returning({ storageKey: uploads.storageKey });
@@ -174,21 +123,22 @@ export function startFileWorker(options: FileWorkerOptions): FileWorker {
   const { database, store, log } = options;
   const db = database.db;
   const now = options.now ?? (() => new Date());
-  const base = options.baseUrl;
+  const jobs = options.jobs ?? [];
   let running: Promise<void> | null = null;
   let closed = false;
   let lastPurge = 0;
 
   async function pass(): Promise<void> {
-    while (!closed && (await scanOne(db, store, now(), base))) {
+    const context: FileJobContext = { db, store, now, baseUrl: options.baseUrl, closed: () => closed };
+    while (!closed && (await scanOne(db, store, now(), jobs, context))) {
       /* next file */
     }
-    while (!closed && (await extractOne(db, store, now, base))) {
-      /* next extraction */
+    for (const job of jobs) {
+      if (closed) return;
+      await job.pass?.(context);
     }
     if (closed) return;
-    await failStale(db, now(), base);
-    if (now().getTime() - lastPurge > 10 * 60_000) {
+    if (now().getTime() - lastPurge > 10 * 60_000) { // not a contract limit: purge every 10 minutes
       lastPurge = now().getTime();
       await purgeUploads(db, store, now(), options.uploadRetentionHours);
     }

@@ -6,7 +6,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/app-env.ts';
 import type { Database } from '../data/client.ts';
-import { MIGRATIONS_FOLDER } from '../data/client.ts';
 import { migrationsPending } from '../data/migrations-pending.ts';
 import { ProblemError } from '../problem-error.ts';
 import { problemResponse } from '../http/rest/problem-response.ts';
@@ -36,7 +35,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** A process's readiness; workers start `ok` (createApp alone runs none that start later) until startServer says otherwise. */
-export function createReadiness(database: Database, migrationsFolder = MIGRATIONS_FOLDER): Readiness {
+export function createReadiness(database: Database, migrationsFolder: string): Readiness {
   let workers: WorkersState = 'ok';
   // Once this build's migrations are applied they stay applied: checked until then, not after.
   let migrated = false;

@@ -1,11 +1,12 @@
 // The client a proposal concerns, resolved FROM THE DATABASE (never from input alone): table-driven
-// by the resource type the contract's per-operation `subject:` names. A family whose table arrives later (reviews, intake,
-// opportunities, campaigns) registers its loader here. A named subject that does not exist is 404
+// by the resource type the contract's per-operation `subject:` names. The runtime loads the one
+// resource it owns (a client, the tenancy's table); an API's family registers the loader of its own
+// resource type (the Platform API's handlers: project, intake, opportunity, review, campaign). A named subject that does not exist is 404
 // at proposal time.
 import { eq } from 'drizzle-orm';
 import type { OperationDef } from '../contract-types.ts';
 import type { Db } from '../data/client.ts';
-import { clients, intakeRecords, projects } from '../data/schema.ts';
+import { clients } from '../data/schema.ts';
 import { notFound } from '../problem-error.ts';
 
 export interface ApprovalSubject {
@@ -24,14 +25,6 @@ export function registerSubjectLoader(resource: string, load: SubjectLoader): vo
   loaders.set(resource, load);
 }
 
-registerSubjectLoader('project', async (db, id) => {
-  const [row] = await db.select({ clientId: projects.clientId }).from(projects).where(eq(projects.id, id)).limit(1);
-  return row;
-});
-registerSubjectLoader('intake', async (db, id) => {
-  const [row] = await db.select({ clientId: intakeRecords.clientId }).from(intakeRecords).where(eq(intakeRecords.id, id)).limit(1);
-  return row;
-});
 registerSubjectLoader('client', async (db, id) => {
   const [row] = await db.select({ clientId: clients.id }).from(clients).where(eq(clients.id, id)).limit(1);
   return row;

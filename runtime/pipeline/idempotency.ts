@@ -18,6 +18,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { executeRows, type Db } from '../data/client.ts';
 import { idempotencyRecords } from '../data/schema.ts';
+import { statement } from '../data/statement.ts';
 import { ProblemError, validationFailed } from '../problem-error.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -200,6 +201,18 @@ function storedOf(row: typeof idempotencyRecords.$inferSelect): StoredResponse {
   return { status: row.responseStatus ?? 200, body: body?.body ?? null, headers, problem: body?.problem };
 }
 
+const p = (name: string) => sql.placeholder(name);
+/** The claim, built once (runtime/data/statement.ts): the same text and parameters as a template per call. */
+const claimStatement = statement(
+  'idempotency_claim',
+  () => sql`insert into idempotency_records (credential_id, operation_id, key, fingerprint, state, holder, lease_until, created_at, expires_at)
+            select ${p('credentialId')}, ${p('operationId')}, ${p('key')}, ${p('fingerprint')}, 'in_progress', ${p('holder')},
+                   ${p('leaseUntil')}::timestamptz, ${p('createdAt')}::timestamptz, ${p('expiresAt')}::timestamptz
+             where set_config('lock_timeout', ${p('lockTimeout')} || left(set_config('svc.lock_timeout', current_setting('lock_timeout'), true), 0), true) is not null
+            on conflict do nothing
+            returning set_config('lock_timeout', current_setting('svc.lock_timeout'), true) as restored`,
+);
+
 /**
  * Claims the key in the write's transaction (one statement when the key is new). The insert waits on
  * the unique index while another transaction holds the same key, at most CLAIM_WAIT_MS (a local
@@ -213,15 +226,17 @@ export async function claimInTransaction(tx: Db, s: IdempotencyScope, retentionH
   for (let attempt = 0; attempt < 3; attempt++) {
     let inserted: unknown[];
     try {
-      inserted = await executeRows(
-        tx,
-        sql`insert into idempotency_records (credential_id, operation_id, key, fingerprint, state, holder, lease_until, created_at, expires_at)
-            select ${s.credentialId}, ${s.operationId}, ${s.key}, ${s.fingerprint}, 'in_progress', ${holder},
-                   ${leaseEnd(now).toISOString()}::timestamptz, ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz
-             where set_config('lock_timeout', ${`${CLAIM_WAIT_MS}ms`} || left(set_config('svc.lock_timeout', current_setting('lock_timeout'), true), 0), true) is not null
-            on conflict do nothing
-            returning set_config('lock_timeout', current_setting('svc.lock_timeout'), true) as restored`,
-      );
+      inserted = await claimStatement.run(tx, {
+        credentialId: s.credentialId,
+        operationId: s.operationId,
+        key: s.key,
+        fingerprint: s.fingerprint,
+        holder,
+        leaseUntil: leaseEnd(now).toISOString(),
+        createdAt: now.toISOString(),
+        expiresAt: expiresAt.toISOString(),
+        lockTimeout: `${CLAIM_WAIT_MS}ms`,
+      });
     } catch (err) {
       if ((err as { code?: string }).code === '55P03' || (err as { cause?: { code?: string } }).cause?.code === '55P03') throw inProgress();
       throw err;

@@ -53,3 +53,38 @@ describe('the folder import graph', () => {
     expect(info.importedFiles.map((f) => f.fileName)).toEqual(['../handlers/x.ts', './b.ts']);
   });
 });
+
+// runtime/data/schema.ts holds the machinery's tables only (docs/layout.md): each of its tables is
+// imported by name by some other runtime/ module, so a table that only an API's handlers use (a
+// domain table) cannot land there again. The API's tables are its own (handlers/data/schema.ts).
+describe("runtime/data/schema.ts holds only the runtime's machinery", () => {
+  it('every table of it is used by runtime/ code', async () => {
+    const { getTableName, is } = await import('drizzle-orm');
+    const { PgTable } = await import('drizzle-orm/pg-core');
+    const schema = (await import('../../runtime/data/schema.ts')) as Record<string, unknown>;
+    const tables = Object.entries(schema).filter(([, v]) => is(v, PgTable));
+    expect(tables.length).toBeGreaterThan(10);
+    const used = new Set<string>();
+    for (const file of sources('runtime')) {
+      if (file === join('runtime', 'data', 'schema.ts')) continue;
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'[./]*(?:data\/)?schema\.ts'/g)) {
+        for (const name of m[1]!.split(',')) used.add(name.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]!);
+      }
+    }
+    const unused = tables.filter(([name]) => !used.has(name)).map(([name, t]) => `${name} (${getTableName(t as never)})`);
+    expect(unused).toEqual([]);
+  });
+
+  it("the domain declares the foreign keys of the runtime tables' link columns, and the migration history has them", async () => {
+    const { getTableConfig } = await import('drizzle-orm/pg-core');
+    const { files, outboundMessages } = await import('../../runtime/data/schema.ts');
+    await import('../../handlers/data/schema.ts'); // linkForeignKeys at import
+    const names = [files, outboundMessages].flatMap((t) => getTableConfig(t).foreignKeys.map((k) => k.getName()));
+    const links = ['files_project_id_projects_id_fk', 'files_intake_id_intake_records_id_fk', 'outbound_messages_campaign_id_campaigns_id_fk'];
+    expect(names).toEqual(expect.arrayContaining(links));
+    const folder = join(ROOT, 'handlers', 'data', 'migrations');
+    const history = readdirSync(folder).filter((f) => f.endsWith('.sql')).map((f) => readFileSync(join(folder, f), 'utf8')).join('\n');
+    for (const link of links) expect(history).toContain(`ADD CONSTRAINT "${link}"`);
+  });
+});

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDirLockedError, LOCK_FILE_NAME, openDatabase, processStart, type Database } from '../../runtime/data/client.ts';
-import { clients, settings, tasks } from '../../runtime/data/schema.ts';
+import { clients, settings } from '../../runtime/data/schema.ts';
+import { tasks } from '../../handlers/data/schema.ts';
 import { CURSOR_SECRET_SETTING } from '../../runtime/data/paging.ts';
 import { freshDatabase, usingPostgres } from '../support/db.ts';
 

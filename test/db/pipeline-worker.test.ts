@@ -1,13 +1,14 @@
-// The pipeline worker (runtime/events/workers.ts) and the execution state machines on a fresh database
+// The pipeline worker (handlers/workers/pipeline-runs.ts) and the execution state machines on a fresh database
 // (PGlite, or PostgreSQL when DATABASE_URL is set): claiming with SKIP LOCKED so two workers never
 // run one step twice, resuming a run whose lease lapsed (a step caught mid-way fails the run cleanly,
 // finished steps are not repeated), and every allowed and refused transition of requests and jobs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../runtime/data/client.ts';
-import { executionRequests, operations, pipelineRuns, pipelineSteps } from '../../runtime/data/schema.ts';
+import { operations } from '../../runtime/data/schema.ts';
+import { executionRequests, pipelineRuns, pipelineSteps } from '../../handlers/data/schema.ts';
 import { newId } from '../../runtime/data/ids.ts';
-import { startPipelineWorker, type PipelineDefinition } from '../../runtime/events/workers.ts';
+import { startPipelineWorker, type PipelineDefinition } from '../../handlers/workers/pipeline-runs.ts';
 import {
   acceptExecutionRequest,
   cancelExecutionJob,

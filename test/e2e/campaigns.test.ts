@@ -4,6 +4,7 @@
 // campaign_send operation and the outbox, and delivery through nodemailer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue, mailSender, startDeliveryLoop, type Sender } from '../../runtime/events/outbox.ts';
+import { campaignOutbox } from '../../handlers/campaigns.ts';
 import { startServerWithIdp, type Answer, type CallerName, type World } from '../support/world.ts';
 
 let w: World;
@@ -105,7 +106,7 @@ describe('campaigns.propose_send', () => {
     const mails: string[] = [];
     const json = mailSender({ jsonTransport: true }, 'campaigns@svc.example');
     const recording: Sender = { channels: json.channels, send: async (m) => { mails.push(m.recipient); await json.send(m); } };
-    const report = await deliverDue(w.s.database, recording);
+    const report = await deliverDue(w.s.database, recording, new Date(), campaignOutbox);
     expect(report).toEqual({ sent: 3, failed: 0, retried: 0 });
     expect(mails.sort()).toEqual(['employee1@acme.example', 'employee2@acme.example', 'employee3@acme.example']);
     const [after] = await sql<{ status: string; progress: number; result: unknown }>(`select status, progress, result from operations where id = '${campaign.operationId}'`);
@@ -114,7 +115,7 @@ describe('campaigns.propose_send', () => {
     expect(listed.body.items.map((c: { id: string }) => c.id)).toEqual(['cmp_demo_acme_oe']);
     expect(listed.body.items[0].sentAt).not.toBeNull();
     // Another pass sends nothing again.
-    expect(await deliverDue(w.s.database, recording)).toEqual({ sent: 0, failed: 0, retried: 0 });
+    expect(await deliverDue(w.s.database, recording, new Date(), campaignOutbox)).toEqual({ sent: 0, failed: 0, retried: 0 });
   });
 
   it('a future scheduledAt schedules it; its messages leave once due', async () => {
@@ -125,14 +126,14 @@ describe('campaigns.propose_send', () => {
     const campaign = (await w.approve(proposed.body.approval.id)).body.result.result;
     expect(campaign).toMatchObject({ status: 'scheduled', scheduledAt: at });
     expect((await sql<{ status: string }>(`select status from operations where id = '${campaign.operationId}'`))[0]!.status).toBe('queued');
-    expect(await deliverDue(w.s.database, testSender)).toEqual({ sent: 0, failed: 0, retried: 0 });
+    expect(await deliverDue(w.s.database, testSender, new Date(), campaignOutbox)).toEqual({ sent: 0, failed: 0, retried: 0 });
     expect((await sql<{ status: string }>(`select status from operations where id = '${campaign.operationId}'`))[0]!.status).toBe('queued');
     // Due, with a sender for another channel only: the campaign moves to sending and its operation runs.
-    await deliverDue(w.s.database, { channels: ['sms'], send: async () => undefined }, new Date(Date.now() + 2 * 3600_000));
+    await deliverDue(w.s.database, { channels: ['sms'], send: async () => undefined }, new Date(Date.now() + 2 * 3600_000), campaignOutbox);
     expect((await sql<{ status: string }>(`select status from campaigns where id = 'cmp_sched'`))[0]!.status).toBe('sending');
     expect((await sql<{ status: string }>(`select status from operations where id = '${campaign.operationId}'`))[0]!.status).toBe('running');
     const later = new Date(Date.now() + 2 * 3600_000);
-    expect((await deliverDue(w.s.database, testSender, later)).sent).toBe(2);
+    expect((await deliverDue(w.s.database, testSender, later, campaignOutbox)).sent).toBe(2);
     expect((await sql<{ status: string }>(`select status from campaigns where id = 'cmp_sched'`))[0]!.status).toBe('sent');
     expect((await sql<{ status: string }>(`select status from operations where id = '${campaign.operationId}'`))[0]!.status).toBe('succeeded');
   });
@@ -145,13 +146,13 @@ describe('campaigns.propose_send', () => {
       await w.approve(p.body.approval.id);
     }
     const failing: Sender = { channels: ['email'], send: async () => { throw new Error('mailbox unavailable'); } };
-    for (let i = 0; i < 4; i++) expect((await deliverDue(w.s.database, failing)).retried).toBe(1);
-    expect(await deliverDue(w.s.database, failing)).toEqual({ sent: 0, failed: 1, retried: 0 });
+    for (let i = 0; i < 4; i++) expect((await deliverDue(w.s.database, failing, new Date(), campaignOutbox)).retried).toBe(1);
+    expect(await deliverDue(w.s.database, failing, new Date(), campaignOutbox)).toEqual({ sent: 0, failed: 1, retried: 0 });
     const [failed] = await sql<{ status: string; attempts: number; last_error: string }>(`select status, attempts, last_error from outbound_messages where campaign_id = 'cmp_fail'`);
     expect(failed).toEqual({ status: 'failed', attempts: 5, last_error: 'mailbox unavailable' });
     expect((await sql<{ status: string }>(`select status from campaigns where id = 'cmp_fail'`))[0]!.status).toBe('sent');
     expect((await sql<{ status: string }>(`select status from outbound_messages where campaign_id = 'cmp_sms'`))[0]!.status).toBe('queued');
-    const loop = startDeliveryLoop(w.s.database, { channels: ['sms'], send: async () => undefined }, { intervalMs: 50 });
+    const loop = startDeliveryLoop(w.s.database, { channels: ['sms'], send: async () => undefined }, { intervalMs: 50, hooks: campaignOutbox });
     await new Promise((r) => setTimeout(r, 300));
     await loop.stop();
     expect((await sql<{ status: string }>(`select status from campaigns where id = 'cmp_sms'`))[0]!.status).toBe('sent');

@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { operationsById } from '../../generated/registry.ts';
 import { LocalFileStore, type FileStore } from '../../runtime/files/store.ts';
 import { startFileWorker } from '../../runtime/files/worker.ts';
+import { extractionJob } from '../../handlers/workers/extractions.ts';
 import { longIdleTransactions } from '../support/idle-transactions.ts';
 import { limits } from '../../generated/contract.ts';
 
@@ -75,7 +76,7 @@ describe('workers shared through the database', () => {
       exists: (k) => local.exists(k),
       remove: (k) => local.remove(k),
     };
-    const workers = [0, 1].map(() => startFileWorker({ database: s.database, store: counting, log: () => undefined, baseUrl: s.config.baseUrl, intervalMs: 60_000, uploadRetentionHours: limits.unregisteredUploadRetentionHours }));
+    const workers = [0, 1].map(() => startFileWorker({ database: s.database, store: counting, log: () => undefined, baseUrl: s.config.baseUrl, intervalMs: 60_000, uploadRetentionHours: limits.unregisteredUploadRetentionHours, jobs: [extractionJob] }));
     try {
       await Promise.all(workers.flatMap((w) => [w.tick(), w.tick()]));
     } finally {
@@ -114,7 +115,7 @@ describe('workers shared through the database', () => {
       exists: (k) => local.exists(k),
       remove: (k) => local.remove(k),
     };
-    const worker = startFileWorker({ database: s.database, store: slow, log: () => undefined, baseUrl: s.config.baseUrl, intervalMs: 60_000, uploadRetentionHours: limits.unregisteredUploadRetentionHours });
+    const worker = startFileWorker({ database: s.database, store: slow, log: () => undefined, baseUrl: s.config.baseUrl, intervalMs: 60_000, uploadRetentionHours: limits.unregisteredUploadRetentionHours, jobs: [extractionJob] });
     try {
       const pass = worker.tick();
       const until = Date.now() + 5_000;

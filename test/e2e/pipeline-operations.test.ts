@@ -1,6 +1,6 @@
 // Pipeline runs, their operations and execution requests, end to end over REST and MCP (PGlite, and
 // PostgreSQL when DATABASE_URL is set). The server runs with SVC_WORKERS=false; the test drives a
-// pipeline worker of its own (runtime/events/workers.ts) so that each run executes when the test says so.
+// pipeline worker of its own (handlers/workers/pipeline-runs.ts) so that each run executes when the test says so.
 //
 // Runs: an Acme run and a Globex run proposed by the unbound operator key (Tier 2, approved by an
 // admin), and an internal run proposed by an operator signed in with OAuth.
@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { operationsById } from '../../generated/registry.ts';
-import { startPipelineWorker, type Worker } from '../../runtime/events/workers.ts';
+import { startPipelineWorker, type Worker } from '../../handlers/workers/pipeline-runs.ts';
 import { pipelineDefinitions } from '../../handlers/pipelines.ts';
 import { acceptExecutionRequest } from '../../handlers/execution.ts';
 import { connectMcp, ok, toolError, type McpSession } from '../mcp/support.ts';

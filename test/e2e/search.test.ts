@@ -3,19 +3,8 @@
 // internal tasks and files, platform CRM rows), the clientId filter, personal data without pii:read
 // (neither matched nor shown), scores in [0, 1] best first, prefix matching, and cursor paging.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  accounts,
-  campaigns,
-  contacts,
-  files,
-  intakeRecords,
-  leads,
-  opportunities,
-  projects,
-  reviews,
-  tasks,
-  uploads,
-} from '../../runtime/data/schema.ts';
+import { files, uploads } from '../../runtime/data/schema.ts';
+import { accounts, campaigns, contacts, intakeRecords, leads, opportunities, projects, reviews, tasks } from '../../handlers/data/schema.ts';
 import { SEEDED_CONTACTS, SEEDED_PERSONAL_DATA } from '../../demo/seed.ts';
 import { startServerWithIdp, type Answer, type CallerName, type World } from '../support/world.ts';
 

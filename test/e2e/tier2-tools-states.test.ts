@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { operationsById } from '../../generated/registry.ts';
 import { pipelineDefinitions } from '../../handlers/pipelines.ts';
-import { startPipelineWorker, type Worker } from '../../runtime/events/workers.ts';
+import { startPipelineWorker, type Worker } from '../../handlers/workers/pipeline-runs.ts';
 import { connectMcp, ok, toolError, type McpSession } from '../mcp/support.ts';
 import { startIdp, type TestIdp } from '../support/idp.ts';
 import { expectSchema } from '../support/schemas.ts';

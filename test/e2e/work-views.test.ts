@@ -8,7 +8,8 @@
 //   unboundKey  API key of the owner, not bound        Acme, Globex (never internal: keys are not widened)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { intakeRecords, notifications, pipelineRuns, tasks } from '../../runtime/data/schema.ts';
+import { notifications } from '../../runtime/data/schema.ts';
+import { intakeRecords, pipelineRuns, tasks } from '../../handlers/data/schema.ts';
 import { startServerWithIdp, CALLERS, type CallerName, type World } from '../support/world.ts';
 
 let w: World;

@@ -2,7 +2,8 @@
 import { and, asc } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../runtime/data/client.ts';
-import { clients, tasks } from '../../runtime/data/schema.ts';
+import { clients } from '../../runtime/data/schema.ts';
+import { tasks } from '../../handlers/data/schema.ts';
 import { allowedByRole, type OwnerView } from '../../runtime/auth/principal.ts';
 import { Policy } from '../../runtime/auth/policy.ts';
 import { service } from '../../generated/registry.ts';

@@ -2,7 +2,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../runtime/data/client.ts';
-import { clients, projects, tasks, users } from '../../runtime/data/schema.ts';
+import { clients, users } from '../../runtime/data/schema.ts';
+import { projects, tasks } from '../../handlers/data/schema.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { tasksHandlers as h } from '../../handlers/tasks.ts';
 import { freshDatabase } from '../support/db.ts';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReadiness } from '../../runtime/observability/health.ts';
 import { latestJournalEntry } from '../../runtime/data/migrations-pending.ts';
-import { MIGRATIONS_FOLDER } from '../../runtime/data/client.ts';
+import { MIGRATIONS_FOLDER } from '../../bin/paths.ts';
 import { service } from '../../generated/registry.ts';
 import { freshDatabase } from '../support/db.ts';
 import { firstAnswer, freePort } from '../support/process.ts';
@@ -71,11 +71,11 @@ describe('liveness and readiness', () => {
     mkdirSync(join(folder, 'meta'));
     writeFileSync(join(folder, 'meta', '_journal.json'), JSON.stringify({ entries: [{ when: latestJournalEntry(MIGRATIONS_FOLDER) + 60_000 }] }));
     expect(await createReadiness(s.database, folder).check()).toEqual({ ready: false, checks: { database: 'ok', migrations: 'pending', workers: 'ok' } });
-    expect(await createReadiness(s.database).check()).toEqual({ ready: true, checks: { database: 'ok', migrations: 'ok', workers: 'ok' } });
+    expect(await createReadiness(s.database, MIGRATIONS_FOLDER).check()).toEqual({ ready: true, checks: { database: 'ok', migrations: 'ok', workers: 'ok' } });
 
     const gone = await freshDatabase();
     await gone.close();
-    expect(await createReadiness(gone).check()).toEqual({ ready: false, checks: { database: 'unavailable', migrations: 'unknown', workers: 'ok' } });
+    expect(await createReadiness(gone, MIGRATIONS_FOLDER).check()).toEqual({ ready: false, checks: { database: 'unavailable', migrations: 'unknown', workers: 'ok' } });
   });
 });
 

@@ -47,6 +47,7 @@ function makeApp(writesEnabled = true, rateLimit?: number): SvcApp {
     rebuildProposer: async (_db, row) => Object.values(people).find((p) => p.id === row.proposerId)!,
     registry: {
       service: gen.service,
+      migrationsFolder: gen.migrationsFolder,
       operationsById: { ...fixtureOperationsById, ...Object.fromEntries(approvalIds.map((id) => [id, gen.operationsById[id]!])) },
       validators: fixtureValidators,
       resultValidators: { ...fixtureResultValidators, ...Object.fromEntries(approvalIds.map((id) => [id, gen.resultValidators[id]!])) },

@@ -3,6 +3,9 @@
 // (problemBody, pageSizeOf, keyExpiresAt...) without creating an app. createApp installs its own
 // registry's service again (a fixture's, say). vitest.config.ts setupFiles.
 import { service } from '../../generated/registry.ts';
-import { installContractFacts } from '../../runtime/contract-facts.ts';
+import { installContractFacts, installMigrationsFolder } from '../../runtime/contract-facts.ts';
+import { MIGRATIONS_FOLDER } from '../../bin/paths.ts';
 
 installContractFacts(service);
+// And its migration history, as startServer installs the registry's: openDatabase reads it.
+installMigrationsFolder(MIGRATIONS_FOLDER);

@@ -14,11 +14,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { MIGRATIONS_FOLDER } from '../../runtime/data/client.ts';
+import { MIGRATIONS_FOLDER } from '../../bin/paths.ts';
 
 /** PGlite's version, from its package.json (not in the package's exports map). */
-const PGLITE_PACKAGE = join(MIGRATIONS_FOLDER, '../../../node_modules/@electric-sql/pglite/package.json');
+const PGLITE_PACKAGE = fileURLToPath(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url));
 
 /** A digest of every migration file and the PGlite version: the name of what was prepared from them. */
 export function preparedKey(): string {

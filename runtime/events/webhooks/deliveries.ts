@@ -10,9 +10,9 @@ import { Policy } from '../../auth/policy.ts';
 import { openSecret } from '../../auth/secret-fields.ts';
 import { afterPosition, published, toFeedEvent } from '../feed.ts';
 import { purgeEventsBefore } from '../retention.ts';
-import { MIGRATIONS_FOLDER } from '../../data/client.ts';
+import { migrationsFolder } from '../../contract-facts.ts';
 import { assertSchemaKnown } from '../../data/migrations-pending.ts';
-import { contractLimits, installedMigrationsFolder } from '../../contract-facts.ts';
+import { contractLimits } from '../../contract-facts.ts';
 import { signatureHeaders } from './signing.ts';
 import { webhookUrlProblem } from './ssrf.ts';
 import { observeWebhookAttempt } from '../../observability/index.ts';
@@ -106,7 +106,7 @@ export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
       .from(settings)
       .where(eq(settings.key, FANOUT_SETTING))
       .for('update');
-    assertSchemaKnown(mark!.schema === null ? null : Number(mark!.schema), installedMigrationsFolder() ?? MIGRATIONS_FOLDER);
+    assertSchemaKnown(mark!.schema === null ? null : Number(mark!.schema), migrationsFolder());
     const after = Number(mark!.value);
     // The published order (runtime/events/feed.ts): a fan-out never passes an event that commits later.
     const rows = await tx.select().from(events).where(and(published, afterPosition(after))).orderBy(asc(events.txid), asc(events.seq)).limit(batch);

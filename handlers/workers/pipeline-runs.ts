@@ -13,12 +13,14 @@
 // `cancelled` at the next step boundary, and what was done stays done.
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Database, Db } from '../data/client.ts';
-import { executeRows } from '../data/client.ts';
-import { operations, pipelineEvents, pipelineRuns, pipelineSteps } from '../data/schema.ts';
-import { newId } from '../data/ids.ts';
-import { errorSummary, logLine } from '../observability/log.ts';
-import { problemDef, type ProblemCode } from '../problem-documents.ts';
+import type { Database, Db } from '../../runtime/data/client.ts';
+import { executeRows } from '../../runtime/data/client.ts';
+import { operations } from '../../runtime/data/schema.ts';
+import { pipelineEvents, pipelineRuns, pipelineSteps } from '../data/schema.ts';
+import { newId } from '../../runtime/data/ids.ts';
+import { errorSummary, logLine } from '../../runtime/observability/log.ts';
+import { problemRecord } from '../../runtime/problem-documents.ts';
+import type { BackgroundWorker } from '../../runtime/workers.ts';
 
 export type PipelineLevel = PipelineEventRow['level'];
 /** A pipeline event's type (the contract's PipelineEvent.type). */
@@ -67,12 +69,6 @@ export async function writePipelineEvent(
     data: event.data ?? {},
     ...(event.at ? { occurredAt: event.at } : {}),
   });
-}
-
-/** A ProblemRecord (the contract's shape for a problem kept on a run, step, operation or job). */
-export function problemRecord(code: ProblemCode, detail: string, baseUrl = ''): Record<string, unknown> {
-  const def = problemDef(code);
-  return { type: `${baseUrl}/problems/${code}`, title: def.title, status: def.status, code, detail, instance: null, requestId: null, retryable: def.retry !== 'after_fix' };
 }
 
 export interface WorkerOptions {
@@ -309,5 +305,19 @@ export function startPipelineWorker(options: WorkerOptions): Worker {
       if (timer) clearTimeout(timer);
       await busy.catch(() => undefined);
     },
+  };
+}
+
+/**
+ * The pipeline runner as a background worker of the registry (bin/wiring.ts): every served process
+ * with workers on runs one over the registered pipelines (none: it does nothing).
+ */
+export function pipelineRunWorker(definitions: readonly PipelineDefinition[]): BackgroundWorker {
+  return {
+    name: 'pipeline-runs',
+    start: ({ database, config, log }) =>
+      definitions.length === 0
+        ? { stop: async () => undefined }
+        : startPipelineWorker({ database, definitions, leaseSeconds: config.workerLeaseSeconds, baseUrl: config.baseUrl, log }),
   };
 }
