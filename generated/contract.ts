@@ -187,7 +187,10 @@ export const problemCodes: readonly ProblemCode[] = ["conflict","forbidden","ide
 
 /**
  * This contract's codes, registered with the runtime (runtime/problem-error.ts ProblemCodeRegistry):
- * a ProblemError with a code the contract does not define does not compile.
+ * a ProblemError with a code the contract does not define does not compile. Through the package, as
+ * every generated import of the runtime, so the augmentation holds wherever the output lives. One
+ * TypeScript program holds one contract: two would declare the registry's code twice
+ * (test/fixtures/stock-api/tsconfig.json type-checks the second contract on its own).
  */
 declare module 'svc/runtime/problem-error.ts' {
   interface ProblemCodeRegistry {

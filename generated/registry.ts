@@ -9,6 +9,7 @@ export type Service = ServiceDef<Limits, ProblemCode>;
 export const service: Service = {
   "apiVersion": "1.2",
   "contractVersion": "1.2.0",
+  "description": "API for a client-services platform: clients, projects, tasks, intake and extraction, reviews, pipeline runs, CRM records and open-enrollment campaigns. REST under /v1, MCP at /mcp.",
   "eventTypes": [
     "task.created",
     "task.updated",
@@ -21,6 +22,10 @@ export const service: Service = {
     "approval.approved",
     "approval.rejected"
   ],
+  "features": {
+    "approvals": true,
+    "clientTenancy": true
+  },
   "limits": {
     "accessTokenLifetimeSeconds": 3600,
     "apiKeyLifetimeDays": 90,

@@ -10,7 +10,8 @@ import { checkShapes, touchesBroken, underBroken } from './shapes.ts';
 import { diagnostic, positionOf, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
 import { didYouMeanText } from './suggest.ts';
 import { onForget, session } from './session.ts';
-import { PRINCIPAL_KINDS, STANDARD_PROBLEMS } from './standard-library.ts';
+import { featuresOf, PRINCIPAL_KINDS, STANDARD_PROBLEMS } from './standard-library.ts';
+import type { ServiceFeatures } from '../runtime/contract-types.ts';
 
 const TOTAL_KEYS = ['operations', 'reads', 'commands', 'families', 'tools', 'scopes', 'eventTypes'] as const;
 
@@ -19,6 +20,8 @@ interface Known {
   problems: Set<string>;
   eventTypes: Set<string>;
   principals: Set<string>;
+  /** svc.yaml features (featuresOf: off unless turned on). */
+  features: ServiceFeatures;
   schemas: Map<string, unknown>;
 }
 
@@ -98,6 +101,7 @@ function knownFromSvc(contract: LoadedContract, checker: Diagnostic[]): Omit<Kno
     problems: new Set([...Object.keys(STANDARD_PROBLEMS), ...Object.keys(asObj(svc.problems))]),
     eventTypes: new Set(asArray(svc.eventTypes).map((e) => String(asObj(e).name))),
     principals: new Set(asArray(svc.principals).map((p) => String(asObj(p).name))),
+    features: featuresOf(svc.features),
   };
 }
 
@@ -111,6 +115,9 @@ function checkPrincipals(c: Checker, svc: SourceFile): void {
     const name = asObj(p).name;
     if (typeof name === 'string' && !kinds.includes(name))
       c.report(svc, ['principals', i, 'name'], 'unknown-principal', `Principal ${JSON.stringify(name)} is not a kind the runtime authenticates, so no caller could reach an operation for it.${didYouMeanText(name, kinds)} Use ${kinds.join(', ')} (an operator is a staff user or an unbound API key, a client_admin an administrator of one client, a service_account an API key bound to clients).`);
+    // A client admin and a service account exist only where records belong to clients.
+    else if ((name === 'client_admin' || name === 'service_account') && !c.known.features.clientTenancy)
+      c.report(svc, ['principals', i, 'name'], 'feature-off', `Principal ${name} belongs to client tenancy, which this contract does not turn on. Add features: { clientTenancy: true } to svc.yaml, or remove the principal (operator is the kind without clients).`);
   });
 }
 
@@ -219,6 +226,8 @@ function checkOperation(
     c.report(source, [...at, 'tier'], 'read-with-tier', `Read ${label} has a tier. Remove tier: only commands are tiered.`, 'key');
   if (kind === 'command' && 'tier' in op && op.tier === null)
     c.report(source, [...at, 'tier'], 'invalid-tier', `Command ${label} has tier null. Use tier 1 (runs at once), 2 or 3 (becomes a proposal).`);
+  if (kind === 'command' && (op.tier === 2 || op.tier === 3) && !c.known.features.approvals)
+    c.report(source, [...at, 'tier'], 'feature-off', `${label} is Tier ${op.tier}, so it would become a proposal, but this contract does not turn approvals on. Add features: { approvals: true } to svc.yaml, or make it tier: 1.`);
   checkSubject(c, source, at, label, op);
 
   if (typeof op.scope === 'string' && !c.known.scopes.has(op.scope))

@@ -19,7 +19,7 @@ import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParam
 import { COMPONENT_PREFIX, Dereferencer, jsonTypeOf, toComponentForm } from './schema.ts';
 import { ContractError, diagnostic, type Diagnostic, type SourceFile } from './source.ts';
 import { onForget, session } from './session.ts';
-import { STANDARD_LIMITS, STANDARD_MCP_PROTOCOL_VERSIONS, STANDARD_PROBLEMS } from './standard-library.ts';
+import { featuresOf, STANDARD_LIMITS, STANDARD_MCP_PROTOCOL_VERSIONS, STANDARD_PROBLEMS } from './standard-library.ts';
 
 export interface ModelOperation {
   def: OperationDef;
@@ -279,6 +279,7 @@ export function buildModel(contract: LoadedContract): Model {
   const version = text(info.version);
   const service: ServiceDef = {
     title: text(info.title),
+    ...(typeof info.description === 'string' ? { description: info.description.trim() } : {}),
     contractVersion: version,
     apiVersion: version.split('.').slice(0, 2).join('.'),
     mcpProtocolVersions: svc.mcpProtocolVersions === undefined ? [...STANDARD_MCP_PROTOCOL_VERSIONS] : strings(svc.mcpProtocolVersions),
@@ -296,6 +297,7 @@ export function buildModel(contract: LoadedContract): Model {
     eventTypes: asArray(svc.eventTypes).map((e) => String(asObj(e).name)),
     problems: Object.fromEntries(problems.map(({ decision: _d, ...p }) => [p.code, p])),
     limits,
+    features: featuresOf(svc.features),
   };
 
   const deref = new Dereferencer(schemas);

@@ -5,7 +5,7 @@
 // one still serves (without it a missing limit was NaN at start and a missing code answered 500).
 // test/contract/standard-library.test.ts scans runtime/ so that a code or limit added there must be
 // added here. docs/contract-authors.md prints both tables.
-import { PRINCIPAL_KINDS, type PrincipalKind, type RetryClass, type StandardLimitName } from '../runtime/contract-types.ts';
+import { PRINCIPAL_KINDS, type PrincipalKind, type RetryClass, type ServiceFeatures, type StandardLimitName } from '../runtime/contract-types.ts';
 
 export interface StandardProblem {
   status: number;
@@ -87,17 +87,26 @@ export const STANDARD_LIMITS: Readonly<Record<StandardLimitName, StandardLimit>>
 };
 
 /** What each principal kind the runtime authenticates is (runtime/auth). */
-/**
- * The MCP protocol versions /mcp serves when svc.yaml declares no mcpProtocolVersions (newest first):
- * the ones the runtime's MCP endpoint implements. Without them initialize answered no protocolVersion
- * and every MCP client refused the server.
- */
-export const STANDARD_MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
-
 export const STANDARD_PRINCIPALS: Readonly<Record<PrincipalKind, string>> = {
   operator: 'A staff user signed in with OAuth, or an API key not bound to clients acting for its owner.',
   client_admin: 'An administrator of one client organisation, signed in with OAuth.',
   service_account: 'An API key its owner bound to clients.',
 };
+
+/**
+ * svc.yaml mcpProtocolVersions when a contract declares none: the versions the runtime's /mcp serves
+ * (newest first). Without them a contract that omits the key answered initialize with no
+ * protocolVersion, and every MCP client refused the server.
+ */
+export const STANDARD_MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+
+/**
+ * svc.yaml features, each off unless the contract turns it on (docs/decisions.md, "Features a
+ * contract turns on"): a new API starts without client tenancy and approvals and asks for them.
+ */
+export function featuresOf(declared: unknown): ServiceFeatures {
+  const f = declared !== null && typeof declared === 'object' ? (declared as Record<string, unknown>) : {};
+  return { clientTenancy: f.clientTenancy === true, approvals: f.approvals === true };
+}
 
 export { PRINCIPAL_KINDS };

@@ -1,6 +1,7 @@
 // The svc application: one Hono app with the app-wide headers middleware, the REST routes of the
 // generated registry, the MCP endpoint, the published documents, 404/405 and error handling.
 import { readFileSync, readdirSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { Hono, type Context } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { createAuthenticator, credentialInUrl, type Authenticator } from './auth/authenticate.ts';
@@ -70,6 +71,11 @@ export interface Registry {
   fileJobs?: readonly FileJob[];
   /** What the API does as the outbound-message outbox settles its operations (runtime/events/outbox.ts). */
   outbox?: OutboxHooks;
+  /**
+   * The contract's generated output folder (absolute): the published documents (openapi.json,
+   * docs/, CHANGELOG.md) are read from it. Default this repository's generated/.
+   */
+  generatedDir?: string;
 }
 
 export interface CreateAppOptions {
@@ -116,11 +122,8 @@ export interface SvcApp {
   close(): Promise<void>;
 }
 
-const GENERATED_DIR = new URL('generated/', PROJECT_ROOT);
-
-function readGenerated(path: string): string {
-  return readFileSync(new URL(path, GENERATED_DIR), 'utf8');
-}
+/** This repository's generated output: the documents' folder when the registry names none. */
+const DEFAULT_GENERATED_DIR = new URL('generated/', PROJECT_ROOT);
 
 /** The configured file store: the S3-compatible bucket when SVC_S3_BUCKET is set, else the local data directory. */
 export function fileStoreFor(config: Config): FileStore {
@@ -133,6 +136,8 @@ export function createApp(options: CreateAppOptions): SvcApp {
   const { service } = registry;
   installContractFacts(service);
   installMigrationsFolder(registry.migrationsFolder);
+  const generatedDir = registry.generatedDir ? pathToFileURL(registry.generatedDir.endsWith('/') ? registry.generatedDir : `${registry.generatedDir}/`) : DEFAULT_GENERATED_DIR;
+  const readGenerated = (path: string): string => readFileSync(new URL(path, generatedDir), 'utf8');
   auditRetentionDays(String(config.auditRetentionDays), service.limits.eventRetentionDays);
   const log = options.log ?? stderrLog;
   setLogRedactions(registry.redactedFieldNames);
@@ -250,6 +255,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     openapi: publishedOpenapi,
     oidc: options.portalOidc !== undefined ? options.portalOidc : portalOidcFromEnv(process.env, config),
     now: options.now,
+    docsDir: new URL('docs/', generatedDir),
   });
 
   const agentGuide = readGenerated('docs/agent-guide.md');
@@ -264,7 +270,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     agentGuide,
     llmsTxt,
     references: Object.fromEntries(
-      readdirSync(new URL('docs/reference/', GENERATED_DIR))
+      readdirSync(new URL('docs/reference/', generatedDir))
         .filter((f) => f.endsWith('.md'))
         .sort()
         .map((f) => [f.slice(0, -3), readGenerated(`docs/reference/${f}`)]),

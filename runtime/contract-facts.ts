@@ -7,7 +7,7 @@
 // every handler, transport and worker (problemBody, pageSize, keyExpiresAt, the webhook sender):
 // threading the facts through each caller would reach every handler. What createApp builds takes
 // `service` as an argument instead. One contract per process: the last installed one is read.
-import type { RuntimeService, StandardLimits } from './contract-types.ts';
+import type { RuntimeService, ServiceFeatures, StandardLimits } from './contract-types.ts';
 
 let installed: RuntimeService | null = null;
 
@@ -46,4 +46,9 @@ export function migrationsFolder(): string {
 /** The installed contract's limits. */
 export function contractLimits(): StandardLimits {
   return contractFacts().limits;
+}
+
+/** The installed contract's features (svc.yaml features: client tenancy, approvals). */
+export function contractFeatures(): ServiceFeatures {
+  return contractFacts().features;
 }

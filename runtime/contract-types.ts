@@ -131,6 +131,8 @@ export interface ProblemDef<C extends string = string> {
  */
 export interface ServiceDef<L = Record<string, number>, C extends string = string> {
   title: string;
+  /** svc.yaml info.description (the portal's opening line); absent when the contract has none. */
+  description?: string;
   contractVersion: string;
   /** major.minor, sent in the apiVersionHeader response header. */
   apiVersion: string;
@@ -156,6 +158,23 @@ export interface ServiceDef<L = Record<string, number>, C extends string = strin
   eventTypes: string[];
   problems: { readonly [K in C]: ProblemDef<K> };
   limits: L;
+  /** svc.yaml features: the machinery only some APIs want (both false when the contract says nothing). */
+  features: ServiceFeatures;
+}
+
+/**
+ * svc.yaml `features` (docs/decisions.md, "Features a contract turns on"). Off unless the contract
+ * turns them on; the Platform API turns both on.
+ */
+export interface ServiceFeatures {
+  /**
+   * Records and credentials bound to client organisations: the client_admin and service_account
+   * principals, API keys bound to clients, client reach in visibility. Off: every principal is an
+   * operator that reaches every record (svc generate refuses the other principals).
+   */
+  clientTenancy: boolean;
+  /** Tier 2 and 3 commands become proposals a person approves. Off: svc generate refuses a Tier 2 or 3 command. */
+  approvals: boolean;
 }
 
 /**

@@ -50,7 +50,36 @@ export type Target = () => Promise<Served>;
  */
 export const TARGETS: Record<string, Target> = {
   platform: () => svcServe(),
+  // The second contract (test/fixtures/stock-api: operators only, no client tenancy, no approvals).
+  stock: () => stockServe(),
 };
+
+/**
+ * The stock API fixture (test/fixtures/stock-api/serve.ts) on in-memory PGlite, with its staff key,
+ * which holds both of its scopes, so every tool may be called.
+ */
+export async function stockServe(): Promise<Served> {
+  const port = await freePort();
+  const env = { ...process.env, DATABASE_URL: '', SVC_BASE_URL: `http://127.0.0.1:${port}`, SVC_RATE_LIMIT_PER_MINUTE: '100000' };
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/stock-api/serve.ts'), '--port', String(port)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  try {
+    await answering(`http://127.0.0.1:${port}/v1/health`, child);
+    // The keys line is printed once the seed has run, right after the port opens.
+    const deadline = Date.now() + 30_000;
+    while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const { keys } = JSON.parse(out.split('\n')[0]!) as { keys: { staff: string } };
+    return {
+      mcpUrl: `http://127.0.0.1:${port}/mcp`,
+      headers: { authorization: `Bearer ${keys.staff}` },
+      stop: () => stopped(child, 'SIGTERM'),
+    };
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+}
 
 /** A server already running at `mcpUrl` (started and stopped by whoever runs this), with its credentials. */
 export function running(mcpUrl: string, headers: Record<string, string>): Target {

@@ -17,6 +17,7 @@ echo "logs and timings: $LOGS"
 
 failed=0
 step "tsc --noEmit" npx tsc --noEmit || failed=1
+step "tsc of the stock API fixture (npm run typecheck:stock)" npm run typecheck:stock || failed=1
 test_pass "full: every file on PGlite" npx vitest run || failed=1
 test_pass "full: every file on PostgreSQL" env DATABASE_URL="$PG_URL" npx vitest run || failed=1
 node24() { NODE24_BIN=$(bash scripts/node24.sh); }

@@ -80,6 +80,7 @@ export const POSTGRES: Record<string, string> = {
   'test/e2e/access.test.ts': 'approvals execute writes in transactions; visibility SQL of nine operations',
   'test/e2e/approvals-dry-run.test.ts': "a dry-run approve inside the approve's rolled-back transaction, every table compared",
   'test/e2e/init-project.test.ts': "an init project's one migration history (svc's machinery and its notes) on a fresh server database, served over REST and MCP",
+  'test/e2e/stock-api.test.ts': "the second contract's own migration history from an empty server database, its handlers' SQL through postgres.js",
   'test/e2e/campaigns.test.ts': 'the campaign send operation and the outbox',
   'test/e2e/hostile-peers.test.ts': 'hanging webhook, SMTP and storage peers: no transaction held, no tenant’s events wait',
   'test/e2e/outbox-hanging-smtp.test.ts': 'the outbox claims, commits, then sends: no connection idle in a transaction while SMTP hangs',

@@ -187,6 +187,10 @@ function baseView(model: Model, parts: FamilyDocs[]) {
     scopeCount: model.scopes.length,
     eventTypeCount: model.eventTypes.length,
     limits: model.limits,
+    /** svc.yaml features: the guides speak of client administrators and approvals only when they are on. */
+    features: model.service.features,
+    /** The contract has meta.get (GET /v1/meta): the guides send a caller there first. */
+    hasMeta: model.operations.some((o) => o.def.id === 'meta.get'),
     ...dynamicView(model, parts),
   };
 }
@@ -292,7 +296,7 @@ export function emitDocs(model: Model): Map<string, GeneratedText> {
       sections,
       '\n',
       `${MD_HEADER}# ${base.title}: every operation\n\n> ${base.description}\n\nContract ${base.version}: ${base.operationCount} operations in ${base.familyCount} families. ` +
-        'Send `Authorization: Bearer <credential>`; call `GET /v1/meta` first. The rules every call follows are in /agent-guide.md.\n\n',
+        `Send \`Authorization: Bearer <credential>\`${base.hasMeta ? '; call `GET /v1/meta` first' : ''}. The rules every call follows are in /agent-guide.md.\n\n`,
     ),
   );
   files.set(

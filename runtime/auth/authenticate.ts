@@ -61,6 +61,7 @@ import { ProblemError } from '../problem-error.ts';
 import { KeySetCache, keySetDefaults } from './key-set.ts';
 import { hashSecret, looksLikeApiKey } from './secrets.ts';
 import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal, type OwnerView, type RoleRules } from './principal.ts';
+import { contractFeatures } from '../contract-facts.ts';
 
 export const KEY_REVOKED_CHANNEL = 'svc_key_revoked';
 
@@ -455,6 +456,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     const owner = user ? await loadOwner(db, user.id) : null;
     if (!owner || owner.disabled) throw invalidToken('The access token subject is not an active user.');
     if (owner.kind !== 'operator' && owner.kind !== 'client_admin') throw invalidToken('The access token subject is not an active user.');
+    // Without client tenancy (svc.yaml features) there are no client administrators to act as.
+    if (owner.kind === 'client_admin' && !contractFeatures().clientTenancy) throw invalidToken('This service has no client administrators.');
 
     let ceiling: Set<string> | null = null;
     if (config.oauthClientMode === 'allowlist') {

@@ -6,7 +6,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../data/client.ts';
 import { memberships, users } from '../data/schema.ts';
 import type { Principal } from '../handler-types.ts';
-import { contractLimits } from '../contract-facts.ts';
+import { contractFeatures, contractLimits } from '../contract-facts.ts';
 
 const DAY_MS = 86_400_000;
 /** limits.apiKeyLifetimeDays: no key outlives it, whatever expiry it was given. */
@@ -62,8 +62,12 @@ export function effectiveScopes(granted: Iterable<string>, owner: OwnerView, rul
   return new Set(rules.scopes.filter((s) => grantedSet.has(s) && allowed.has(s)));
 }
 
-/** The clients the owner reaches: every client (operators with allClients) or its memberships' clients. */
+/**
+ * The clients the owner reaches: every client (operators with allClients) or its memberships' clients.
+ * Without client tenancy (svc.yaml features) nothing belongs to a client, so every owner reaches all.
+ */
 export function ownerReach(owner: OwnerView): { all: boolean; clientIds: string[] } {
+  if (!contractFeatures().clientTenancy) return { all: true, clientIds: [] };
   if (owner.kind === 'operator' && owner.allClients) return { all: true, clientIds: [] };
   return { all: false, clientIds: [...new Set(owner.memberships.map((m) => m.clientId))].sort() };
 }
@@ -89,7 +93,8 @@ export function keyExpiresAt(key: { createdAt: Date; expiresAt: Date; rotatedAt?
  */
 export function keyPrincipal(owner: OwnerView, key: { id: string; scopes: readonly string[]; clientIds: readonly string[] }, rules: RoleRules): Principal {
   const reach = ownerReach(owner);
-  const bound = key.clientIds.length > 0;
+  // Without client tenancy a key's client binding means nothing: it is its owner's operator key.
+  const bound = key.clientIds.length > 0 && contractFeatures().clientTenancy;
   return {
     kind: bound ? 'service_account' : 'operator',
     id: owner.id,

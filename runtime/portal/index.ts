@@ -31,8 +31,8 @@ import { readinessResponse, type Readiness } from '../observability/health.ts';
 
 export { portalOidcFromEnv, type PortalOidcConfig } from './sign-in.ts';
 
-const DOCS_DIR = new URL('generated/docs/', PROJECT_ROOT);
-const read = (path: string) => readFileSync(new URL(path, DOCS_DIR), 'utf8');
+/** This repository's generated documents: the default when the registry names no generated folder. */
+const DEFAULT_DOCS_DIR = new URL('generated/docs/', PROJECT_ROOT);
 
 interface IndexEntry {
   kind: 'guide' | 'family' | 'operation';
@@ -58,6 +58,8 @@ export interface PortalDeps {
   /** The portal's identity provider; null: API-key sign-in (the demo). */
   oidc: PortalOidcConfig | null;
   now?: () => Date;
+  /** The contract's generated docs/ folder (a file URL ending in /); default this repository's generated/docs/. */
+  docsDir?: URL;
 }
 
 const RETRY_TEXT = {
@@ -73,6 +75,8 @@ function wants(c: Context, type: string): boolean {
 export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
   const { config, service, database } = deps;
   const base = config.baseUrl;
+  const docsDir = deps.docsDir ?? DEFAULT_DOCS_DIR;
+  const read = (path: string) => readFileSync(new URL(path, docsDir), 'utf8');
   const sessions = new SessionStore(database.db, deps.now);
   const withBase = (md: string) => md.replaceAll('{base_url}', base);
 
@@ -81,7 +85,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
   const familyList = guides.filter((e) => e.kind === 'family');
   const guideMarkdown = Object.fromEntries(guideList.map((g) => [g.url.slice('/docs/'.length), withBase(read(`guides/${g.url.slice('/docs/'.length)}.md`))]));
   const references = Object.fromEntries(
-    readdirSync(new URL('reference/', DOCS_DIR))
+    readdirSync(new URL('reference/', docsDir))
       .filter((f) => f.endsWith('.md'))
       .map((f) => [f.slice(0, -3), read(`reference/${f}`)]),
   );
@@ -89,6 +93,13 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
   const searchIndex = read('search-index.json');
   const agentGuide = read('agent-guide.md');
   const toolCount = deps.operations.filter((o) => o.mcp).length;
+  // What the pages say follows the contract: an operation they name is one it has, and the client
+  // admins' page exists only with client tenancy (svc.yaml features).
+  const hasOperation = (id: string) => deps.operations.some((o) => o.id === id);
+  const metaPath = deps.operations.find((o) => o.id === 'meta.get' && o.method === 'GET')?.path ?? null;
+  const clientTenancy = service.features.clientTenancy;
+  // The search box's hint: the first command of this contract, and a guide's word.
+  const searchExample = [deps.operations.filter((o) => o.kind === 'command').map((o) => o.id).sort()[0], 'errors'].filter(Boolean).join(', ');
   const signInLinks = (path: string) => ({
     sign_in: `${base}/console/sign-in?next=${encodeURIComponent(path)}`,
     request_access: `${base}/request-access`,
@@ -159,13 +170,12 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
         path: '/',
         viewer: await publicViewer(c),
         body: `<h1>${escapeHtml(service.title)}</h1>
-<p class="lede">An API for a client-services platform: clients, projects, tasks, intake and extraction, reviews, pipeline runs, CRM records and open-enrollment campaigns. REST under <code>/v1</code>, MCP at <code>/mcp</code>.</p>
+<p class="lede">${escapeHtml(service.description ?? `${service.title}: REST under /v1, MCP at /mcp.`)}</p>
 <p>Contract ${escapeHtml(service.contractVersion)}: ${deps.operations.length} operations in ${familyList.length} families, ${toolCount} of them MCP tools, ${service.scopes.length} scopes and ${service.eventTypes.length} webhook event types.</p>
 <h2>Who are you?</h2>
 <ul class="cards">
 <li><a href="/operators">Operators: scripts and agents</a><p>API keys, the REST API and the MCP server for your automation.</p></li>
-<li><a href="/client-admins">Client administrators</a><p>Sign in with OAuth and act for your organisation.</p></li>
-</ul>
+${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign in with OAuth and act for your organisation.</p></li>\n' : ''}</ul>
 <h2>Start here</h2>
 <ul class="cards">
 <li><a href="/docs">Documentation</a><p>Guides: REST, MCP, OAuth, webhooks, errors.</p></li>
@@ -185,20 +195,20 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
     'Operators: scripts and agents',
     `<p class="lede">Automate the platform's work with an API key, over REST or as an agent over MCP.</p>
 <ol>
-<li>Get a key: operators create keys in the dashboard (<code>keys.create</code>); a key acts for its owner, with scopes no wider than the owner's role, and lives at most ${service.limits.apiKeyLifetimeDays} days.</li>
-<li>Send it only as <code>Authorization: Bearer &lt;key&gt;</code>, never in a URL, and call <code>GET /v1/meta</code> first: it lists your effective scopes.</li>
+<li>Get a key: ${hasOperation('keys.create') ? 'operators create keys in the dashboard (<code>keys.create</code>)' : 'ask whoever runs this service'}; a key acts for its owner, with scopes no wider than the owner's role, and lives at most ${service.limits.apiKeyLifetimeDays} days.</li>
+<li>Send it only as <code>Authorization: Bearer &lt;key&gt;</code>, never in a URL${metaPath ? `, and call <code>GET ${metaPath}</code> first: it lists your effective scopes` : ''}.</li>
 <li>Scripts: follow <a href="/docs/rest">Connect over REST</a>. Agents: <a href="/docs/mcp">Connect over MCP</a> has a configuration for each popular MCP client, and <a href="/agent-guide.md">the agent guide</a> holds every rule in one Markdown file.</li>
-<li>Writes are safe to retry: <code>Idempotency-Key</code>, <code>Prefer: dry-run</code>, <code>If-Match</code>. Tier 2 and 3 commands answer 202: a person approves them in the product.</li>
+<li>Writes are safe to retry: <code>Idempotency-Key</code>, <code>Prefer: dry-run</code>, <code>If-Match</code>.${service.features.approvals ? ' Tier 2 and 3 commands answer 202: a person approves them in the product.' : ''}</li>
 </ol>
 <p>See also: <a href="/docs/errors">errors and retries</a>, <a href="/docs/webhooks">webhooks</a>, <a href="/reference">the reference</a>.</p>`,
   );
-  audience(
+  if (clientTenancy) audience(
     '/client-admins',
     'Client administrators',
     `<p class="lede">Act for your organisation: sign in through the identity provider and call the API or the MCP server with your OAuth access token.</p>
 <ul>
 <li>Your reach is your own client: projects, tasks, intake, reviews and campaigns of your organisation.</li>
-<li>Scopes are consented on the grant; <code>GET /v1/meta</code> shows what your token may do.</li>
+<li>Scopes are consented on the grant${metaPath ? `; <code>GET ${metaPath}</code> shows what your token may do` : ''}.</li>
 <li>Start with <a href="/docs/oauth">OAuth for client administrators</a>, then <a href="/docs/mcp">Connect over MCP</a> to use an AI assistant.</li>
 </ul>
 <p>No account yet? <a href="/request-access">Request access</a>; the team reviews each request by hand.</p>`,
@@ -211,7 +221,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
         path: '/docs',
         viewer: await publicViewer(c),
         body: `<h1>Documentation</h1>
-<p class="lede">Guides for connecting to the svc Platform API. The guides and the reference need a signed-in account (or a bearer credential for programs).</p>
+<p class="lede">Guides for connecting to the ${escapeHtml(service.title)}. The guides and the reference need a signed-in account (or a bearer credential for programs).</p>
 <ul class="cards">${guideList.map((g) => `<li><a href="${g.url}">${escapeHtml(g.title)}</a><p>${escapeHtml(g.text)}</p></li>`).join('')}</ul>
 <h2>Documents</h2>
 <ul>
@@ -236,8 +246,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
 <li>API keys are hashed at rest, shown once, expire after ${service.limits.apiKeyLifetimeDays} days, can carry an IP allowlist and are revoked at once.</li>
 <li>OAuth access tokens live ${service.limits.accessTokenLifetimeSeconds} s; a revoked grant refuses every token issued before it.</li>
 <li>Every call is audited with the caller, the credential, the login method and the tool; request bodies and secrets are never recorded.</li>
-<li>Tier 2 and 3 commands wait for a person's approval; nobody approves their own write.</li>
-<li>Webhooks are signed under Standard Webhooks; secrets are shown once and rotate with a ${service.limits.webhookSecretOverlapHours}-hour overlap.</li>
+${service.features.approvals ? "<li>Tier 2 and 3 commands wait for a person's approval; nobody approves their own write.</li>\n" : ''}<li>Webhooks are signed under Standard Webhooks; secrets are shown once and rotate with a ${service.limits.webhookSecretOverlapHours}-hour overlap.</li>
 <li>Portal sessions are server-side, behind an <code>HttpOnly; Secure; SameSite=Lax</code> cookie; they expire, end on sign-out, and end when the user or the key they signed in with is revoked.</li>
 </ul>
 <p>Found a problem? Tell the service's contact; do not test against other people's data.</p>`,
@@ -345,7 +354,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
         viewer,
         body: `<h1>Connect</h1>
 <dl class="facts">
-<dt>REST</dt><dd><code>${escapeHtml(base)}/v1</code> (start with <code>GET /v1/meta</code>)</dd>
+<dt>REST</dt><dd><code>${escapeHtml(base)}/v1</code>${metaPath ? ` (start with <code>GET ${metaPath}</code>)` : ''}</dd>
 <dt>MCP</dt><dd><code>${escapeHtml(base)}/mcp</code> (Streamable HTTP, ${toolCount} tools)</dd>
 <dt>Credential</dt><dd><code>Authorization: Bearer &lt;API key or access token&gt;</code></dd>
 </dl>
@@ -373,7 +382,7 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
         head: '<script src="/portal-search.js" defer></script>',
         body: `<h1>Reference</h1>
 <p>One page per family. Also: the <a href="/v1/docs">interactive reference</a>, the <a href="/openapi.json">OpenAPI document</a> and <a href="/llms-full.txt">every operation in one file</a>.</p>
-<form role="search" onsubmit="return false"><label for="search">Search pages and operations</label> <input id="search" type="search" autocomplete="off" placeholder="for example: tasks.create, webhook, approve"></form>
+<form role="search" onsubmit="return false"><label for="search">Search pages and operations</label> <input id="search" type="search" autocomplete="off" placeholder="for example: ${escapeHtml(searchExample)}"></form>
 <ul id="search-results" aria-live="polite"></ul>
 <div class="table"><table><thead><tr><th>family</th><th>what it covers</th></tr></thead><tbody>${familyList
           .map((f) => `<tr><td><a href="${f.url}">${escapeHtml(f.title)}</a></td><td>${escapeHtml(f.text)}</td></tr>`)
