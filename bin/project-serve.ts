@@ -19,9 +19,9 @@ export async function runProjectServeOrSeed(command: 'serve' | 'seed', argv: str
     return 2;
   }
   const registry: Promise<Registry> = import(pathToFileURL(wiring).href).then(
-    (mod: { registry?: (paths: { migrationsFolder: string }) => Registry }) => {
+    (mod: { registry?: (paths: { migrationsFolder: string; generatedDir: string }) => Registry }) => {
       if (typeof mod.registry !== 'function') throw new Error(`${wiring} exports no registry(): run \`npx svc generate\` in ${project.root}.`);
-      return mod.registry({ migrationsFolder });
+      return mod.registry({ migrationsFolder, generatedDir: project.generated });
     },
     (err: Error) => {
       throw new Error(`cannot load ${wiring} (run \`npx svc generate\`?): ${err.message}`);

@@ -10,12 +10,12 @@ import type { Registry } from '../runtime/app.ts';
 import type { IntakeTemplates } from '../handlers/intake-templates.ts';
 import type { PipelineDefinition } from '../handlers/workers/pipeline-runs.ts';
 import { registry } from '../generated/wiring.ts';
-import { MIGRATIONS_FOLDER } from './paths.ts';
+import { GENERATED_DIR, MIGRATIONS_FOLDER } from './paths.ts';
 
 /** The Platform API's registry: the runtime's, and what its demo workspace reads (pipelines, intake templates). */
 export type PlatformRegistry = Registry & { pipelines: readonly PipelineDefinition[]; intakeTemplates: IntakeTemplates };
 
 /** The registry of this contract and its handlers: what `svc serve` runs. */
 export function svcRegistry(): PlatformRegistry {
-  return registry({ migrationsFolder: MIGRATIONS_FOLDER }) as PlatformRegistry;
+  return registry({ migrationsFolder: MIGRATIONS_FOLDER, generatedDir: GENERATED_DIR }) as PlatformRegistry;
 }

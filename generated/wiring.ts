@@ -11,15 +11,16 @@ import { routes } from './routes.ts';
 import { resultValidators, validators } from './validators.js';
 import * as project from '../handlers/index.ts';
 
-type Extras = Partial<Omit<Registry, 'service' | 'migrationsFolder' | 'operationsById' | 'validators' | 'resultValidators' | 'routes' | 'tools' | 'handlers'>>;
+type Extras = Partial<Omit<Registry, 'service' | 'migrationsFolder' | 'generatedDir' | 'operationsById' | 'validators' | 'resultValidators' | 'routes' | 'tools' | 'handlers'>>;
 
-/** The registry of this contract and its handlers; the migration history's folder comes from the project's configuration. */
-export function registry(paths: { migrationsFolder: string }): Registry {
+/** The registry of this contract and its handlers; the migration history's and the generated output's folders (absolute) come from the project's configuration. */
+export function registry(paths: { migrationsFolder: string; generatedDir: string }): Registry {
   const extras = (project as unknown as { registryExtras?: Extras }).registryExtras ?? {};
   return {
     ...extras,
     service,
     migrationsFolder: paths.migrationsFolder,
+    generatedDir: paths.generatedDir,
     operationsById,
     validators: validators as Readonly<Record<string, ValidateFn>>,
     resultValidators: resultValidators as Readonly<Record<string, ValidateFn>>,

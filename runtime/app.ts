@@ -73,9 +73,9 @@ export interface Registry {
   outbox?: OutboxHooks;
   /**
    * The contract's generated output folder (absolute): the published documents (openapi.json,
-   * docs/, CHANGELOG.md) are read from it. Default this repository's generated/.
+   * docs/, CHANGELOG.md) are read from it. Given by the project's wiring, as migrationsFolder is.
    */
-  generatedDir?: string;
+  generatedDir: string;
 }
 
 export interface CreateAppOptions {
@@ -123,7 +123,6 @@ export interface SvcApp {
 }
 
 /** This repository's generated output: the documents' folder when the registry names none. */
-const DEFAULT_GENERATED_DIR = new URL('generated/', PROJECT_ROOT);
 
 /** The configured file store: the S3-compatible bucket when SVC_S3_BUCKET is set, else the local data directory. */
 export function fileStoreFor(config: Config): FileStore {
@@ -136,7 +135,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
   const { service } = registry;
   installContractFacts(service);
   installMigrationsFolder(registry.migrationsFolder);
-  const generatedDir = registry.generatedDir ? pathToFileURL(registry.generatedDir.endsWith('/') ? registry.generatedDir : `${registry.generatedDir}/`) : DEFAULT_GENERATED_DIR;
+  const generatedDir = pathToFileURL(registry.generatedDir.endsWith('/') ? registry.generatedDir : `${registry.generatedDir}/`);
   const readGenerated = (path: string): string => readFileSync(new URL(path, generatedDir), 'utf8');
   auditRetentionDays(String(config.auditRetentionDays), service.limits.eventRetentionDays);
   const log = options.log ?? stderrLog;

@@ -48,6 +48,7 @@ function makeApp(writesEnabled = true, rateLimit?: number): SvcApp {
     registry: {
       service: gen.service,
       migrationsFolder: gen.migrationsFolder,
+      generatedDir: gen.generatedDir,
       operationsById: { ...fixtureOperationsById, ...Object.fromEntries(approvalIds.map((id) => [id, gen.operationsById[id]!])) },
       validators: fixtureValidators,
       resultValidators: { ...fixtureResultValidators, ...Object.fromEntries(approvalIds.map((id) => [id, gen.resultValidators[id]!])) },
