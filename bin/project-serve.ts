@@ -28,6 +28,9 @@ export async function runProjectServeOrSeed(command: 'serve' | 'seed', argv: str
     },
   );
   registry.catch(() => undefined); // awaited below; a failure is reported there
+  // The embedded database belongs to the project: beside its svc.config.json, not wherever svc was
+  // started (`svc serve --project DIR` from another directory must not open that directory's database).
+  process.env.SVC_DATA_DIR ||= path.join(project.root, '.svc-data');
   const seedDemo = projectSeeder(project.seed);
   try {
     return command === 'serve' ? await runServe(argv, registry, { migrationsFolder, seedDemo }) : await runSeed(argv, await registry, { migrationsFolder, seedDemo });
