@@ -4,7 +4,7 @@
 //
 //   task_due / task_overdue  tasks:read    open, in-progress or blocked tasks the caller is assigned to
 //                                          (owner or co-assignee) due within DUE_SOON_DAYS, or overdue.
-//                                          Visibility rules 1 and 4 (Policy.taskWhere): an internal
+//                                          Visibility rules 1 and 4 (Policy.recordWhere): an internal
 //                                          task reaches operators in person only, so a client admin
 //                                          once assigned to one never sees it.
 //   approval_pending         approvals:decide  pending proposals the caller may decide: a person (OAuth),
@@ -64,7 +64,7 @@ async function taskActions(ctx: HandlerContext, clientId: string | undefined): P
     .from(tasks)
     .where(
       and(
-        ctx.policy.taskWhere(tasks.clientId),
+        ctx.policy.recordWhere(tasks.clientId),
         clientId !== undefined ? eq(tasks.clientId, clientId) : undefined,
         inArray(tasks.status, ['open', 'in_progress', 'blocked']),
         or(eq(tasks.ownerId, me), arrayContains(tasks.assigneeIds, [me])),
@@ -161,7 +161,7 @@ async function runActions(ctx: HandlerContext, clientId: string | undefined): Pr
     .from(pipelineRuns)
     .where(
       and(
-        ctx.policy.taskWhere(pipelineRuns.clientId),
+        ctx.policy.recordWhere(pipelineRuns.clientId),
         clientId !== undefined ? eq(pipelineRuns.clientId, clientId) : undefined,
         eq(pipelineRuns.status, 'failed'),
         sql`not exists (select 1 from pipeline_runs c where c.parent_run_id = ${pipelineRuns.id})`,

@@ -30,7 +30,7 @@ async function withSteps(db: Db, rows: PipelineRunRow[]): Promise<PipelineRun[]>
 /** The run when the caller may read it (rule 3); 404 otherwise. */
 async function readableRun(ctx: HandlerContext, id: string): Promise<PipelineRunRow> {
   const [row] = await ctx.db.select().from(pipelineRuns).where(eq(pipelineRuns.id, id));
-  if (!row || !ctx.policy.canReadCrmOrPipelineRow(row)) throw notFound('Pipeline run');
+  if (!row || !ctx.policy.canReadWidenedRow(row)) throw notFound('Pipeline run');
   return row;
 }
 
@@ -39,14 +39,14 @@ async function readableRun(ctx: HandlerContext, id: string): Promise<PipelineRun
 
 async function runsList(input: Schemas['PipelineRunsListInput'], ctx: HandlerContext): Promise<Page<PipelineRun>> {
   const { clientId, pipeline, status } = input;
-  ctx.policy.assertCrmOrPipelineClientFilter(clientId);
+  ctx.policy.assertWidenedReadClientFilter(clientId);
   const page = await startPage(ctx.db, input, 'pipeline.runs.list', { clientId, pipeline, status });
   const rows = await ctx.db
     .select({ ...getTableColumns(pipelineRuns), pageKey: pageKeyColumn(pipelineRuns.createdAt) })
     .from(pipelineRuns)
     .where(
       and(
-        ctx.policy.crmAndPipelineReadWhere(pipelineRuns.clientId),
+        ctx.policy.widenedReadWhere(pipelineRuns.clientId),
         clientId !== undefined ? eq(pipelineRuns.clientId, clientId) : undefined,
         pipeline !== undefined ? eq(pipelineRuns.pipeline, pipeline) : undefined,
         status !== undefined ? eq(pipelineRuns.status, status) : undefined,
@@ -67,7 +67,7 @@ async function runsGet(input: Schemas['PipelineRunsGetInput'], ctx: HandlerConte
 /** Oldest first (occurredAt, then the insertion order seq), paged by an opaque cursor; level means this level and above. */
 async function eventsList(input: Schemas['PipelineEventsListInput'], ctx: HandlerContext): Promise<Page<PipelineEvent>> {
   const { runId, clientId, level } = input;
-  ctx.policy.assertCrmOrPipelineClientFilter(clientId);
+  ctx.policy.assertWidenedReadClientFilter(clientId);
   if (runId !== undefined) await readableRun(ctx, runId);
   const page = await startKeyedPage(ctx.db, input, 'pipeline.events.list', { runId, clientId, level });
   const { position } = page;
@@ -78,7 +78,7 @@ async function eventsList(input: Schemas['PipelineEventsListInput'], ctx: Handle
     .from(pipelineEvents)
     .where(
       and(
-        ctx.policy.crmAndPipelineReadWhere(pipelineEvents.clientId),
+        ctx.policy.widenedReadWhere(pipelineEvents.clientId),
         runId !== undefined ? eq(pipelineEvents.runId, runId) : undefined,
         clientId !== undefined ? eq(pipelineEvents.clientId, clientId) : undefined,
         rank !== undefined ? gte(pipelineEvents.levelRank, rank) : undefined,

@@ -77,12 +77,12 @@ function source(
 }
 
 const clientScope = (column: AnyColumn) => (ctx: HandlerContext) => ctx.policy.clientWhere(column);
-const crmReach = (column: AnyColumn) => (ctx: HandlerContext) => ctx.policy.crmAndPipelineReadWhere(column);
+const crmReach = (column: AnyColumn) => (ctx: HandlerContext) => ctx.policy.widenedReadWhere(column);
 
 const SOURCES: Record<SearchHitType, Source> = {
   client: source('client', clients, clients.id, clients.name, 'clients', clientScope(clients.id)),
   project: source('project', projects, projects.clientId, projects.name, 'projects', clientScope(projects.clientId)),
-  task: source('task', tasks, tasks.clientId, tasks.title, 'tasks', (ctx) => ctx.policy.taskWhere(tasks.clientId)),
+  task: source('task', tasks, tasks.clientId, tasks.title, 'tasks', (ctx) => ctx.policy.recordWhere(tasks.clientId)),
   intake_record: source('intake_record', intakeRecords, intakeRecords.clientId, intakeRecords.title, 'intake_records', clientScope(intakeRecords.clientId)),
   review: source('review', reviews, reviews.clientId, reviews.title, 'reviews', (ctx) =>
     and(ctx.policy.clientWhere(reviews.clientId), ctx.principal.kind === 'client_admin' ? eq(reviews.status, 'released') : undefined),
@@ -103,7 +103,7 @@ const SOURCES: Record<SearchHitType, Source> = {
   opportunity: source('opportunity', opportunities, opportunities.clientId, opportunities.name, 'opportunities', crmReach(opportunities.clientId)),
   campaign: source('campaign', campaigns, campaigns.clientId, campaigns.name, 'campaigns', clientScope(campaigns.clientId)),
   // Files follow files.*: client-bound ones by client scope, internal ones (client null) for widened operators.
-  file: source('file', files, files.clientId, files.name, 'files', (ctx) => ctx.policy.taskWhere(files.clientId)),
+  file: source('file', files, files.clientId, files.name, 'files', (ctx) => ctx.policy.recordWhere(files.clientId)),
 };
 
 /** The tsquery text for a search text: its lexemes (the documents' own parser), each a prefix, all required. */
@@ -132,7 +132,7 @@ interface HitRow extends Record<string, unknown> {
 async function query(input: Schemas['SearchQueryInput'], ctx: HandlerContext): Promise<Page<SearchHit>> {
   const { clientId } = input;
   const wanted = input.types ? searchHitTypeValues.filter((t) => input.types!.includes(t)) : searchHitTypeValues;
-  ctx.policy.assertCrmOrPipelineClientFilter(clientId);
+  ctx.policy.assertWidenedReadClientFilter(clientId);
   const page = await startScorePage(ctx.db, input, 'search.query', { query: input.query, types: wanted.join(','), clientId });
   const tsquery = await prefixQuery(ctx, input.query);
   if (tsquery === null) return page.finish([] as HitRow[], toHit);

@@ -9,7 +9,7 @@
 //
 // Visibility: an entry carries its subject's client. Client-bound entries follow the client scope;
 // entries with no client (internal tasks and their comments, internal approvals) reach operators
-// in person only (rule 1, Policy.taskWhere: whatever their client scope, never an API key or a
+// in person only (rule 1, Policy.recordWhere: whatever their client scope, never an API key or a
 // client admin). approval_decided entries follow approvals' own rule: people with reach, and for an
 // API key only the proposals it made itself. A clientId filter outside the scope, a project or a
 // task out of reach answer 404 (taskId: the spec's "tasks.timeline").
@@ -210,13 +210,13 @@ async function list(input: Schemas['TimelineListInput'], ctx: HandlerContext): P
   }
   if (taskId !== undefined) {
     const [task] = await ctx.db.select({ clientId: tasks.clientId }).from(tasks).where(eq(tasks.id, taskId));
-    ctx.policy.assertTaskVisible(task);
+    ctx.policy.assertRecordVisible(task, 'Task');
   }
   const page = await startPage(ctx.db, input, 'timeline.list', { clientId, projectId, taskId, since });
   // Every condition, on one branch's columns (the same for both branches).
   const conditionsOf = (b: BranchColumns): SQL[] => {
     const conditions: SQL[] = [];
-    const visible = ctx.policy.taskWhere(asColumn(b.clientId));
+    const visible = ctx.policy.recordWhere(asColumn(b.clientId));
     if (visible) conditions.push(visible);
     if (clientId !== undefined) conditions.push(sql`${b.clientId} = ${clientId}`);
     if (projectId !== undefined) conditions.push(sql`${b.projectId} = ${projectId}`);

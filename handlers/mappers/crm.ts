@@ -1,6 +1,6 @@
 // clients, reviews, hub, CRM and campaign rows -> the contract's resources.
 // Contacts are never mapped here: every contact leaving the service goes through toContact below,
-// which takes the caller's Policy and applies its one redaction function (Policy.redactContact).
+// which takes the caller's Policy and applies its one redaction function (Policy.redactPersonalData).
 import type { components } from '../../generated/types.ts';
 import type { PrincipalKind } from '../../runtime/contract-types.ts';
 import type { clients } from '../../runtime/data/schema.ts';
@@ -91,7 +91,7 @@ export function toAccount(row: AccountRow): Account {
 
 /** The only way a contact leaves the service: mapped, then redacted by the caller's policy. */
 export function toContact(row: ContactRow, policy: Policy): Contact {
-  const contact = policy.redactContact({
+  const contact = policy.redactPersonalData({
     id: row.id,
     clientId: row.clientId,
     accountId: row.accountId,

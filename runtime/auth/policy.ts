@@ -1,4 +1,7 @@
-// Visibility rules by caller kind (spec, "Visibility rules by caller kind" 1-6), implemented once.
+// Visibility rules by caller kind (spec, "Visibility rules by caller kind" 1-6), implemented once,
+// for any record that carries a client id (client-bound) or none (internal). The runtime names no
+// resource here: which families follow which rule, and what a 404 calls the record, is the API's
+// (the Platform API's handlers: tasks and files follow rules 1-2, CRM and pipeline reads rule 3).
 // Every handler query on client-bound data goes through a Policy built from the request's principal.
 //
 // Rules 1-3 widen people only: an OAuth operator (Policy.widened). Every API key, bound or unbound,
@@ -6,16 +9,18 @@
 // though an unbound key keeps the principal kind 'operator' and so may call operator-audience
 // operations for its owner.
 //
-// 1. An operator reads internal tasks (clientId null) whatever its client scope, an empty one included
-//    (tasks.list, tasks.get, tasks.timeline, actions.list, search, tasks.comments.list): taskWhere().
-// 2. An operator creates, updates, completes and comments on internal tasks whatever its scope:
-//    canWriteInternalTask(), assertTaskWritable().
-// 3. An operator reads every row, client-bound and internal, whatever its scope, on crm.* lists and
-//    search and on pipeline reads: crmAndPipelineReadWhere(). Writes are unchanged.
-// 4. client_admin, service_account and every API key are never widened: internal tasks stay
+// 1. An operator reads internal records (clientId null) whatever its client scope, an empty one
+//    included: recordWhere(), canReadRecord(), assertRecordVisible(). The events feed and webhook
+//    deliveries follow this rule for events.
+// 2. An operator creates, changes and comments on internal records whatever its scope:
+//    canWriteInternal(), canWriteRecord(), assertRecordWritable().
+// 3. For the families an API reads this way, an operator reads every row, client-bound and
+//    internal, whatever its scope: widenedReadWhere(), canReadWidenedRow(),
+//    assertWidenedReadClientFilter(). Writes are unchanged.
+// 4. client_admin, service_account and every API key are never widened: internal records stay
 //    invisible (404) and a key keeps its client scope.
 // 5. Every other resource keeps the client scope: clientWhere(), canReadClient(), assertClientInScope().
-//    Contact personal data is redacted without pii:read: redactContact().
+//    Personal data (name, email, phone) is redacted without pii:read: redactPersonalData().
 // 6. Role labels: staff labels (owner, admin, operator) hold every scope, viewer none; a client-admin
 //    membership role is a permission when it is a scope name. That is resolved into
 //    principal.scopes by authentication (allowedByRole, runtime/auth/principal.ts); the Policy reads
@@ -26,7 +31,7 @@ import { notFound } from '../problem-error.ts';
 
 const FALSE: SQL = sql`false`;
 
-export interface ContactLike {
+export interface PersonalDataLike {
   name?: string | null;
   email?: string | null;
   phone?: string | null;
@@ -34,7 +39,7 @@ export interface ContactLike {
   [key: string]: unknown;
 }
 
-export type RedactedContact<C> = Omit<C, 'name' | 'email' | 'phone' | 'redacted'> & {
+export type RedactedPersonalData<C> = Omit<C, 'name' | 'email' | 'phone' | 'redacted'> & {
   name: string | null;
   email: string | null;
   phone: string | null;
@@ -94,10 +99,10 @@ export class Policy {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Tasks (rules 1, 2, 4)
+  // Client-bound or internal records (rules 1, 2, 4)
 
-  /** Rule 1 / 4: widened operators see client-bound tasks in scope and every internal task; others only their clients. */
-  taskWhere(clientIdColumn: AnyColumn): SQL | undefined {
+  /** Rule 1 / 4: widened operators see client-bound records in scope and every internal record; others only their clients. */
+  recordWhere(clientIdColumn: AnyColumn): SQL | undefined {
     if (this.widened) {
       if (this.allClients) return undefined;
       const inScope = this.clientIds.length > 0 ? inArray(clientIdColumn, [...this.clientIds]) : FALSE;
@@ -106,50 +111,51 @@ export class Policy {
     return this.clientWhere(clientIdColumn);
   }
 
-  canReadTask(task: { clientId: string | null }): boolean {
-    if (task.clientId === null) return this.widened;
-    return this.canReadClient(task.clientId);
+  canReadRecord(record: { clientId: string | null }): boolean {
+    if (record.clientId === null) return this.widened;
+    return this.canReadClient(record.clientId);
   }
 
-  /** 404 unless the task is visible to the caller. */
-  assertTaskVisible(task: { clientId: string | null } | null | undefined): asserts task {
-    if (!task || !this.canReadTask(task)) throw notFound('Task');
+  /** 404 unless the record is visible to the caller; `what` names it in the problem ("Task not found"). */
+  assertRecordVisible(record: { clientId: string | null } | null | undefined, what: string): asserts record {
+    if (!record || !this.canReadRecord(record)) throw notFound(what);
   }
 
-  /** Rule 2: only a widened operator creates or changes an internal task. */
-  canWriteInternalTask(): boolean {
+  /** Rule 2: only a widened operator creates or changes an internal record. */
+  canWriteInternal(): boolean {
     return this.widened;
   }
 
-  /** Writes follow the same reach as reads for tasks (rule 2 for internal, client scope otherwise). */
-  canWriteTask(task: { clientId: string | null }): boolean {
-    if (task.clientId === null) return this.canWriteInternalTask();
-    return this.canReadClient(task.clientId);
+  /** Writes follow the same reach as reads (rule 2 for internal records, client scope otherwise). */
+  canWriteRecord(record: { clientId: string | null }): boolean {
+    if (record.clientId === null) return this.canWriteInternal();
+    return this.canReadClient(record.clientId);
   }
 
-  assertTaskWritable(task: { clientId: string | null } | null | undefined): asserts task {
-    if (!task || !this.canWriteTask(task)) throw notFound('Task');
+  /** 404 unless the caller may change the record; `what` names it in the problem. */
+  assertRecordWritable(record: { clientId: string | null } | null | undefined, what: string): asserts record {
+    if (!record || !this.canWriteRecord(record)) throw notFound(what);
   }
 
   // -------------------------------------------------------------------------------------------
-  // CRM and pipeline reads (rule 3)
+  // Widened reads (rule 3): the families an API reads across clients for its operators
 
-  /** Rule 3: a widened operator reads every row on crm.* lists and search and pipeline reads; others keep their client scope. */
-  crmAndPipelineReadWhere(clientIdColumn: AnyColumn): SQL | undefined {
+  /** Rule 3: a widened operator reads every row; others keep their client scope. */
+  widenedReadWhere(clientIdColumn: AnyColumn): SQL | undefined {
     if (this.widened) return undefined;
     return this.clientWhere(clientIdColumn);
   }
 
-  canReadCrmOrPipelineRow(row: { clientId: string | null }): boolean {
+  canReadWidenedRow(row: { clientId: string | null }): boolean {
     if (this.widened) return true;
     return this.canReadClient(row.clientId);
   }
 
   /**
-   * A clientId filter on a crm/pipeline read: served for widened operators whatever their scope (rule 3),
+   * A clientId filter on a widened read: served for widened operators whatever their scope (rule 3),
    * 404 for others outside their scope.
    */
-  assertCrmOrPipelineClientFilter(clientId: string | null | undefined): void {
+  assertWidenedReadClientFilter(clientId: string | null | undefined): void {
     if (clientId === null || clientId === undefined || this.widened) return;
     this.assertClientInScope(clientId);
   }
@@ -162,10 +168,10 @@ export class Policy {
   }
 
   /** Without pii:read, name, email and phone become null and redacted is true. */
-  redactContact<C extends ContactLike>(contact: C): RedactedContact<C> {
+  redactPersonalData<C extends PersonalDataLike>(person: C): RedactedPersonalData<C> {
     if (this.canReadPii) {
-      return { ...contact, name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null, redacted: false };
+      return { ...person, name: person.name ?? null, email: person.email ?? null, phone: person.phone ?? null, redacted: false };
     }
-    return { ...contact, name: null, email: null, phone: null, redacted: true };
+    return { ...person, name: null, email: null, phone: null, redacted: true };
   }
 }

@@ -61,7 +61,7 @@ export function toFeedEvent(row: EventRow): FeedEvent {
 /** WHERE for the events a policy may see, with the feed filters. */
 export function feedWhere(policy: Policy, filters: FeedFilters): SQL | undefined {
   return and(
-    policy.taskWhere(events.clientId),
+    policy.recordWhere(events.clientId),
     filters.types && filters.types.length > 0 ? inArray(events.type, [...filters.types]) : undefined,
     filters.clientId !== undefined ? eq(events.clientId, filters.clientId) : undefined,
     filters.since !== undefined ? gte(events.occurredAt, new Date(filters.since)) : undefined,
@@ -70,7 +70,7 @@ export function feedWhere(policy: Policy, filters: FeedFilters): SQL | undefined
 
 /** True when the policy may see this event (the SSE fan-out and webhooks check rows one by one). */
 export function canSeeEvent(policy: Policy, row: { clientId: string | null }): boolean {
-  return policy.canReadTask(row);
+  return policy.canReadRecord(row);
 }
 
 /** The sequence of a visible event id; not_found (on the given pointer's resource) otherwise. */

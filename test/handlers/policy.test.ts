@@ -43,45 +43,45 @@ function expectNotFound(fn: () => void) {
 
 describe('Policy predicates', () => {
   it('rule 1: an operator reads internal tasks whatever its client scope, an empty one included', () => {
-    for (const p of [operatorAll, operatorEmpty, operatorA]) expect(p.canReadTask(internal)).toBe(true);
-    expect(operatorEmpty.canReadTask(taskA)).toBe(false);
-    expect(operatorA.canReadTask(taskA)).toBe(true);
-    expect(operatorA.canReadTask(taskB)).toBe(false);
-    expect(operatorAll.canReadTask(taskB)).toBe(true);
+    for (const p of [operatorAll, operatorEmpty, operatorA]) expect(p.canReadRecord(internal)).toBe(true);
+    expect(operatorEmpty.canReadRecord(taskA)).toBe(false);
+    expect(operatorA.canReadRecord(taskA)).toBe(true);
+    expect(operatorA.canReadRecord(taskB)).toBe(false);
+    expect(operatorAll.canReadRecord(taskB)).toBe(true);
   });
 
   it('rule 2: an operator writes internal tasks whatever its scope; client-bound writes keep the scope', () => {
     for (const p of [operatorAll, operatorEmpty, operatorA]) {
-      expect(p.canWriteInternalTask()).toBe(true);
-      expect(p.canWriteTask(internal)).toBe(true);
+      expect(p.canWriteInternal()).toBe(true);
+      expect(p.canWriteRecord(internal)).toBe(true);
     }
-    expect(operatorEmpty.canWriteTask(taskA)).toBe(false);
-    expect(operatorA.canWriteTask(taskA)).toBe(true);
+    expect(operatorEmpty.canWriteRecord(taskA)).toBe(false);
+    expect(operatorA.canWriteRecord(taskA)).toBe(true);
   });
 
   it('rule 3: an operator reads every crm/pipeline row whatever its scope; others keep their scope', () => {
     for (const p of [operatorAll, operatorEmpty, operatorA]) {
-      expect(p.canReadCrmOrPipelineRow(taskB)).toBe(true);
-      expect(p.canReadCrmOrPipelineRow(internal)).toBe(true);
-      expect(() => p.assertCrmOrPipelineClientFilter(B)).not.toThrow();
+      expect(p.canReadWidenedRow(taskB)).toBe(true);
+      expect(p.canReadWidenedRow(internal)).toBe(true);
+      expect(() => p.assertWidenedReadClientFilter(B)).not.toThrow();
     }
     for (const p of [clientAdminA, serviceA]) {
-      expect(p.canReadCrmOrPipelineRow(taskA)).toBe(true);
-      expect(p.canReadCrmOrPipelineRow(taskB)).toBe(false);
-      expect(p.canReadCrmOrPipelineRow(internal)).toBe(false);
-      expectNotFound(() => p.assertCrmOrPipelineClientFilter(B));
+      expect(p.canReadWidenedRow(taskA)).toBe(true);
+      expect(p.canReadWidenedRow(taskB)).toBe(false);
+      expect(p.canReadWidenedRow(internal)).toBe(false);
+      expectNotFound(() => p.assertWidenedReadClientFilter(B));
     }
   });
 
   it('rule 4: client_admin and service_account never see internal tasks and keep their client scope', () => {
     for (const p of [clientAdminA, serviceA]) {
-      expect(p.canReadTask(internal)).toBe(false);
-      expect(p.canWriteInternalTask()).toBe(false);
-      expect(p.canWriteTask(internal)).toBe(false);
-      expect(p.canReadTask(taskA)).toBe(true);
-      expect(p.canReadTask(taskB)).toBe(false);
-      expectNotFound(() => p.assertTaskVisible(internal));
-      expectNotFound(() => p.assertTaskWritable(taskB));
+      expect(p.canReadRecord(internal)).toBe(false);
+      expect(p.canWriteInternal()).toBe(false);
+      expect(p.canWriteRecord(internal)).toBe(false);
+      expect(p.canReadRecord(taskA)).toBe(true);
+      expect(p.canReadRecord(taskB)).toBe(false);
+      expectNotFound(() => p.assertRecordVisible(internal, 'Task'));
+      expectNotFound(() => p.assertRecordWritable(taskB, 'Task'));
     }
   });
 
@@ -89,21 +89,21 @@ describe('Policy predicates', () => {
     for (const p of [keyAll, keyA, keyEmpty]) {
       expect(p.isOperator).toBe(true);
       expect(p.widened).toBe(false);
-      expect(p.canReadTask(internal)).toBe(false);
-      expect(p.canWriteInternalTask()).toBe(false);
-      expect(p.canReadCrmOrPipelineRow(internal)).toBe(false);
-      expectNotFound(() => p.assertTaskVisible(internal));
+      expect(p.canReadRecord(internal)).toBe(false);
+      expect(p.canWriteInternal()).toBe(false);
+      expect(p.canReadWidenedRow(internal)).toBe(false);
+      expectNotFound(() => p.assertRecordVisible(internal, 'Task'));
     }
     for (const p of [operatorAll, operatorEmpty, operatorA]) expect(p.widened).toBe(true);
     for (const p of [clientAdminA, serviceA]) expect(p.widened).toBe(false);
-    expect(keyAll.canReadTask(taskB)).toBe(true);
-    expect(keyAll.canReadCrmOrPipelineRow(taskB)).toBe(true);
-    expect(keyA.canReadTask(taskA)).toBe(true);
-    expect(keyA.canReadTask(taskB)).toBe(false);
-    expect(keyA.canReadCrmOrPipelineRow(taskB)).toBe(false);
-    expectNotFound(() => keyA.assertCrmOrPipelineClientFilter(B));
-    expectNotFound(() => keyEmpty.assertCrmOrPipelineClientFilter(A));
-    expect(() => keyA.assertCrmOrPipelineClientFilter(A)).not.toThrow();
+    expect(keyAll.canReadRecord(taskB)).toBe(true);
+    expect(keyAll.canReadWidenedRow(taskB)).toBe(true);
+    expect(keyA.canReadRecord(taskA)).toBe(true);
+    expect(keyA.canReadRecord(taskB)).toBe(false);
+    expect(keyA.canReadWidenedRow(taskB)).toBe(false);
+    expectNotFound(() => keyA.assertWidenedReadClientFilter(B));
+    expectNotFound(() => keyEmpty.assertWidenedReadClientFilter(A));
+    expect(() => keyA.assertWidenedReadClientFilter(A)).not.toThrow();
   });
 
   it('rule 5: other resources keep the client scope (operators included)', () => {
@@ -123,8 +123,8 @@ describe('Policy predicates', () => {
     const contact = { id: 'con_1', name: 'Ada', email: 'ada@example.com', phone: '+1', jobTitle: 'CTO', redacted: false };
     const withPii = new Policy(principal('operator', 'u', { all: true, clientIds: [] }, ['crm:read', 'pii:read']));
     const without = new Policy(principal('operator', 'u', { all: true, clientIds: [] }, ['crm:read']));
-    expect(withPii.redactContact(contact)).toEqual({ ...contact, redacted: false });
-    expect(without.redactContact(contact)).toEqual({ ...contact, name: null, email: null, phone: null, redacted: true });
+    expect(withPii.redactPersonalData(contact)).toEqual({ ...contact, redacted: false });
+    expect(without.redactPersonalData(contact)).toEqual({ ...contact, name: null, email: null, phone: null, redacted: true });
     expect(contact.name).toBe('Ada');
   });
 
@@ -142,7 +142,7 @@ describe('Policy predicates', () => {
     expect(scopesAllowedByRole('manager', ALL_SCOPES, 'client_admin')).toEqual([]);
     const viewer = new Policy(principal('operator', 'u', { all: true, clientIds: [] }, [], 'viewer'));
     expect(viewer.canReadPii).toBe(false);
-    expect(viewer.redactContact({ name: 'x', email: 'y', phone: 'z' }).redacted).toBe(true);
+    expect(viewer.redactPersonalData({ name: 'x', email: 'y', phone: 'z' }).redacted).toBe(true);
   });
 });
 
@@ -162,20 +162,20 @@ describe('Policy SQL', () => {
     await database?.close();
   });
 
-  async function taskIds(where: ReturnType<Policy['taskWhere']>): Promise<string[]> {
+  async function taskIds(where: ReturnType<Policy['recordWhere']>): Promise<string[]> {
     const rows = await database.db.select({ id: tasks.id }).from(tasks).where(and(where)).orderBy(asc(tasks.id));
     return rows.map((r) => r.id);
   }
 
-  it('taskWhere applies rules 1 and 4', async () => {
-    expect(await taskIds(operatorAll.taskWhere(tasks.clientId))).toEqual(['t_a', 't_b', 't_int']);
-    expect(await taskIds(operatorEmpty.taskWhere(tasks.clientId))).toEqual(['t_int']);
-    expect(await taskIds(operatorA.taskWhere(tasks.clientId))).toEqual(['t_a', 't_int']);
-    expect(await taskIds(clientAdminA.taskWhere(tasks.clientId))).toEqual(['t_a']);
-    expect(await taskIds(serviceA.taskWhere(tasks.clientId))).toEqual(['t_a']);
-    expect(await taskIds(keyAll.taskWhere(tasks.clientId))).toEqual(['t_a', 't_b']);
-    expect(await taskIds(keyA.taskWhere(tasks.clientId))).toEqual(['t_a']);
-    expect(await taskIds(keyEmpty.taskWhere(tasks.clientId))).toEqual([]);
+  it('recordWhere applies rules 1 and 4', async () => {
+    expect(await taskIds(operatorAll.recordWhere(tasks.clientId))).toEqual(['t_a', 't_b', 't_int']);
+    expect(await taskIds(operatorEmpty.recordWhere(tasks.clientId))).toEqual(['t_int']);
+    expect(await taskIds(operatorA.recordWhere(tasks.clientId))).toEqual(['t_a', 't_int']);
+    expect(await taskIds(clientAdminA.recordWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(serviceA.recordWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(keyAll.recordWhere(tasks.clientId))).toEqual(['t_a', 't_b']);
+    expect(await taskIds(keyA.recordWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(keyEmpty.recordWhere(tasks.clientId))).toEqual([]);
   });
 
   it('clientWhere keeps the client scope and never matches internal rows', async () => {
@@ -185,13 +185,13 @@ describe('Policy SQL', () => {
     expect(await taskIds(serviceA.clientWhere(tasks.clientId))).toEqual(['t_a']);
   });
 
-  it('crmAndPipelineReadWhere applies rule 3', async () => {
-    expect(await taskIds(operatorEmpty.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a', 't_b', 't_int']);
-    expect(await taskIds(operatorA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a', 't_b', 't_int']);
-    expect(await taskIds(clientAdminA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a']);
-    expect(await taskIds(serviceA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a']);
-    expect(await taskIds(keyAll.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a', 't_b']);
-    expect(await taskIds(keyA.crmAndPipelineReadWhere(tasks.clientId))).toEqual(['t_a']);
-    expect(await taskIds(keyEmpty.crmAndPipelineReadWhere(tasks.clientId))).toEqual([]);
+  it('widenedReadWhere applies rule 3', async () => {
+    expect(await taskIds(operatorEmpty.widenedReadWhere(tasks.clientId))).toEqual(['t_a', 't_b', 't_int']);
+    expect(await taskIds(operatorA.widenedReadWhere(tasks.clientId))).toEqual(['t_a', 't_b', 't_int']);
+    expect(await taskIds(clientAdminA.widenedReadWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(serviceA.widenedReadWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(keyAll.widenedReadWhere(tasks.clientId))).toEqual(['t_a', 't_b']);
+    expect(await taskIds(keyA.widenedReadWhere(tasks.clientId))).toEqual(['t_a']);
+    expect(await taskIds(keyEmpty.widenedReadWhere(tasks.clientId))).toEqual([]);
   });
 });

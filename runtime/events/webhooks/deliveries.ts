@@ -89,7 +89,7 @@ export async function ownerPolicy(db: Db, endpoint: EndpointRow): Promise<Policy
 export async function endpointMaySee(db: Db, endpoint: EndpointRow, event: { clientId: string | null }): Promise<boolean> {
   if (endpoint.clientId !== null && event.clientId !== endpoint.clientId) return false;
   const policy = await ownerPolicy(db, endpoint);
-  return policy !== null && policy.canReadTask(event);
+  return policy !== null && policy.canReadRecord(event);
 }
 
 /**
