@@ -16,6 +16,7 @@ import { extractions, intakeRecords, projects } from './data/schema.ts';
 import { DOWNLOAD_PATH, fileUrlSecret, signUrl, UPLOAD_PATH } from '../runtime/files/signing.ts';
 import type { HandlerContext } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
+import { newDomainId } from './data/ids.ts';
 import { notFound, type FieldError } from '../runtime/problem-error.ts';
 import { iso } from './mappers/time.ts';
 import { actorName, invalidTransition, requireClient, validationFailed } from './shared.ts';
@@ -44,7 +45,7 @@ export function toFileRecord(row: FileRow): FileRecord {
 
 /** A client-bound file follows the client scope; an internal one is for OAuth operators only. */
 function canReach(ctx: HandlerContext, clientId: string | null): boolean {
-  return clientId === null ? ctx.policy.canWriteInternalTask() : ctx.policy.canReadClient(clientId);
+  return clientId === null ? ctx.policy.canWriteInternal() : ctx.policy.canReadClient(clientId);
 }
 
 async function uploadUrl(input: Schemas['FilesUploadUrlInput'], ctx: HandlerContext): Promise<Schemas['UploadUrl']> {
@@ -117,7 +118,7 @@ async function register(input: Schemas['FilesRegisterInput'], ctx: HandlerContex
   let extractionId: string | null = null;
   let extraction: typeof extractions.$inferInsert | null = null;
   if (purpose === 'intake_document') {
-    extractionId = newId('extraction');
+    extractionId = newDomainId('extraction');
     const operationId = newId('operation');
     await ctx.db.insert(operations).values({
       id: operationId,

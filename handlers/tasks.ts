@@ -6,7 +6,7 @@ import type { Db } from '../runtime/data/client.ts';
 import { users } from '../runtime/data/schema.ts';
 import { projects, taskComments, tasks } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/data/ids.ts';
+import { newDomainId } from './data/ids.ts';
 import { tableStatement } from '../runtime/data/statement.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { invalidField, notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
@@ -50,14 +50,14 @@ async function loadTask(db: Db, id: string): Promise<TaskRow | undefined> {
 /** The task when the caller may read it; 404 otherwise. */
 async function visibleTask(ctx: HandlerContext, id: string): Promise<TaskRow> {
   const row = await loadTask(ctx.db, id);
-  ctx.policy.assertTaskVisible(row);
+  ctx.policy.assertRecordVisible(row, 'Task');
   return row;
 }
 
 /** The task when the caller may change it (rule 2 for internal tasks); 404 otherwise. */
 async function writableTask(ctx: HandlerContext, id: string): Promise<TaskRow> {
   const row = await loadTask(ctx.db, id);
-  ctx.policy.assertTaskWritable(row);
+  ctx.policy.assertRecordWritable(row, 'Task');
   return row;
 }
 
@@ -102,7 +102,7 @@ async function list(input: TasksListInput, ctx: HandlerContext): Promise<Page<Ta
   if (clientId !== undefined) ctx.policy.assertClientInScope(clientId);
   const page = await startPage(ctx.db, input, 'tasks.list', { clientId, projectId, assigneeId, status });
   const filters: (SQL | undefined)[] = [
-    ctx.policy.taskWhere(tasks.clientId),
+    ctx.policy.recordWhere(tasks.clientId),
     clientId !== undefined ? eq(tasks.clientId, clientId) : undefined,
     projectId !== undefined ? eq(tasks.projectId, projectId) : undefined,
     status !== undefined ? eq(tasks.status, status) : undefined,
@@ -163,7 +163,7 @@ async function resolveDraft(
     ctx.policy.assertClientInScope(draft.clientId);
     await requireClient(ctx.db, draft.clientId);
     clientId = draft.clientId;
-  } else if (!ctx.policy.canWriteInternalTask()) {
+  } else if (!ctx.policy.canWriteInternal()) {
     // Neither projectId nor clientId: an internal task, which only an operator may create.
     errors.push({
       pointer: `${at}/clientId`,
@@ -190,7 +190,7 @@ async function resolveDraft(
 
   const ownerId = draft.ownerId ?? null;
   return {
-    id: newId('task'),
+    id: newDomainId('task'),
     clientId,
     projectId,
     title: draft.title,
@@ -336,7 +336,7 @@ async function comment(input: { task_id: string; body: string }, ctx: HandlerCon
   const [row] = await ctx.db
     .insert(taskComments)
     .values({
-      id: newId('comment'),
+      id: newDomainId('comment'),
       taskId: task.id,
       authorKind: ctx.principal.kind,
       authorId: ctx.principal.id,

@@ -1,9 +1,11 @@
-// Prefixed random identifiers: `tsk_` + 20 characters of Crockford base32 (100 random bits).
+// Prefixed random identifiers: `apr_` + 20 characters of Crockford base32 (100 random bits).
 // They match the contract's Id pattern (^[A-Za-z0-9_-]+$) and carry no personal data.
 import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 
+// The machinery's own kinds only: an API's record kinds and prefixes live beside its handlers
+// (the Platform API's: handlers/data/ids.ts) and reach newId as an explicit prefix.
 export const ID_PREFIXES = {
   client: 'cli',
   user: 'usr',
@@ -11,9 +13,6 @@ export const ID_PREFIXES = {
   apiKey: 'key',
   oauthClient: 'oac',
   oauthGrant: 'grt',
-  project: 'prj',
-  task: 'tsk',
-  comment: 'cmt',
   approval: 'apr',
   event: 'evt',
   webhookEndpoint: 'whe',
@@ -21,8 +20,6 @@ export const ID_PREFIXES = {
   operation: 'op',
   file: 'fil',
   upload: 'upl',
-  intake: 'int',
-  extraction: 'ext',
   request: 'req',
 } as const;
 
@@ -47,7 +44,7 @@ export function randomBase32(n: number): string {
   return out;
 }
 
-/** A new id for a kind (newId('task') -> tsk_…) or with an explicit prefix (newId('abc')). */
+/** A new id for a machinery kind (newId('approval') -> apr_…) or with an explicit prefix (newId('abc')). */
 export function newId(kind: IdKind | string, length = 20): string {
   const prefix = (ID_PREFIXES as Record<string, string>)[kind] ?? kind;
   return `${prefix}_${randomBase32(length)}`;
