@@ -47,7 +47,7 @@ export interface Config {
    * on in the test suite). A mismatch is logged with the request id and answered 500 internal_error.
    */
   validateResponses: boolean;
-  /** Background workers (pipeline runs, file scan, extraction, upload purge) in this process (SVC_WORKERS, default on). */
+  /** Background workers (the file worker and its jobs, upload purge, the API's own workers) in this process (SVC_WORKERS, default on). */
   workersEnabled: boolean;
   /** Seconds an event stream may stay full (its reader not reading) before it is cut off (SVC_EVENT_STREAM_STALL_SECONDS, default 30). */
   eventStreamStallSeconds: number;

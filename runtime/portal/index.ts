@@ -207,7 +207,7 @@ ${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign
     'Client administrators',
     `<p class="lede">Act for your organisation: sign in through the identity provider and call the API or the MCP server with your OAuth access token.</p>
 <ul>
-<li>Your reach is your own client: projects, tasks, intake, reviews and campaigns of your organisation.</li>
+<li>Your reach is your own client: the records of your organisation, never another's.</li>
 <li>Scopes are consented on the grant${metaPath ? `; <code>GET ${metaPath}</code> shows what your token may do` : ''}.</li>
 <li>Start with <a href="/docs/oauth">OAuth for client administrators</a>, then <a href="/docs/mcp">Connect over MCP</a> to use an AI assistant.</li>
 </ul>
