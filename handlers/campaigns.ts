@@ -7,7 +7,7 @@
 import { and, eq, getTableColumns, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { operations, outboundMessages } from '../runtime/data/schema.ts';
 import { campaignRecipients, campaigns } from './data/schema.ts';
-import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
+import type { SubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import type { OutboxHooks } from '../runtime/events/outbox.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
@@ -20,10 +20,11 @@ import type { components } from '../generated/types.ts';
 
 type Schemas = components['schemas'];
 
-registerSubjectLoader('campaign', async (db, id) => {
+/** Loads an approval's `campaign` subject: its client (handlers/index.ts hands it to the registry). */
+export const campaignSubject: SubjectLoader = async (db, id) => {
   const [row] = await db.select({ clientId: campaigns.clientId }).from(campaigns).where(eq(campaigns.id, id)).limit(1);
   return row;
-});
+};
 
 // Qualified by hand: drizzle renders bare column names inside a select list, which the subquery
 // would resolve against campaign_recipients.

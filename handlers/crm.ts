@@ -5,13 +5,14 @@
 // clientId; client admins and API keys keep their client scope and never see platform rows.
 // Writes keep the client scope (writeReach): an operator scoped to Acme reads Globex leads but gets
 // 404 touching one; platform rows are written only by operators with every client in reach.
-// Every contact leaving the service goes through toContact (Policy.redactContact).
+// Every contact leaving the service goes through toContact (Policy.redactPersonalData).
 import { and, eq, getTableColumns, ilike, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { clients } from '../runtime/data/schema.ts';
 import { accounts, contacts, leads, opportunities, projects, touchpoints } from './data/schema.ts';
-import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
+import type { SubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
+import { newDomainId } from './data/ids.ts';
 import { pageKeyColumn, startNamePage, startPage } from '../runtime/data/paging.ts';
 import { insufficientScope } from '../runtime/problem-documents.ts';
 import { invalidField, notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
@@ -35,10 +36,11 @@ import type { components } from '../generated/types.ts';
 
 type Schemas = components['schemas'];
 
-registerSubjectLoader('opportunity', async (db, id) => {
+/** Loads an approval's `opportunity` subject: its client (handlers/index.ts hands it to the registry). */
+export const opportunitySubject: SubjectLoader = async (db, id) => {
   const [row] = await db.select({ clientId: opportunities.clientId }).from(opportunities).where(eq(opportunities.id, id)).limit(1);
   return row;
-});
+};
 
 // ------------------------------------------------------------------------------------------------
 // Reach
@@ -55,8 +57,8 @@ function canWriteRow(ctx: HandlerContext, clientId: string | null): boolean {
 
 /** Rows this caller reads (rule 3), with an optional clientId filter (404 outside the scope for non-widened callers). */
 function readFilters(ctx: HandlerContext, column: AnyColumn, clientId: string | undefined): (SQL | undefined)[] {
-  ctx.policy.assertCrmOrPipelineClientFilter(clientId);
-  return [ctx.policy.crmAndPipelineReadWhere(column), clientId !== undefined ? eq(column, clientId) : undefined];
+  ctx.policy.assertWidenedReadClientFilter(clientId);
+  return [ctx.policy.widenedReadWhere(column), clientId !== undefined ? eq(column, clientId) : undefined];
 }
 
 async function writableRow<T extends { clientId: string | null }>(
@@ -327,7 +329,7 @@ async function opportunityConvert(input: Schemas['CrmOpportunityConvertInput'], 
   const [project] = await ctx.db
     .insert(projects)
     .values({
-      id: newId('project'),
+      id: newDomainId('project'),
       clientId: client.id,
       name: input.projectName ?? opp.name,
       description: `Converted from opportunity ${opp.id}.`,

@@ -5,7 +5,11 @@ import type { AllHandlers } from '../generated/handlers/index.ts';
 import type { Registry } from '../runtime/app.ts';
 import { pipelineDefinitions } from './pipelines.ts';
 import { INTAKE_TEMPLATES, type IntakeTemplates } from './intake-templates.ts';
-import { campaignOutbox } from './campaigns.ts';
+import { campaignOutbox, campaignSubject } from './campaigns.ts';
+import { opportunitySubject } from './crm.ts';
+import { intakeSubject } from './intake.ts';
+import { projectSubject } from './projects.ts';
+import { reviewSubject } from './reviews.ts';
 import { extractionJob } from './workers/extractions.ts';
 import { pipelineRunWorker, type PipelineDefinition } from './workers/pipeline-runs.ts';
 import { actionsHandlers } from './actions.ts';
@@ -60,13 +64,15 @@ export const handlers: AllHandlers = {
 
 /**
  * Registry fields beyond the contract's (generated/wiring.ts spreads them in): the domain's background
- * workers (the pipeline runner), file jobs (extractions), the outbox's campaign hooks, and, for the demo
+ * workers (the pipeline runner), file jobs (extractions), the outbox's campaign hooks, the loaders of
+ * its approval subjects (the contract's `subject: { resource }` types; the runtime loads `client`), and, for the demo
  * workspace (bin/wiring.ts PlatformRegistry), the pipelines the worker executes and the intake templates.
  */
 export const registryExtras = {
   workers: [pipelineRunWorker(pipelineDefinitions)],
   fileJobs: [extractionJob],
   outbox: campaignOutbox,
+  approvalSubjects: { project: projectSubject, intake: intakeSubject, opportunity: opportunitySubject, review: reviewSubject, campaign: campaignSubject },
   pipelines: pipelineDefinitions,
   intakeTemplates: INTAKE_TEMPLATES,
 } satisfies Partial<Registry> & { pipelines: readonly PipelineDefinition[]; intakeTemplates: IntakeTemplates };

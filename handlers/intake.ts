@@ -7,8 +7,8 @@ import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
 import { files } from '../runtime/data/schema.ts';
 import { intakeRecords, projects } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/data/ids.ts';
-import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
+import { newDomainId } from './data/ids.ts';
+import type { SubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 import type { IntakeHandlers } from '../generated/handlers/intake.ts';
@@ -17,11 +17,11 @@ import { INTAKE_TEMPLATES, INTAKE_TEXT_MAX, type IntakeFieldDef } from './intake
 import { iso } from './mappers/time.ts';
 import { actorName, checkDate, invalidTransition, requireClient, validationFailed } from './shared.ts';
 
-// An approval's subject of this type is the intake's client (runtime/pipeline/approval-subjects.ts).
-registerSubjectLoader('intake', async (db, id) => {
+/** Loads an approval's `intake` subject: its client (handlers/index.ts hands it to the registry). */
+export const intakeSubject: SubjectLoader = async (db, id) => {
   const [row] = await db.select({ clientId: intakeRecords.clientId }).from(intakeRecords).where(eq(intakeRecords.id, id)).limit(1);
   return row;
-});
+};
 
 type Schemas = components['schemas'];
 export type IntakeRecord = Schemas['IntakeRecord'];
@@ -160,7 +160,7 @@ async function create(input: Schemas['IntakeCreateInput'], ctx: HandlerContext):
   const [row] = await ctx.db
     .insert(intakeRecords)
     .values({
-      id: newId('intake'),
+      id: newDomainId('intake'),
       clientId: input.clientId,
       projectId: input.projectId ?? null,
       title: input.title,

@@ -4,8 +4,8 @@
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { projects } from './data/schema.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
-import { newId } from '../runtime/data/ids.ts';
-import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
+import { newDomainId } from './data/ids.ts';
+import type { SubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound, ProblemError, type FieldError } from '../runtime/problem-error.ts';
 import { nextStage, toProject, type Project, type ProjectRow, type ProjectStage, type ProjectStatus } from './mappers/project.ts';
@@ -13,11 +13,11 @@ import { checkDate, checkIfMatch, invalidTransition, preconditionFailed, require
 import type { ProjectsHandlers } from '../generated/handlers/projects.ts';
 import type { components } from '../generated/types.ts';
 
-// An approval's subject of this type is the project's client (runtime/pipeline/approval-subjects.ts).
-registerSubjectLoader('project', async (db, id) => {
+/** Loads an approval's `project` subject: its client (handlers/index.ts hands it to the registry). */
+export const projectSubject: SubjectLoader = async (db, id) => {
   const [row] = await db.select({ clientId: projects.clientId }).from(projects).where(eq(projects.id, id)).limit(1);
   return row;
-});
+};
 
 // Inputs as the contract defines them (generated types).
 type Schemas = components['schemas'];
@@ -81,7 +81,7 @@ async function create(input: ProjectsCreateInput, ctx: HandlerContext): Promise<
   const [row] = await ctx.db
     .insert(projects)
     .values({
-      id: newId('project'),
+      id: newDomainId('project'),
       clientId: input.clientId,
       name: input.name,
       description: input.description ?? '',

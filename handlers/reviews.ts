@@ -3,7 +3,7 @@
 // ready review is 404 to it). Service accounts and operators see every status in their reach.
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { reviews } from './data/schema.ts';
-import { registerSubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
+import type { SubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
 import { pageKeyColumn, startPage } from '../runtime/data/paging.ts';
 import { notFound } from '../runtime/problem-error.ts';
@@ -15,10 +15,11 @@ import { clientAdminsHolding, notify } from '../runtime/events/notifications.ts'
 
 type Schemas = components['schemas'];
 
-registerSubjectLoader('review', async (db, id) => {
+/** Loads an approval's `review` subject: its client (handlers/index.ts hands it to the registry). */
+export const reviewSubject: SubjectLoader = async (db, id) => {
   const [row] = await db.select({ clientId: reviews.clientId }).from(reviews).where(eq(reviews.id, id)).limit(1);
   return row;
-});
+};
 
 function releasedOnly(ctx: HandlerContext): boolean {
   return ctx.principal.kind === 'client_admin';

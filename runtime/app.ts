@@ -22,6 +22,7 @@ import { MCP_PATH, mountMcpLazily } from './mcp/lazy.ts';
 import { createExecutor, type AnyHandler, type PipelineDeps, type PipelineExecutor } from './pipeline/executor.ts';
 import type { AppEnv, RequestAuthenticator } from './http/app-env.ts';
 import type { ValidateFn } from './pipeline/validate.ts';
+import type { SubjectLoaders } from './pipeline/approval-subjects.ts';
 import { ProblemError } from './problem-error.ts';
 import { isUnexpected, problemBody } from './problem-documents.ts';
 import { mountRest, notFoundHandler } from './http/rest/index.ts';
@@ -71,6 +72,8 @@ export interface Registry {
   fileJobs?: readonly FileJob[];
   /** What the API does as the outbound-message outbox settles its operations (runtime/events/outbox.ts). */
   outbox?: OutboxHooks;
+  /** The loaders of the API's approval-subject types (runtime/pipeline/approval-subjects.ts); the runtime loads `client` itself. */
+  approvalSubjects?: SubjectLoaders;
   /**
    * The contract's generated output folder (absolute): the published documents (openapi.json,
    * docs/, CHANGELOG.md) are read from it. Given by the project's wiring, as migrationsFolder is.
@@ -138,6 +141,12 @@ export function createApp(options: CreateAppOptions): SvcApp {
   const generatedDir = pathToFileURL(registry.generatedDir.endsWith('/') ? registry.generatedDir : `${registry.generatedDir}/`);
   const readGenerated = (path: string): string => readFileSync(new URL(path, generatedDir), 'utf8');
   auditRetentionDays(String(config.auditRetentionDays), service.limits.eventRetentionDays);
+  // Approvals are a feature (svc.yaml features): without it nothing is ever proposed, so a Tier 2 or 3
+  // command (svc generate refuses one, rule feature-off) must not reach a served registry either.
+  if (!service.features.approvals) {
+    const proposing = Object.values(registry.operationsById).find((op) => op.tier === 2 || op.tier === 3);
+    if (proposing) throw new Error(`${proposing.id} is a Tier ${proposing.tier} command, but the contract does not turn approvals on (svc.yaml features: { approvals: true })`);
+  }
   const log = options.log ?? stderrLog;
   setLogRedactions(registry.redactedFieldNames);
 
@@ -189,6 +198,7 @@ export function createApp(options: CreateAppOptions): SvcApp {
     log,
     now: options.now,
     rebuildProposer: options.rebuildProposer,
+    approvalSubjects: registry.approvalSubjects,
   });
 
   /** Authorization header (never a URL credential) -> principal, then the credential's rate limit. */

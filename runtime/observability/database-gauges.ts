@@ -3,11 +3,12 @@
 // events_order for the feed's horizon, with pg_stat_activity and pg_prepared_xacts: horizon.ts).
 // Every process on one database reads the same values; dashboards take max() over the instances.
 import type { Database } from '../data/client.ts';
+import { contractFeatures } from '../contract-facts.ts';
 import { FANOUT_SETTING } from '../events/webhooks/deliveries.ts';
 import { readHorizon, type HorizonReading } from './horizon.ts';
 
 export interface DatabaseGauges {
-  /** Proposals waiting for a decision and not expired, by tier ("2", "3"). */
+  /** Proposals waiting for a decision and not expired, by tier ("2", "3"); none without the approvals feature. */
   approvalsPending: Record<string, number>;
   /** Webhook deliveries: pending (never tried), failed (last attempt failed, retry scheduled), dead (no attempt left). */
   deliveries: Record<'pending' | 'failed' | 'dead', number>;
@@ -37,11 +38,16 @@ export async function readDatabaseGauges(database: Database): Promise<DatabaseGa
 }
 
 async function read(database: Database): Promise<DatabaseGauges> {
-  const approvals = await database.execute<{ tier: number | string; n: number | string }>(
-    `select tier, count(*) as n from approvals where status = 'pending' and expires_at > now() group by tier`,
-  );
-  const approvalsPending: Record<string, number> = { '2': 0, '3': 0 };
-  for (const r of approvals) approvalsPending[String(r.tier)] = Number(r.n);
+  // Without the approvals feature (svc.yaml features) nothing is proposed: no query, no series.
+  const approvalsPending: Record<string, number> = {};
+  if (contractFeatures().approvals) {
+    const approvals = await database.execute<{ tier: number | string; n: number | string }>(
+      `select tier, count(*) as n from approvals where status = 'pending' and expires_at > now() group by tier`,
+    );
+    approvalsPending['2'] = 0;
+    approvalsPending['3'] = 0;
+    for (const r of approvals) approvalsPending[String(r.tier)] = Number(r.n);
+  }
 
   const deliveryRows = await database.execute<{ state: string; n: number | string }>(
     `select case when status = 'failed' then 'dead' when attempts = 0 then 'pending' else 'failed' end as state, count(*) as n

@@ -22,7 +22,7 @@ import { apiKeys, approvals, oauthClients, oauthGrants, users, type ApprovalStat
 import { keyExpiresAt, keyPrincipal, loadOwner, oauthPrincipal } from '../auth/principal.ts';
 import type { ApprovalRow, ApprovedWriteOutcome, HandlerContext, Principal } from '../handler-types.ts';
 import { newId } from '../data/ids.ts';
-import { resolveSubject } from './approval-subjects.ts';
+import { resolveSubject, type SubjectLoaders } from './approval-subjects.ts';
 import { ProblemError } from '../problem-error.ts';
 import { problemBody, type ProblemDocument } from '../problem-documents.ts';
 import { withoutSealed } from '../auth/secret-fields.ts';
@@ -105,6 +105,8 @@ export interface ProposeOptions {
   principal: Principal;
   expiryHours: number;
   now: Date;
+  /** The API's approval-subject loaders by resource type (Registry.approvalSubjects). */
+  subjects?: SubjectLoaders;
 }
 
 /** Stores a proposal for a Tier 2/3 command (in the caller's transaction); a span of its own when tracing is on. */
@@ -114,7 +116,7 @@ export function proposeApproval(db: Db, o: ProposeOptions): Promise<ApprovalRow>
 
 async function insertProposal(db: Db, o: ProposeOptions): Promise<ApprovalRow> {
   if (o.op.tier !== 2 && o.op.tier !== 3) throw new Error(`proposeApproval: ${o.op.id} is not Tier 2 or 3`);
-  const subject = await resolveSubject(db, o.op, o.input);
+  const subject = await resolveSubject(db, o.op, o.input, o.subjects);
   const clientId = subject?.clientId ?? null;
   const [row] = await db
     .insert(approvals)

@@ -28,6 +28,7 @@ import {
 } from './approvals.ts';
 import { createEmitter, scrubEventSecrets, writePending, type EmittedEvent, type PendingEvent } from '../events/events.ts';
 import type { SecretFields } from '../auth/secret-fields.ts';
+import type { SubjectLoaders } from './approval-subjects.ts';
 import {
   abandonIdempotent,
   beginIdempotent,
@@ -65,6 +66,8 @@ export interface PipelineDeps {
   auditor?: Auditor | null;
   /** Rebuilds an approval's proposer at approval time; default: from the database (rebuildProposer). */
   rebuildProposer?: (db: Db, row: ApprovalRow) => Promise<Principal>;
+  /** The API's approval-subject loaders (Registry.approvalSubjects). */
+  approvalSubjects?: SubjectLoaders;
   now?: () => Date;
   /** Log lines (runtime/observability/log.ts logLine: JSON, never a body or a bound value). Default stderr. */
   log?: (message: string) => void;
@@ -422,7 +425,7 @@ export function createExecutor(deps: PipelineDeps): PipelineExecutor {
       // A proposal that would fail at once (not yours, invalid) is refused now: plan it first.
       await runHandler(op, input, call.principal, call.requestId, call.controls.ifMatch, true);
       const proposed = await database.transaction(async (tx) => {
-        const row = await proposeApproval(tx, { op, input, principal: call.principal, expiryHours, now: now() });
+        const row = await proposeApproval(tx, { op, input, principal: call.principal, expiryHours, now: now(), subjects: deps.approvalSubjects });
         const view = approvalView(row, now());
         const answer: CallResult = {
           status: 202,
