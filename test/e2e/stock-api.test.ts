@@ -10,6 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadConfig } from '../../runtime/config.ts';
 import { openDatabase, type Database } from '../../runtime/data/client.ts';
 import { startServer } from '../../runtime/server.ts';
+import { createApp } from '../../runtime/app.ts';
+import { readDatabaseGauges } from '../../runtime/observability/database-gauges.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
 import { STOCK_MIGRATIONS, stockRegistry } from '../fixtures/stock-api/wiring.ts';
 import { seedStock, type StockCredentials } from '../fixtures/stock-api/seed.ts';
@@ -261,5 +263,16 @@ describe('the stock API over MCP (the MCP SDK client)', () => {
     const clerk = await mcp(keys.clerk);
     const refused = await clerk.callTool({ name: 'svc.items.create', arguments: { sku: 'CLERK-2', name: 'No', idempotencyKey: randomUUID() } });
     expect(refused.isError).toBe(true);
+  });
+});
+
+describe('without the approvals feature', () => {
+  it('runs no approval machinery: no pending-approvals query or series, and a Tier 2 command in the registry stops the start', async () => {
+    expect((await readDatabaseGauges(database)).approvalsPending).toEqual({});
+    const registry = stockRegistry();
+    const command = Object.values(registry.operationsById).find((op) => op.kind === 'command')!;
+    const tiered = { ...registry, operationsById: { ...registry.operationsById, [command.id]: { ...command, tier: 2 as const } } };
+    const config = loadConfig({}, { port: 0 });
+    expect(() => createApp({ database, config, registry: tiered, log: () => undefined })).toThrow(/does not turn approvals on/);
   });
 });

@@ -4,7 +4,7 @@
 // installed at start for its leaf functions (runtime/contract-facts.ts); the Platform API's typed
 // forms stay in generated/ and handlers/. The unions and shapes the runtime owns (its tables' status
 // columns, the feed's event, a notification, a decision) must stay the contract's: checked by tsc here.
-import { describe, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type * as contract from '../../generated/contract.ts';
 import type { components } from '../../generated/types.ts';
 import type * as tables from '../../runtime/data/schema.ts';
@@ -12,6 +12,8 @@ import type * as domain from '../../handlers/data/schema.ts';
 import type { FeedEvent } from '../../runtime/events/feed.ts';
 import type { Notification } from '../../runtime/events/notifications.ts';
 import type { ApprovalDecision } from '../../runtime/pipeline/approvals.ts';
+import { ID_PREFIXES } from '../../runtime/data/ids.ts';
+import { DOMAIN_ID_PREFIXES, newDomainId } from '../../handlers/data/ids.ts';
 
 describe('runtime/ knows no contract', () => {
   it("the runtime's own unions and shapes are the contract's (checked by tsc)", () => {
@@ -30,5 +32,13 @@ describe('runtime/ knows no contract', () => {
     expectTypeOf<components['schemas']['Event']>().toMatchTypeOf<FeedEvent>();
     expectTypeOf<components['schemas']['Notification']>().toMatchTypeOf<Notification>();
     expectTypeOf<components['schemas']['ApprovalDecision']>().toEqualTypeOf<ApprovalDecision>();
+  });
+
+  it("the runtime's id kinds are the machinery's; the Platform API's ids keep their prefixes", () => {
+    for (const kind of ['project', 'task', 'comment', 'intake', 'extraction']) expect(ID_PREFIXES).not.toHaveProperty(kind);
+    expect(DOMAIN_ID_PREFIXES).toEqual({ project: 'prj', task: 'tsk', comment: 'cmt', intake: 'int', extraction: 'ext' });
+    for (const [kind, prefix] of Object.entries(DOMAIN_ID_PREFIXES)) {
+      expect(newDomainId(kind as keyof typeof DOMAIN_ID_PREFIXES)).toMatch(new RegExp(`^${prefix}_[0-9a-z]{20}$`));
+    }
   });
 });
