@@ -75,6 +75,8 @@ async function roundTrip(database: Database, key: string): Promise<void> {
   expect((failed as DrizzleQueryError).query).toMatch(/^insert into "idempotency_records"/);
   expect((failed as DrizzleQueryError).params).toEqual(['cred_test', 'tests.op', key, 'f', 'in_progress', at.toISOString(), at.toISOString()]);
   expect(((failed as DrizzleQueryError).cause as { code?: string }).code).toBe('23505');
+  // A value missing for a placeholder: drizzle's own error, before anything is sent.
+  await expect(database.transaction((tx) => insertKey.run(tx, { key: `${key}-no-at` }))).rejects.toThrow('No value for placeholder "at" was provided');
 }
 
 describe('statements built once', () => {
