@@ -5,7 +5,7 @@
 // (test/support/pg-wire-count.ts). The statement helpers' rows are checked on PGlite too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { eq, sql } from 'drizzle-orm';
+import { DrizzleQueryError, eq, sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../runtime/data/client.ts';
 import { preparedStatementsFrom, usePreparedStatements } from '../../runtime/data/prepared-statements.ts';
 import { statement, tableStatement } from '../../runtime/data/statement.ts';
@@ -64,6 +64,19 @@ async function roundTrip(database: Database, key: string): Promise<void> {
     }),
   ).rejects.toThrow('roll back');
   expect(await byKey.run(database.db, { key: `${key}-gone` })).toEqual([]);
+  // A driver error comes back as drizzle's own path gives it on either engine (on postgres.js the
+  // statement skips that path, runtime/data/statement.ts): a DrizzleQueryError with the statement's
+  // text and parameters, the driver's error (and its SQLSTATE, which the idempotency claim reads) as its cause.
+  const failed = await database.transaction((tx) => insertKey.run(tx, { key, at })).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(failed).toBeInstanceOf(DrizzleQueryError);
+  expect((failed as DrizzleQueryError).query).toMatch(/^insert into "idempotency_records"/);
+  expect((failed as DrizzleQueryError).params).toEqual(['cred_test', 'tests.op', key, 'f', 'in_progress', at.toISOString(), at.toISOString()]);
+  expect(((failed as DrizzleQueryError).cause as { code?: string }).code).toBe('23505');
+  // A value missing for a placeholder: drizzle's own error, before anything is sent.
+  await expect(database.transaction((tx) => insertKey.run(tx, { key: `${key}-no-at` }))).rejects.toThrow('No value for placeholder "at" was provided');
 }
 
 describe('statements built once', () => {
