@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../../runtime/data/client.ts';
+import { MIGRATIONS_FOLDER } from '../../bin/paths.ts';
 import type { TransactionBounds } from '../../runtime/data/transaction-bounds.ts';
 import { pgliteSnapshot, postgresTemplate, withDatabase } from './prepared.ts';
 
@@ -44,10 +45,12 @@ export async function freshPostgresDatabase(url: string, options: FreshOptions =
 
 export async function freshDatabase(options: FreshOptions = {}): Promise<Database> {
   const url = process.env.DATABASE_URL;
-  if (!url) return openDatabase({ databaseUrl: null, dataDir: ':memory:', pgliteLoadDataDir: options.empty ? undefined : await pgliteSnapshot() });
+  // The Platform API's migration history, named here too: scripts (the benches) use this support
+  // without vitest's setup file, which installs it for tests.
+  if (!url) return openDatabase({ databaseUrl: null, dataDir: ':memory:', migrationsFolder: MIGRATIONS_FOLDER, pgliteLoadDataDir: options.empty ? undefined : await pgliteSnapshot() });
 
   const fresh = await freshPostgresDatabase(url, options);
-  const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '', transactionBounds: options.transactionBounds });
+  const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '', migrationsFolder: MIGRATIONS_FOLDER, transactionBounds: options.transactionBounds });
   const close = database.close.bind(database);
   let closed = false;
   return {
