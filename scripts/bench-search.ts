@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../runtime/data/client.ts';
 import { loadStats, runLoad, seedDemo, type LoadStats } from './bench-load.ts';
+import { MIGRATIONS_FOLDER } from '../bin/paths.ts';
 
 const BIN = new URL('../bin/svc.js', import.meta.url).pathname;
 
@@ -25,7 +26,7 @@ const WORDS = [
 
 /** Inserts `rows` rows with generated text (set-based SQL: seconds, not minutes). */
 async function fill(dataDir: string, rows: number): Promise<void> {
-  const database = await openDatabase({ databaseUrl: null, dataDir });
+  const database = await openDatabase({ databaseUrl: null, dataDir, migrationsFolder: MIGRATIONS_FOLDER });
   try {
     const words = `array[${WORDS.map((w) => `'${w}'`).join(',')}]`;
     // The n-th word of the vocabulary, spread pseudo-randomly (a different multiplier per slot).

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MIGRATIONS_FOLDER } from '../bin/paths.ts';
 
 const counts = new Map<string, number>();
 let counting = false;
@@ -46,7 +47,7 @@ const { startServer } = await import('../runtime/server.ts');
 const { svcRegistry } = await import('../bin/wiring.ts');
 const dir = mkdtempSync(join(tmpdir(), 'svc-writes-'));
 const config = loadConfig({ ...process.env, DATABASE_URL: '', SVC_DATA_DIR: dir, PORT: '0', SVC_RATE_LIMIT_PER_MINUTE: '1000000', SVC_WORKERS: 'false' }, {});
-const database = await openDatabase({ databaseUrl: null, dataDir: dir });
+const database = await openDatabase({ databaseUrl: null, dataDir: dir, migrationsFolder: MIGRATIONS_FOLDER });
 const running = await startServer({ config, registry: svcRegistry(), database, seedDemo: (await import('../demo/workspace.ts')).seedDemoWorkspace, hostname: '127.0.0.1', webhookWorker: false });
 const headers = { authorization: `Bearer ${running.credentials!.operatorKey}`, 'content-type': 'application/json' };
 const clientId = running.credentials!.clientId;

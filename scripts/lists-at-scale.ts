@@ -35,6 +35,7 @@
 // `npm run bench` calls listsAtScale() with explain off (the load figures only).
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
+import { MIGRATIONS_FOLDER } from '../bin/paths.ts';
 
 export interface ListsAtScaleOptions {
   /** A PostgreSQL server URL: a fresh database is created on it (and dropped unless keep). */
@@ -120,7 +121,7 @@ export async function listsAtScale(options: ListsAtScaleOptions): Promise<ListsA
   const raw = postgres(fresh.url, { max: 1, onnotice: () => {} });
   const result: ListsAtScaleResult = { database: dbName, tasks: N, seedSeconds: 0, counts: {}, explained: [], failures: [], load: [], loadSetup: null };
   try {
-    const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '' });
+    const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '', migrationsFolder: MIGRATIONS_FOLDER });
     const registry = svcRegistry();
     let server: Awaited<ReturnType<typeof startServer>> | null = null;
     // The demo keys' secrets exist only in memory (the seed stores hashes): the load phase reuses them.
