@@ -1,5 +1,5 @@
 // Where this project's own files are, for the runtime (which names none): its migration history and
-// its generated output.
+// its generated output, the folders svc.config.json names (test/contract/layout.test.ts holds the two together).
 // A small module of its own, so `svc serve` opens the database before the registry's modules load
 // (bin/serve-cli.ts). The source tree's, also from the production build in dist/ (PROJECT_ROOT).
 import { fileURLToPath } from 'node:url';

@@ -88,3 +88,12 @@ describe("runtime/data/schema.ts holds only the runtime's machinery", () => {
     for (const link of links) expect(history).toContain(`ADD CONSTRAINT "${link}"`);
   });
 });
+
+describe("this repository's folders are named once", () => {
+  it('bin/paths.ts (what svc serve of the Platform API opens) names the folders svc.config.json names', async () => {
+    const config = JSON.parse(readFileSync(join(ROOT, 'svc.config.json'), 'utf8')) as { migrations: string; generated: string };
+    const { MIGRATIONS_FOLDER, GENERATED_DIR } = await import('../../bin/paths.ts');
+    expect(relative(ROOT, MIGRATIONS_FOLDER)).toBe(config.migrations);
+    expect(relative(ROOT, GENERATED_DIR)).toBe(config.generated);
+  });
+});
