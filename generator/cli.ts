@@ -26,7 +26,7 @@ Commands:
   generate [--contract DIR] [--out DIR]   compile contract/ into generated/
   generate --check                        write nothing; exit 1 with a diff when generated/ is out of date
   generate --watch                        regenerate on every contract change; keep the last good output
-  generate --prune                        also delete handler entries of operations the contract no longer has
+  generate --prune                        also delete handler entries (and families) the contract no longer has
   release                                 record contract/releases/<version>.json for the current version
   lint [--contract DIR] [--out DIR] [--require-all]
                                           check the contract, redocly-lint the OpenAPI, list unimplemented handlers
@@ -57,8 +57,9 @@ Options:
   --out DIR            the output directory (default: the project's, else generated)
   --check              write nothing; exit 1 with a diff when the output is out of date
   --watch              regenerate on every contract change; keep the last good output
-  --prune              also delete handler entries of operations the contract no longer has (generated
-                       files it no longer produces are deleted, and named, on every generate)
+  --prune              also delete handler entries of operations the contract no longer has, and the
+                       handlers file of a family it no longer has (with its line in handlers/index.ts);
+                       generated files it no longer produces are deleted, and named, on every generate
   --project DIR        the project whose svc.config.json to use (default: the nearest from the working directory up)
 ${HELP_LINE}
 `,

@@ -10,7 +10,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Diagnostic, Expression, Node, ObjectLiteralElementLike, ObjectLiteralExpression, SourceFile } from 'typescript';
+import type { ObjectLiteralExpression, SourceFile } from 'typescript';
+import { dropUnusedImport, findObject, lineOf, parse, parseErrors, propertyKey, propertyTexts } from './handlers-ast.ts';
+import { pruneFamily } from './prune-family.ts';
 import { ts } from '../ts-packages.ts';
 import { displayPath, loadContract } from '../load.ts';
 import { buildModel } from '../model.ts';
@@ -57,53 +59,14 @@ export interface ScaffoldReport {
   stale: StaleHandler[];
   /** Files whose notImplemented import was removed because no stub uses it any more. */
   importRemoved: string[];
+  /** Handler files of families the contract no longer has, deleted by --prune (and unregistered from index.ts). */
+  removedFamilies: { file: string; ids: string[]; indexEdited: boolean }[];
 }
 
 /** `oauth_grants` -> `oauthGrantsHandlers` (the export name of handlers/<family>.ts). */
 export function handlersExportName(family: string): string {
   const camel = family.replace(/[_-]([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
   return `${camel}Handlers`;
-}
-
-function parse(file: string, text: string): SourceFile {
-  return ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
-}
-
-function parseErrors(sf: SourceFile): string[] {
-  const list = (sf as unknown as { parseDiagnostics?: Diagnostic[] }).parseDiagnostics ?? [];
-  return list.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-}
-
-function unwrap(expr: Expression): Expression {
-  let e = expr;
-  while (ts.isSatisfiesExpression(e) || ts.isAsExpression(e) || ts.isParenthesizedExpression(e) || ts.isTypeAssertionExpression(e)) e = e.expression;
-  return e;
-}
-
-/** The handlers object of a file: the variable named `name`, else the first exported object literal. */
-function findObject(sf: SourceFile, name: string): ObjectLiteralExpression | null {
-  let fallback: ObjectLiteralExpression | null = null;
-  for (const stmt of sf.statements) {
-    if (!ts.isVariableStatement(stmt)) continue;
-    const exported = stmt.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
-    for (const decl of stmt.declarationList.declarations) {
-      if (!decl.initializer) continue;
-      const init = unwrap(decl.initializer);
-      if (!ts.isObjectLiteralExpression(init)) continue;
-      if (ts.isIdentifier(decl.name) && decl.name.text === name) return init;
-      if (exported && !fallback) fallback = init;
-    }
-  }
-  return fallback;
-}
-
-function propertyKey(p: ObjectLiteralElementLike): string | null {
-  if (ts.isSpreadAssignment(p)) return null;
-  const n = p.name;
-  if (!n) return null;
-  if (ts.isStringLiteral(n) || ts.isIdentifier(n) || ts.isNumericLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return n.text;
-  if (ts.isComputedPropertyName(n) && ts.isStringLiteralLike(n.expression)) return n.expression.text;
-  return null;
 }
 
 /** Inserts `entries` (full lines without indentation) into an object literal; returns the new text. */
@@ -157,44 +120,6 @@ function removeFromObject(text: string, obj: ObjectLiteralExpression, keys: Set<
   return next;
 }
 
-/** Whether an identifier named `name` is used outside import declarations. */
-function usesIdentifier(sf: SourceFile, name: string): boolean {
-  let used = false;
-  const visit = (node: Node): void => {
-    if (used || ts.isImportDeclaration(node)) return;
-    if (ts.isIdentifier(node) && node.text === name) used = true;
-    else ts.forEachChild(node, visit);
-  };
-  ts.forEachChild(sf, visit);
-  return used;
-}
-
-/** Removes the named import `name` (or its whole import line) when nothing in the file uses it. */
-function dropUnusedImport(text: string, sf: SourceFile, name: string): string {
-  if (usesIdentifier(sf, name)) return text;
-  for (const stmt of sf.statements) {
-    if (!ts.isImportDeclaration(stmt)) continue;
-    const named = stmt.importClause?.namedBindings;
-    if (!named || !ts.isNamedImports(named)) continue;
-    const element = named.elements.find((e) => e.name.text === name);
-    if (!element) continue;
-    if (named.elements.length === 1 && !stmt.importClause?.name) {
-      const start = text.lastIndexOf('\n', stmt.getStart(sf) - 1) + 1;
-      const nl = text.indexOf('\n', stmt.end);
-      return text.slice(0, start) + text.slice(nl < 0 ? text.length : nl + 1);
-    }
-    const index = named.elements.indexOf(element);
-    const start = index === 0 ? element.getStart(sf) : named.elements[index - 1].end;
-    const end = index === 0 ? named.elements[1].getStart(sf) : element.end;
-    return text.slice(0, start) + text.slice(end);
-  }
-  return text;
-}
-
-function lineOf(sf: SourceFile, pos: number): number {
-  return sf.getLineAndCharacterOfPosition(pos).line + 1;
-}
-
 /** Stale entries of one handlers object: operation keys that `known` does not have. */
 function staleIn(file: string, sf: SourceFile, obj: ObjectLiteralExpression, known: Set<string>, familyGone: boolean): StaleHandler[] {
   const out: StaleHandler[] = [];
@@ -228,11 +153,6 @@ function ensureImport(text: string, sf: SourceFile, name: string, specifier: str
   return leading + line + text.slice(leading.length);
 }
 
-/** Every property text of an object, to prove an edit kept them. */
-function propertyTexts(obj: ObjectLiteralExpression, sf: SourceFile): string[] {
-  return obj.properties.map((p) => p.getText(sf));
-}
-
 function verify(
   file: string,
   before: { texts: string[]; name: string } | null,
@@ -257,7 +177,7 @@ function verify(
 const entry = (id: string) => `'${id}': notImplemented('${id}'),`;
 
 export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
-  const report: ScaffoldReport = { created: [], updated: [], errors: [], stale: [], importRemoved: [] };
+  const report: ScaffoldReport = { created: [], updated: [], errors: [], stale: [], importRemoved: [], removedFamilies: [] };
   const known = new Set(options.contractOps.map((op) => op.id));
   const spec = options.notImplementedImport ?? '../runtime/pipeline/not-implemented.ts';
   const generated = options.generatedImport ?? '../generated';
@@ -335,7 +255,12 @@ export function scaffoldHandlers(options: ScaffoldOptions): ScaffoldReport {
       if (!text.includes(`${name} =`)) continue;
       const sf = parse(file, text);
       const obj = findObject(sf, name);
-      if (obj) report.stale.push(...staleIn(file, sf, obj, known, true));
+      if (!obj) continue;
+      const stale = staleIn(file, sf, obj, known, true);
+      const pruned = options.prune ? pruneFamily(options.handlersDir, file, name, options.dryRun) : null;
+      if (pruned && !pruned.ok) report.errors.push({ file, message: `not deleted: ${pruned.reason}; delete it and its import and spread in index.ts by hand` });
+      if (pruned?.ok) report.removedFamilies.push({ file, ids: stale.map((s) => s.id), indexEdited: pruned.indexEdited });
+      else report.stale.push(...stale);
     }
 
   const index = path.join(options.handlersDir, 'index.ts');
@@ -390,7 +315,7 @@ function shown(file: string): string {
 export function staleAdvice(s: StaleHandler, renamedTo: string[] = []): string {
   const where = `${shown(s.file)}:${s.line}:${s.col}`;
   if (s.familyGone)
-    return `${where} handles ${s.id}, but the contract has no family ${s.id.split('.')[0]} any more. Delete ${shown(s.file)} and its import and spread in ${shown(path.join(path.dirname(s.file), 'index.ts'))}.`;
+    return `${where} handles ${s.id}, but the contract has no family ${s.id.split('.')[0]} any more. Delete ${shown(s.file)} and its import and spread in ${shown(path.join(path.dirname(s.file), 'index.ts'))}, or run \`npx svc generate --prune\` to delete them.`;
   const lines = s.lines[0] === s.lines[1] ? `line ${s.lines[0]}` : `lines ${s.lines[0]}-${s.lines[1]}`;
   const moved = renamedTo.length ? ` If it was renamed to ${renamedTo.join(' or ')}, move its body into that entry first.` : '';
   return `${where} handles ${s.id}, which the contract no longer has (removed or renamed).${moved} Delete the entry (${lines}), or run \`npx svc generate --prune\` to delete it.`;
@@ -400,6 +325,10 @@ export function printScaffoldReport(report: ScaffoldReport, io: CliIo = consoleI
   for (const c of report.created) io.out(`scaffold ${c.file}: created with ${c.added.length} not-implemented handler(s)`);
   for (const u of report.updated) io.out(`scaffold ${u.file}: added ${u.added.join(', ')} (answer 501 until written)`);
   for (const f of report.importRemoved) io.out(`scaffold ${f}: removed the notImplemented import (no stub left)`);
+  for (const r of report.removedFamilies) {
+    const index = r.indexEdited ? ` and its import and spread in ${shown(path.join(path.dirname(r.file), 'index.ts'))}` : '';
+    io.out(`scaffold ${shown(r.file)}: deleted${index}: the contract has no family ${r.ids[0]?.split('.')[0] ?? path.basename(r.file, '.ts')} any more (${r.ids.join(', ')})`);
+  }
   for (const s of report.stale) {
     if (s.pruned) {
       io.out(`scaffold ${shown(s.file)}: deleted the stale entry ${s.id} (lines ${s.lines[0]}-${s.lines[1]}); imports and helpers only it used are left for you to remove`);

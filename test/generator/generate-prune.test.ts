@@ -2,8 +2,11 @@
 // bin/svc.js in a project directory, so the handler scaffold runs too) deletes every file of the
 // output directory the contract no longer produces and that carries the generated-file header, and
 // names each; the output is then exactly what a fresh generate of the smaller contract writes. The
-// family's handler file (user code) stays, with a warning; a file without the header stays, with a
-// warning; a file reached through a symbolic link out of the output directory is never deleted.
+// family's handler file stays on a plain generate, with the advice to delete it or run --prune; with
+// --prune it goes, with its import and spread in handlers/index.ts (the handlers then are what a fresh
+// scaffold of the smaller contract writes), unless another module imports it. A file without the
+// header stays, with a warning; a file reached through a symbolic link out of the output directory is
+// never deleted.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -60,7 +63,7 @@ function svc(cwd: string, ...args: string[]) {
 const read = (dir: string) => new Map(listFiles(dir).map((rel) => [rel, readFileSync(path.join(dir, rel), 'utf8')]));
 
 describe('svc generate --prune after a family is removed', () => {
-  it('deletes the family’s generated files, names each, and leaves the handler file and unmarked files', () => {
+  it('deletes the family’s generated files, names each; --prune then deletes its handler file, never unmarked files', () => {
     cpSync('test/fixtures/minimal-contract', contract, { recursive: true });
     writeFileSync(path.join(contract, 'families/memos.yaml'), MEMOS);
     setTotals(true);
@@ -81,17 +84,38 @@ describe('svc generate --prune after a family is removed', () => {
 
     rmSync(path.join(contract, 'families/memos.yaml'));
     setTotals(false);
+    const plain = svc(project, 'generate');
+    expect(plain.status).toBe(0);
+    const removed = plain.stdout.split('\n').filter((l) => l.startsWith('removed '));
+    expect(removed).toEqual(memoFiles.map((rel) => `removed ${path.join('generated', rel)}`));
+    expect(plain.stdout).toMatch(/, 3 removed\)\.\n$/);
+    for (const rel of memoFiles) expect(existsSync(path.join(generated, rel)), rel).toBe(false);
+    // Without --prune the handler file is kept byte for byte, with the advice to delete it.
+    expect(readFileSync(path.join(project, 'handlers/memos.ts'), 'utf8')).toBe(handler);
+    expect(plain.stderr).toContain(
+      'handlers/memos.ts:6:3 handles memos.get, but the contract has no family memos any more. Delete handlers/memos.ts and its import and spread in handlers/index.ts, or run `npx svc generate --prune` to delete them.',
+    );
+    expect(plain.stderr).toContain('warning: generated/notes-by-hand.md is not produced by the contract and carries no generated marker; left in place');
+    expect(readFileSync(path.join(outside, 'old.ts'), 'utf8')).toBe(`// ${GENERATED_NOTE}\n`);
+
+    // Another module importing the family's file: --prune refuses to delete it, and says why.
+    const user = path.join(project, 'handlers/uses-memos.ts');
+    writeFileSync(user, "import { memosHandlers } from './memos.ts';\nexport const count = Object.keys(memosHandlers).length;\n");
+    const refused = svc(project, 'generate', '--prune');
+    expect(refused.stderr).toContain('handlers/memos.ts: not deleted: uses-memos.ts imports it; delete it and its import and spread in index.ts by hand');
+    expect(readFileSync(path.join(project, 'handlers/memos.ts'), 'utf8')).toBe(handler);
+    rmSync(user);
+
     const pruned = svc(project, 'generate', '--prune');
     expect(pruned.status).toBe(0);
-    const removed = pruned.stdout.split('\n').filter((l) => l.startsWith('removed '));
-    expect(removed).toEqual(memoFiles.map((rel) => `removed ${path.join('generated', rel)}`));
-    expect(pruned.stdout).toMatch(/, 3 removed\)\.\n$/);
-    for (const rel of memoFiles) expect(existsSync(path.join(generated, rel)), rel).toBe(false);
-    // The handler file is user code: kept byte for byte, with the advice to delete it.
-    expect(readFileSync(path.join(project, 'handlers/memos.ts'), 'utf8')).toBe(handler);
-    expect(pruned.stderr).toContain('handlers/memos.ts:6:3 handles memos.get, but the contract has no family memos any more.');
-    expect(pruned.stderr).toContain('warning: generated/notes-by-hand.md is not produced by the contract and carries no generated marker; left in place');
-    expect(readFileSync(path.join(outside, 'old.ts'), 'utf8')).toBe(`// ${GENERATED_NOTE}\n`);
+    expect(pruned.stdout).toContain('scaffold handlers/memos.ts: deleted and its import and spread in handlers/index.ts: the contract has no family memos any more (memos.get)');
+    expect(existsSync(path.join(project, 'handlers/memos.ts'))).toBe(false);
+    expect(pruned.stderr).not.toContain('memos');
+    // The handlers are what scaffolding the smaller contract writes in a new project.
+    const other = path.join(tmp.dir, 'other');
+    cpSync(contract, path.join(other, 'contract'), { recursive: true });
+    expect(svc(other, 'generate').status).toBe(0);
+    expect(read(path.join(project, 'handlers'))).toEqual(read(path.join(other, 'handlers')));
 
     // The rest is what the smaller contract generates afresh.
     rmSync(path.join(generated, 'notes-by-hand.md'));

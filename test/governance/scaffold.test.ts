@@ -1,11 +1,14 @@
 // Handler scaffolding on a temporary copy of handlers/, and the unimplemented listing.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../../generator/load.ts';
+import { buildModel } from '../../generator/model.ts';
 import { handlersExportName, lintHandlers, listUnimplemented, scaffoldHandlers, staleAdvice } from '../../generator/tools/scaffold.ts';
 
+const model = buildModel(loadContract('contract'));
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -108,7 +111,21 @@ describe('scaffoldHandlers', () => {
     const report = scaffoldHandlers({ handlersDir: dir, contractOps: [{ id: 'meta.get', family: 'meta' }], updateIndex: false, dryRun: true });
     const gone = report.stale.filter((s) => s.familyGone && s.id === 'tasks.get');
     expect(gone).toHaveLength(1);
-    expect(staleAdvice(gone[0])).toMatch(/handles tasks\.get, but the contract has no family tasks any more\. Delete \S+tasks\.ts and its import and spread in \S+index\.ts\.$/);
+    expect(staleAdvice(gone[0])).toMatch(/handles tasks\.get, but the contract has no family tasks any more\. Delete \S+tasks\.ts and its import and spread in \S+index\.ts, or run `npx svc generate --prune` to delete them\.$/);
+  });
+
+  it('--prune deletes a gone family’s file and its import and spread in index.ts, keeping every other line', () => {
+    const dir = copyHandlers();
+    const index = path.join(dir, 'index.ts');
+    const before = readFileSync(index, 'utf8');
+    const ops = model.operations.map((o) => o.def).filter((op) => op.family !== 'timeline');
+    const report = scaffoldHandlers({ handlersDir: dir, contractOps: ops, prune: true });
+    expect(report.errors).toEqual([]);
+    expect(report.removedFamilies).toEqual([{ file: path.join(dir, 'timeline.ts'), ids: ['timeline.list'], indexEdited: true }]);
+    expect(existsSync(path.join(dir, 'timeline.ts'))).toBe(false);
+    const expected = before.replace("import { timelineHandlers } from './timeline.ts';\n", '').replace('  ...timelineHandlers,\n', '');
+    expect(expected).not.toBe(before);
+    expect(readFileSync(index, 'utf8')).toBe(expected);
   });
 
   it('refuses a file it cannot edit safely and leaves it untouched', () => {
