@@ -85,7 +85,7 @@ export async function runServe(argv: string[], registry: Registry | Promise<Regi
       lines.push(`Operator API key (every scope; shown once, keep it):`, `  ${operatorKey}`);
       if (tryIt) lines.push(`  curl -H "Authorization: Bearer ${operatorKey}" ${base}${tryIt}`);
     }
-    if (clientId) lines.push(`Demo client id (Acme): ${clientId}`);
+    if (clientId) lines.push(`Demo client id: ${clientId}`);
   }
   console.log(lines.join('\n'));
   return new Promise<number>((resolve) => {

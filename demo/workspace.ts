@@ -4,7 +4,7 @@
 import type { Config } from '../runtime/config.ts';
 import type { Database } from '../runtime/data/client.ts';
 import { fileStoreFor, type Registry } from '../runtime/app.ts';
-import type { SeedCredentials } from '../runtime/server.ts';
+import type { SeedCredentials } from './seed.ts';
 import type { SeedActivityOptions } from './seed-activity.ts';
 import type { PipelineDefinition } from '../handlers/workers/pipeline-runs.ts';
 import type { IntakeTemplates } from '../handlers/intake-templates.ts';

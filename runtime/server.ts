@@ -19,16 +19,14 @@ import { startObservability, type Observability } from './observability/start.ts
 import { LIVE_PATH, livenessResponse } from './observability/health.ts';
 import { startHorizonWatch } from './observability/horizon-watch.ts';
 
-/** What `svc seed --json` prints (demo/seed.ts). */
+/**
+ * What a project's demo seeder returns and `svc seed --json` prints: its own values (the Platform API's
+ * are demo/seed.ts SeedCredentials). The banner shows operatorKey, an API key to try the API with, and
+ * clientId, a client that key's tenancy examples use, when the seeder gives them.
+ */
 export interface SeedCredentials {
-  operatorKey: string;
-  serviceKey: string;
-  clientId: string;
-  otherClientId: string;
-  oauthClientId: string;
-  operatorSub: string;
-  clientAdminSub: string;
-  [more: string]: unknown;
+  operatorKey?: string;
+  clientId?: string;
 }
 
 /** True when the database holds no users yet (a fresh workspace). */
@@ -41,9 +39,9 @@ export async function isEmptyWorkspace(database: Database): Promise<boolean> {
  * Seeds the demo workspace (demo/workspace.ts seedDemoWorkspace): the library holds no demo data, so whoever
  * wants the demo passes its seeder.
  */
-export type DemoSeeder = (database: Database, config: Config, registry: Registry, baseUrl: string) => Promise<SeedCredentials>;
+export type DemoSeeder<C extends SeedCredentials = SeedCredentials> = (database: Database, config: Config, registry: Registry, baseUrl: string) => Promise<C>;
 
-export interface StartServerOptions {
+export interface StartServerOptions<C extends SeedCredentials = SeedCredentials> {
   config: Config;
   /** The generated registry with its handlers (bin/wiring.ts svcRegistry, or a test's fixture). */
   registry: Registry;
@@ -51,7 +49,7 @@ export interface StartServerOptions {
    * Seed the demo workspace: created when the database is empty; on an existing one the seed is
    * idempotent and only issues fresh demo keys (a key secret cannot be shown twice).
    */
-  seedDemo?: DemoSeeder;
+  seedDemo?: DemoSeeder<C>;
   /** An already open database (tests); otherwise opened from config and closed with the server. */
   database?: Database;
   /** Bind address; default 0.0.0.0 (127.0.0.1 for tests). */
@@ -75,7 +73,7 @@ export function contractTimeouts(limits: Pick<StandardLimits, 'requestHeadersTim
   return { headersMs: limits.requestHeadersTimeoutSeconds * 1000, requestMs: limits.requestTimeoutSeconds * 1000 };
 }
 
-export interface RunningServer {
+export interface RunningServer<C extends SeedCredentials = SeedCredentials> {
   url: string;
   port: number;
   config: Config;
@@ -84,7 +82,7 @@ export interface RunningServer {
   /** The registry's background workers running in this process, by name (none when SVC_WORKERS=false). */
   workers: ReadonlyMap<string, RunningWorker>;
   /** Set when this start seeded the demo workspace (fresh demo keys). */
-  credentials?: SeedCredentials;
+  credentials?: C;
   /** True when the demo workspace was created by this start (the database was empty). */
   seededFresh: boolean;
   /** The metrics listener's URL (SVC_METRICS_PORT), or null when metrics are off. */
@@ -105,7 +103,7 @@ function startingProblem(request: Request, baseUrl: string): Response {
   return new Response(JSON.stringify(body), { status: body.status, headers: { ...problemHeaders(err), 'Content-Type': PROBLEM_MEDIA_TYPE } });
 }
 
-export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+export async function startServer<C extends SeedCredentials = SeedCredentials>(options: StartServerOptions<C>): Promise<RunningServer<C>> {
   // Before the port opens: the 503s answered while starting read the problem catalogue.
   installContractFacts(options.registry.service);
   installMigrationsFolder(options.registry.migrationsFolder);
@@ -153,7 +151,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const explicitBase = options.config.port !== 0 || process.env.SVC_BASE_URL;
     const baseUrl = explicitBase ? options.config.baseUrl : `http://127.0.0.1:${port}`;
     config = { ...options.config, port, baseUrl };
-    let credentials: SeedCredentials | undefined;
+    let credentials: C | undefined;
     let seededFresh = false;
     if (options.seedDemo) {
       seededFresh = await isEmptyWorkspace(database);

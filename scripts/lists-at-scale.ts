@@ -123,7 +123,7 @@ export async function listsAtScale(options: ListsAtScaleOptions): Promise<ListsA
   try {
     const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '', migrationsFolder: MIGRATIONS_FOLDER });
     const registry = svcRegistry();
-    let server: Awaited<ReturnType<typeof startServer>> | null = null;
+    let server: import('../runtime/server.ts').RunningServer<import('../demo/seed.ts').SeedCredentials> | null = null;
     // The demo keys' secrets exist only in memory (the seed stores hashes): the load phase reuses them.
     let keys: { operatorKey: string; serviceKey: string } | null = null;
     try {

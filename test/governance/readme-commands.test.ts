@@ -99,12 +99,12 @@ describe('README.md: the client tour against npm start', () => {
     server.stdout!.on('data', (d) => (banner += d));
     server.stderr!.on('data', (d) => (banner += d));
     const deadline = Date.now() + 90_000;
-    while (!/Demo client id \(Acme\): \S+/.test(banner)) {
+    while (!/Demo client id: \S+/.test(banner)) {
       if (server.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not print its banner:\n${banner}`);
       await new Promise((r) => setTimeout(r, 200));
     }
     const key = /^\s+(svc_sk_test_\S+)$/m.exec(banner)![1];
-    const client = /Demo client id \(Acme\): (\S+)/.exec(banner)![1];
+    const client = /Demo client id: (\S+)/.exec(banner)![1];
 
     const script = CLIENT_TOUR.map((c) => (c.startsWith('KEY=') ? `KEY=${key}` : c.startsWith('CLIENT=') ? `CLIENT=${client}` : c))
       .map((c) => c.replaceAll('localhost:8787', `localhost:${port}`))

@@ -4,7 +4,8 @@
 import { loadConfig, type Config } from '../../runtime/config.ts';
 import type { Database } from '../../runtime/data/client.ts';
 import type { CreateAppOptions, Registry, SvcApp } from '../../runtime/app.ts';
-import { startServer, type SeedCredentials, type StartServerOptions } from '../../runtime/server.ts';
+import { startServer, type StartServerOptions } from '../../runtime/server.ts';
+import type { SeedCredentials } from '../../demo/seed.ts';
 import { loadSeed } from '../../demo/workspace.ts';
 import { svcRegistry } from '../../bin/wiring.ts';
 import { freshDatabase } from './db.ts';
