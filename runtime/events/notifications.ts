@@ -1,13 +1,9 @@
 // Notifications: messages to one person, written by the handler that causes them, in its
 // transaction (ctx.db), so a dry run, a failed write or a rolled-back approval leaves none.
-// Every producer calls notify(); the audiences it needs are computed here once:
-//
-// - task_assigned        tasks.create / batch_create (every assignee), tasks.update (new assignees only)
-// - comment_added        tasks.comment (the task's assignees)
-// - approval_requested   proposeApproval (people who could decide it: approversOf)
-// - approval_decided     approvals.approve (last approval) / reject (the proposer)
-// - review_released      reviews.release (the client's admins holding reviews:read)
-// - membership_invited   memberships.invite (the invitee, when a user with that e-mail exists)
+// Every producer calls notify() with a kind the contract's Notification schema names; the runtime's own
+// are approval_requested (proposeApproval: the people who could decide it, approversOf) and
+// approval_decided (the last approval, or a rejection: the proposer). An API's handlers notify of their
+// own kinds (the Platform API's, and who receives each: docs/clients.md).
 //
 // The rules every notification follows (notify):
 // - Never to the person who caused it (the actor), never to a disabled user, at most once per person.

@@ -161,7 +161,7 @@ async function insertProposal(db: Db, o: ProposeOptions): Promise<ApprovalRow> {
 // Visibility
 
 // An approval is visible to the credential that proposed it (not to its user's other credentials:
-// a key bound to Acme never sees its owner's Globex proposals) and to people (OAuth sign-ins) with
+// a key bound to one client never sees what its owner proposed with a key bound to another) and to people (OAuth sign-ins) with
 // reach over the subject's client; an internal subject (no client) only to operators in person.
 
 export function isPerson(principal: Principal): boolean {
