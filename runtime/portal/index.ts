@@ -200,7 +200,7 @@ ${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign
 <li>Scripts: follow <a href="/docs/rest">Connect over REST</a>. Agents: <a href="/docs/mcp">Connect over MCP</a> has a configuration for each popular MCP client, and <a href="/agent-guide.md">the agent guide</a> holds every rule in one Markdown file.</li>
 <li>Writes are safe to retry: <code>Idempotency-Key</code>, <code>Prefer: dry-run</code>, <code>If-Match</code>.${service.features.approvals ? ' Tier 2 and 3 commands answer 202: a person approves them in the product.' : ''}</li>
 </ol>
-<p>See also: <a href="/docs/errors">errors and retries</a>, <a href="/docs/webhooks">webhooks</a>, <a href="/reference">the reference</a>.</p>`,
+<p>See also: <a href="/docs/errors">errors and retries</a>, ${guideMarkdown.webhooks ? '<a href="/docs/webhooks">webhooks</a>, ' : ''}<a href="/reference">the reference</a>.</p>`,
   );
   if (clientTenancy) audience(
     '/client-admins',
@@ -209,7 +209,7 @@ ${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign
 <ul>
 <li>Your reach is your own client: the records of your organisation, never another's.</li>
 <li>Scopes are consented on the grant${metaPath ? `; <code>GET ${metaPath}</code> shows what your token may do` : ''}.</li>
-<li>Start with <a href="/docs/oauth">OAuth for client administrators</a>, then <a href="/docs/mcp">Connect over MCP</a> to use an AI assistant.</li>
+<li>Start with ${guideMarkdown.oauth ? '<a href="/docs/oauth">OAuth for client administrators</a>, then ' : ''}<a href="/docs/mcp">Connect over MCP</a> to use an AI assistant.</li>
 </ul>
 <p>No account yet? <a href="/request-access">Request access</a>; the team reviews each request by hand.</p>`,
   );
