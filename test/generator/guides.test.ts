@@ -85,7 +85,7 @@ function initTemplate(): string {
 }
 
 /** What the Platform API's docs said of itself, and a contract without those things must not say. */
-const PLATFORM_WORDS = [/\btasks?\b/i, /clientId/, /cli_/, /client (administrator|scope|admin)/i, /meta\.get/, /\/v1\/meta\b/, /oauth/i, /webhook-endpoints/, /webhook endpoint/i, /Standard Webhooks/, /\bpii\b/i, /Prepare kickoff/, /If-Match(?!: none)/, /proposed/];
+const PLATFORM_WORDS = [/\btasks?\b/i, /clientId/, /cli_/, /client (administrator|scope|admin)/i, /meta\.get/, /\/v1\/meta\b/, /oauth/i, /access token/i, /webhook-endpoints/, /webhook endpoint/i, /Standard Webhooks/, /\bpii\b/i, /Prepare kickoff/, /If-Match(?!: none)/, /proposed/];
 
 describe.each([
   ['the stock fixture', 'test/fixtures/stock-api/contract'],
