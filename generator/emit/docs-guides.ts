@@ -44,7 +44,12 @@ export function surfaceOf(model: Model) {
     oauth: model.service.principals.includes('client_admin') || ops.some((o) => o.def.id.startsWith('oauth_grants.')),
     /** Webhook-endpoint operations (the webhooks family). */
     webhooks: ops.some((o) => o.def.family === 'webhooks'),
+    /** Where endpoints are registered: the webhooks family's shortest path. */
+    webhookEndpointsPath: ops.filter((o) => o.def.family === 'webhooks').map((o) => o.def.path).sort((a, b) => a.length - b.length)[0] ?? null,
     oauthGrants: has('oauth_grants.list') && has('oauth_grants.revoke'),
+    eventsFeed: has('events.list'),
+    eventsStream: has('events.stream'),
+    eventsScope: ops.find((o) => o.def.id === 'events.list')?.def.scope ?? null,
     eventsLine: eventsLine(has('events.list'), has('events.stream'), ops.some((o) => o.def.family === 'webhooks')),
     commands: ops.some((o) => o.def.kind === 'command'),
     idempotency: ops.some((o) => o.def.idempotency !== 'none'),
