@@ -13,6 +13,7 @@ import {
 import { checkContract } from './check.ts';
 import { pageSchema, plannedOutcome, PROBLEM_SCHEMA, proposedOutcome } from './envelopes.ts';
 import type { LoadedContract } from './load.ts';
+import { guideExamplesOf, type GuideExamples } from './guide-examples.ts';
 import { buildMcpTool } from './mcp.ts';
 import { buildDynamicTools } from './mcp-dynamic.ts';
 import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParams, strings, type Obj } from './raw.ts';
@@ -64,6 +65,8 @@ export interface Model {
   /** svc.yaml mcpDynamic's decision note (its tools are service.mcpDynamicTools). */
   mcpDynamicDecision: string | null;
   changelog: { version: string; date: string; added: string[]; deprecated: string[]; removed: string[]; corrected: string[] }[];
+  /** svc.yaml guideExamples: the operations the generated guides show (guide-examples.ts). */
+  guideExamples: GuideExamples;
 }
 
 const IMPLIED_ALL = ['unauthorized', 'invalid_token', 'not_configured', 'rate_limited', 'internal_error', 'payload_too_large'];
@@ -317,6 +320,8 @@ export function buildModel(contract: LoadedContract): Model {
   if (dynamic.diagnostics.length) throw new ContractError(dynamic.diagnostics);
   service.mcpDynamicTools = dynamic.tools;
   operations.sort((a, b) => (a.def.id < b.def.id ? -1 : a.def.id > b.def.id ? 1 : 0));
+  const guides = guideExamplesOf(contract.svc, operations);
+  if (guides.diagnostics.length) throw new ContractError(guides.diagnostics);
 
   const byFamily = new Map<string, ModelOperation[]>();
   for (const op of operations) byFamily.set(op.def.family, [...(byFamily.get(op.def.family) ?? []), op]);
@@ -355,6 +360,7 @@ export function buildModel(contract: LoadedContract): Model {
     limits,
     limitsDecision: decisionOf(svc.limits),
     mcpDynamicDecision: dynamic.decision,
+    guideExamples: guides.examples,
     changelog: asArray(svc.changelog).map((c) => {
       const o = asObj(c);
       return { version: String(o.version), date: String(o.date), added: strings(o.added), deprecated: strings(o.deprecated), removed: strings(o.removed), corrected: strings(o.corrected) };

@@ -19,6 +19,7 @@ import { entriesJson, entryJson, listBytesOf, toolsBytes } from './docs-memo.ts'
 import { eachMemo, memoable, memoList, registerMemoEach, renderSpliced } from './docs-each.ts';
 import { keptPieces, readsOfModel, type SchemaReads } from './family-memo.ts';
 import type { GeneratedText } from './pieces.ts';
+import { guideFacts, guidesOf, surfaceOf, type Guide } from './docs-guides.ts';
 
 const TEMPLATE_DIR = new URL('templates/', GENERATOR_DIR);
 const hb = Handlebars.create();
@@ -191,18 +192,11 @@ function baseView(model: Model, parts: FamilyDocs[]) {
     features: model.service.features,
     /** The contract has meta.get (GET /v1/meta): the guides send a caller there first. */
     hasMeta: model.operations.some((o) => o.def.id === 'meta.get'),
+    /** What the contract has that the guides and the agent guide speak of (docs-guides.ts). */
+    ...guideFacts(model, surfaceOf(model)),
     ...dynamicView(model, parts),
   };
 }
-
-/** The portal's guides (served at /docs/<slug>); `{base_url}` in them is the server's base URL. */
-export const GUIDES = [
-  { slug: 'rest', title: 'Connect over REST', summary: 'A first call, paging, safe writes and typed clients.' },
-  { slug: 'mcp', title: 'Connect over MCP', summary: 'The MCP server and a configuration for each popular MCP client.' },
-  { slug: 'oauth', title: 'OAuth for client administrators', summary: 'Signing in, tokens, audiences and the scopes a grant carries.' },
-  { slug: 'webhooks', title: 'Webhooks', summary: 'Signed event deliveries, secrets, tests and replays; the events feed.' },
-  { slug: 'errors', title: 'Errors and retries', summary: 'Problem documents, every code, and when to retry.' },
-] as const;
 
 /** Markdown without its generator comment and its first heading (to nest it in a larger file). */
 function body(markdown: string): string {
@@ -210,7 +204,7 @@ function body(markdown: string): string {
 }
 
 /** The search index's entries of a guide, a family and an operation. */
-const guideEntry = (g: (typeof GUIDES)[number]) => ({ kind: 'guide', title: g.title, url: `/docs/${g.slug}`, text: g.summary });
+const guideEntry = (g: Guide) => ({ kind: 'guide', title: g.title, url: `/docs/${g.slug}`, text: g.summary });
 const familyEntry = (f: FamilyView) => ({ kind: 'family', title: f.name, url: `/reference/${f.name}`, text: f.description });
 const operationEntry = (f: FamilyView, op: OperationView) => ({
   kind: 'operation',
@@ -273,7 +267,8 @@ export function emitDocs(model: Model): Map<string, GeneratedText> {
       agentGuideFamilies,
     ),
   );
-  files.set('docs/llms.txt', renderWithList('llms.txt.hbs', { ...base, guides: GUIDES }, 'families', families, llmsFamilies));
+  const guideList = guidesOf(base);
+  files.set('docs/llms.txt', renderWithList('llms.txt.hbs', { ...base, guides: guideList }, 'families', families, llmsFamilies));
   const sections: string[] = [];
   for (const part of parts) {
     const page = familyPage(part, base);
@@ -286,7 +281,7 @@ export function emitDocs(model: Model): Map<string, GeneratedText> {
     eventTypes: model.eventTypes,
     webhookOperations: families.find((f) => f.name === 'webhooks')?.operations ?? [],
   };
-  const guides = GUIDES.map((g) => ({ ...g, markdown: render(`guides/${g.slug}.md.hbs`, guideView) }));
+  const guides = guideList.map((g) => ({ ...g, markdown: render(`guides/${g.slug}.md.hbs`, guideView) }));
   for (const g of guides) files.set(`docs/guides/${g.slug}.md`, g.markdown);
   // Every operation in one Markdown file: the families' reference pages one after the other.
   files.set(
@@ -296,7 +291,7 @@ export function emitDocs(model: Model): Map<string, GeneratedText> {
       sections,
       '\n',
       `${MD_HEADER}# ${base.title}: every operation\n\n> ${base.description}\n\nContract ${base.version}: ${base.operationCount} operations in ${base.familyCount} families. ` +
-        `Send \`Authorization: Bearer <credential>\`${base.hasMeta ? '; call `GET /v1/meta` first' : ''}. The rules every call follows are in /agent-guide.md.\n\n`,
+        `Send \`Authorization: Bearer <credential>\`${base.metaPath ? `; call \`GET ${base.metaPath}\` first` : ''}. The rules every call follows are in /agent-guide.md.\n\n`,
     ),
   );
   files.set(
@@ -311,7 +306,7 @@ export function emitDocs(model: Model): Map<string, GeneratedText> {
 }
 
 /** A watcher's search-index.json: the guides' entries, then each family's, then each family's operations' (docs-memo.ts entriesJson). */
-function searchIndex(guides: readonly (typeof GUIDES)[number][], parts: FamilyDocs[]): GeneratedText {
+function searchIndex(guides: readonly Guide[], parts: FamilyDocs[]): GeneratedText {
   const pieces = guides.map((g) => entryJson(guideEntry(g)));
   const operations: string[] = [];
   for (const part of parts) {

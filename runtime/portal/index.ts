@@ -98,6 +98,12 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
   const hasOperation = (id: string) => deps.operations.some((o) => o.id === id);
   const metaPath = deps.operations.find((o) => o.id === 'meta.get' && o.method === 'GET')?.path ?? null;
   const clientTenancy = service.features.clientTenancy;
+  // The request controls the operators' page names: those an operation of this contract has (dry-run is every command's).
+  const writeControls = [
+    deps.operations.some((o) => o.idempotency !== 'none') ? '<code>Idempotency-Key</code>' : '',
+    '<code>Prefer: dry-run</code>',
+    deps.operations.some((o) => o.ifMatch === 'required') ? '<code>If-Match</code>' : '',
+  ].filter(Boolean).join(', ');
   // The search box's hint: the first command of this contract, and a guide's word.
   const searchExample = [deps.operations.filter((o) => o.kind === 'command').map((o) => o.id).sort()[0], 'errors'].filter(Boolean).join(', ');
   const signInLinks = (path: string) => ({
@@ -198,9 +204,9 @@ ${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign
 <li>Get a key: ${hasOperation('keys.create') ? 'operators create keys in the dashboard (<code>keys.create</code>)' : 'ask whoever runs this service'}; a key acts for its owner, with scopes no wider than the owner's role, and lives at most ${service.limits.apiKeyLifetimeDays} days.</li>
 <li>Send it only as <code>Authorization: Bearer &lt;key&gt;</code>, never in a URL${metaPath ? `, and call <code>GET ${metaPath}</code> first: it lists your effective scopes` : ''}.</li>
 <li>Scripts: follow <a href="/docs/rest">Connect over REST</a>. Agents: <a href="/docs/mcp">Connect over MCP</a> has a configuration for each popular MCP client, and <a href="/agent-guide.md">the agent guide</a> holds every rule in one Markdown file.</li>
-<li>Writes are safe to retry: <code>Idempotency-Key</code>, <code>Prefer: dry-run</code>, <code>If-Match</code>.${service.features.approvals ? ' Tier 2 and 3 commands answer 202: a person approves them in the product.' : ''}</li>
+<li>Writes are safe to retry: ${writeControls}.${service.features.approvals ? ' Tier 2 and 3 commands answer 202: a person approves them in the product.' : ''}</li>
 </ol>
-<p>See also: <a href="/docs/errors">errors and retries</a>, <a href="/docs/webhooks">webhooks</a>, <a href="/reference">the reference</a>.</p>`,
+<p>See also: <a href="/docs/errors">errors and retries</a>, ${guideMarkdown.webhooks ? '<a href="/docs/webhooks">webhooks</a>, ' : ''}<a href="/reference">the reference</a>.</p>`,
   );
   if (clientTenancy) audience(
     '/client-admins',
@@ -209,7 +215,7 @@ ${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign
 <ul>
 <li>Your reach is your own client: the records of your organisation, never another's.</li>
 <li>Scopes are consented on the grant${metaPath ? `; <code>GET ${metaPath}</code> shows what your token may do` : ''}.</li>
-<li>Start with <a href="/docs/oauth">OAuth for client administrators</a>, then <a href="/docs/mcp">Connect over MCP</a> to use an AI assistant.</li>
+<li>Start with ${guideMarkdown.oauth ? '<a href="/docs/oauth">OAuth for client administrators</a>, then ' : ''}<a href="/docs/mcp">Connect over MCP</a> to use an AI assistant.</li>
 </ul>
 <p>No account yet? <a href="/request-access">Request access</a>; the team reviews each request by hand.</p>`,
   );

@@ -224,6 +224,12 @@ describe("the stock API's portal", () => {
     expect(operators).not.toContain('/v1/meta');
     expect(operators).not.toContain('Tier 2 and 3');
     expect(await (await fetch(`${base}/security`)).text()).not.toContain('Tier 2 and 3');
+    // No OAuth or webhooks guide is generated for it, so none is linked or served.
+    expect(operators).toContain('/docs/rest');
+    expect(operators).not.toContain('/docs/webhooks');
+    expect(operators).not.toContain('If-Match'); // no operation of it requires one
+    expect((await fetch(`${base}/docs/rest`, { redirect: 'manual' })).status).not.toBe(404);
+    for (const slug of ['oauth', 'webhooks']) expect((await fetch(`${base}/docs/${slug}`, { redirect: 'manual' })).status, slug).toBe(404);
   });
 });
 

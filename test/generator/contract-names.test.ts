@@ -54,7 +54,7 @@ describe('mcpToolPrefix and apiVersionHeader', () => {
     expect(guide).toContain('`X-Notes-Api-Version: 0.1`');
     expect(guide).toContain('`notes_api.<operation id>`');
     expect(guide).not.toContain('X-Svc-Api-Version');
-    expect(text(files, 'docs/guides/mcp.md')).toContain("name: 'notes_api.meta.get'");
+    expect(text(files, 'docs/guides/mcp.md')).toContain("name: 'notes_api.notes.list'");
     expect(text(files, 'CHANGELOG.md')).toContain('(sent as `X-Notes-Api-Version`)');
 
     // The runtime's tool table and search read the tools as generated, whatever the prefix.
