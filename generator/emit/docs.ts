@@ -23,6 +23,10 @@ import { guideFacts, guidesOf, surfaceOf, type Guide } from './docs-guides.ts';
 
 const TEMPLATE_DIR = new URL('templates/', GENERATOR_DIR);
 const hb = Handlebars.create();
+/** `{{count n "family" "families"}}`: "1 family", "23 families". */
+export const countOf = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+hb.registerHelper('count', (n: unknown, one: unknown, many: unknown) => countOf(Number(n), String(one), String(many)));
+hb.registerHelper('eq', (a: unknown, b: unknown) => a === b);
 hb.registerHelper('join', (list: unknown, sep: unknown) => (Array.isArray(list) ? list.join(typeof sep === 'string' ? sep : ', ') : ''));
 registerMemoEach(hb);
 
@@ -290,7 +294,7 @@ export function emitDocs(model: Model): Map<string, GeneratedText> {
       'docs/llms-full.txt',
       sections,
       '\n',
-      `${MD_HEADER}# ${base.title}: every operation\n\n> ${base.description}\n\nContract ${base.version}: ${base.operationCount} operations in ${base.familyCount} families. ` +
+      `${MD_HEADER}# ${base.title}: every operation\n\n> ${base.description}\n\nContract ${base.version}: ${base.operationCount} operations in ${countOf(base.familyCount, 'family', 'families')}. ` +
         `Send \`Authorization: Bearer <credential>\`${base.metaPath ? `; call \`GET ${base.metaPath}\` first` : ''}. The rules every call follows are in /agent-guide.md.\n\n`,
     ),
   );
