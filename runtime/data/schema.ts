@@ -323,8 +323,8 @@ export const settings = pgTable('settings', {
 });
 
 // -------------------------------------------------------------------------------------------------
-// Clients' reviews and hub, CRM, campaigns (issue 11).
 // Long-running work and the outbox of messages leaving the service (issue 11).
+
 /** Long-running work (Operation resource): visible to the principal that requested it. */
 export const operations = pgTable(
   'operations',
