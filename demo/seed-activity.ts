@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../runtime/data/client.ts';
 import { files, operations, uploads } from '../runtime/data/schema.ts';
-import { extractions, intakeRecords, pipelineRuns, pipelineSteps } from '../handlers/data/schema.ts';
+import { extractions, fileLinks, intakeRecords, pipelineRuns, pipelineSteps } from '../handlers/data/schema.ts';
 import { extractValues } from '../runtime/files/extract.ts';
 import type { FileStore } from '../runtime/files/store.ts';
 import { writePipelineEvent, type PipelineDefinition } from '../handlers/workers/pipeline-runs.ts';
@@ -150,8 +150,6 @@ async function seedCensus(tx: Db, at: (daysAgo: number, minutes?: number) => Dat
     id: c.fileId,
     uploadId: c.uploadId,
     clientId: ACME,
-    projectId: 'prj_demo_acme_enrollment',
-    intakeId: 'int_demo_acme_benefits',
     name: c.name,
     contentType: c.contentType,
     sizeBytes: c.bytes.length,
@@ -159,13 +157,13 @@ async function seedCensus(tx: Db, at: (daysAgo: number, minutes?: number) => Dat
     purpose: 'intake_document',
     status: 'available',
     storageKey: key,
-    extractionId: c.extractionId,
     uploadedByKind: OWNER.kind,
     uploadedById: OWNER.id,
     uploadedByName: OWNER.name,
     createdAt: at(11, 58),
     scannedAt: at(11, 58),
   });
+  await tx.insert(fileLinks).values({ fileId: c.fileId, projectId: 'prj_demo_acme_enrollment', intakeId: 'int_demo_acme_benefits' });
   await tx.insert(extractions).values({
     id: c.extractionId,
     clientId: ACME,

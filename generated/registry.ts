@@ -272,6 +272,9 @@ export const service: Service = {
     "2025-06-18",
     "2025-03-26"
   ],
+  "personalData": {
+    "scope": "pii:read"
+  },
   "principals": [
     "operator",
     "client_admin",

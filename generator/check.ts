@@ -121,6 +121,16 @@ function checkPrincipals(c: Checker, svc: SourceFile): void {
   });
 }
 
+/**
+ * svc.yaml personalData.scope unlocks the personal data the runtime redacts (Policy.redactPersonalData):
+ * a scope no credential can be granted would redact it for every caller, for good.
+ */
+function checkPersonalData(c: Checker, svc: SourceFile): void {
+  const scope = asObj(asObj(svc.data).personalData).scope;
+  if (typeof scope === 'string' && !c.known.scopes.has(scope))
+    c.report(svc, ['personalData', 'scope'], 'unknown-scope', `personalData.scope ${JSON.stringify(scope)} is not declared in svc.yaml.${didYouMeanText(scope, [...c.known.scopes])} Name one of the scopes in svc.yaml, or add it there.`);
+}
+
 interface OpSeen {
   source: SourceFile;
   at: JsonPath;
@@ -334,6 +344,7 @@ function checkContractRules(contract: LoadedContract, broken: Map<string, JsonPa
   const c = new Checker({ ...base, schemas }, broken);
   c.out.push(...early, ...dupSchemas);
   if (contract.svc) checkPrincipals(c, contract.svc);
+  if (contract.svc) checkPersonalData(c, contract.svc);
   const env = rulesEnvironment(contract);
   if (!env?.schemasClean) {
     const before = c.out.length;

@@ -20,7 +20,7 @@ import { asArray, asObj, BODY_METHODS, inputProperties, isObj, pascal, pathParam
 import { COMPONENT_PREFIX, Dereferencer, jsonTypeOf, toComponentForm } from './schema.ts';
 import { ContractError, diagnostic, type Diagnostic, type SourceFile } from './source.ts';
 import { onForget, session } from './session.ts';
-import { featuresOf, STANDARD_LIMITS, STANDARD_MCP_PROTOCOL_VERSIONS, STANDARD_PROBLEMS } from './standard-library.ts';
+import { featuresOf, personalDataOf, STANDARD_LIMITS, STANDARD_MCP_PROTOCOL_VERSIONS, STANDARD_PROBLEMS } from './standard-library.ts';
 
 export interface ModelOperation {
   def: OperationDef;
@@ -290,6 +290,7 @@ export function buildModel(contract: LoadedContract): Model {
     // Present only when declared: an undeclared key leaves the facts (and generated/) as before.
     ...(typeof svc.apiVersionHeader === 'string' ? { apiVersionHeader: svc.apiVersionHeader } : {}),
     ...(typeof svc.mcpToolPrefix === 'string' ? { mcpToolPrefix: svc.mcpToolPrefix } : {}),
+    ...personalDataOf(svc.personalData),
     versions: asArray(svc.versions).map((v) => {
       const o = asObj(v);
       return { version: String(o.version), status: o.status === 'deprecated' ? 'deprecated' : 'current', sunset: typeof o.sunset === 'string' ? o.sunset : null };

@@ -109,4 +109,13 @@ export function featuresOf(declared: unknown): ServiceFeatures {
   return { clientTenancy: f.clientTenancy === true, approvals: f.approvals === true };
 }
 
+/**
+ * svc.yaml personalData: the scope that unlocks personal data, as the service facts carry it (present
+ * only when declared; without it no scope gates personal data, docs/decisions.md "personal data").
+ */
+export function personalDataOf(declared: unknown): { personalData?: { scope: string } } {
+  const scope = declared !== null && typeof declared === 'object' ? (declared as Record<string, unknown>).scope : undefined;
+  return typeof scope === 'string' ? { personalData: { scope } } : {};
+}
+
 export { PRINCIPAL_KINDS };

@@ -6,7 +6,7 @@
 // marks the campaign sent.
 import { and, eq, getTableColumns, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { operations, outboundMessages } from '../runtime/data/schema.ts';
-import { campaignRecipients, campaigns } from './data/schema.ts';
+import { campaignMessages, campaignRecipients, campaigns } from './data/schema.ts';
 import type { SubjectLoader } from '../runtime/pipeline/approval-subjects.ts';
 import type { OutboxHooks } from '../runtime/events/outbox.ts';
 import type { HandlerContext, Page } from '../runtime/handler-types.ts';
@@ -82,11 +82,11 @@ async function proposeSend(input: Schemas['CampaignsProposeSendInput'], ctx: Han
   });
   const recipients = await ctx.db.select().from(campaignRecipients).where(eq(campaignRecipients.campaignId, current.id));
   if (recipients.length > 0) {
+    const ids = recipients.map(() => newId('msg'));
     await ctx.db.insert(outboundMessages).values(
-      recipients.map((r) => ({
-        id: newId('msg'),
+      recipients.map((r, i) => ({
+        id: ids[i]!,
         operationId,
-        campaignId: current.id,
         channel: current.channel,
         recipient: r.address,
         subject: current.subject || current.name,
@@ -96,6 +96,7 @@ async function proposeSend(input: Schemas['CampaignsProposeSendInput'], ctx: Han
         createdAt: ctx.now,
       })),
     );
+    await ctx.db.insert(campaignMessages).values(ids.map((messageId) => ({ messageId, campaignId: current.id })));
   }
   const [row] = await ctx.db
     .update(campaigns)

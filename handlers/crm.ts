@@ -147,7 +147,7 @@ function containing(text: string): string {
 async function contactsSearch(input: Schemas['CrmContactsSearchInput'], ctx: HandlerContext): Promise<Page<Contact>> {
   const { query, email, phone, clientId, accountId } = input;
   // Without pii:read, criteria on personal fields would confirm a person by counts or order: refused.
-  if (!ctx.policy.canReadPii && (email !== undefined || phone !== undefined)) {
+  if (!ctx.policy.canReadPersonalData && (email !== undefined || phone !== undefined)) {
     throw insufficientScope('pii:read', 'Searching contacts by email or phone');
   }
   const scope = readFilters(ctx, contacts.clientId, clientId);
@@ -159,7 +159,7 @@ async function contactsSearch(input: Schemas['CrmContactsSearchInput'], ctx: Han
   let text: SQL | undefined;
   if (query !== undefined) {
     const pattern = containing(query.trim());
-    text = ctx.policy.canReadPii
+    text = ctx.policy.canReadPersonalData
       ? or(
           ilike(contacts.name, pattern),
           ilike(contacts.email, pattern),
@@ -170,7 +170,7 @@ async function contactsSearch(input: Schemas['CrmContactsSearchInput'], ctx: Han
       : ilike(contacts.jobTitle, pattern);
   }
   // The cursor binds the criteria; it never travels in a URL (POST body), so personal data stays out of URLs too.
-  return contactsPage(ctx, input, 'crm.contacts.search', { query, email, phone: digits, clientId, accountId, pii: ctx.policy.canReadPii }, [
+  return contactsPage(ctx, input, 'crm.contacts.search', { query, email, phone: digits, clientId, accountId, pii: ctx.policy.canReadPersonalData }, [
     ...scope,
     text,
     email !== undefined ? sql`lower(${contacts.email}) = lower(${email})` : undefined,

@@ -12,7 +12,7 @@ import { limits } from '../generated/contract.ts';
 import type { FilesHandlers } from '../generated/handlers/files.ts';
 import type { components } from '../generated/types.ts';
 import { files, operations, uploads } from '../runtime/data/schema.ts';
-import { extractions, intakeRecords, projects } from './data/schema.ts';
+import { extractions, fileLinks, intakeRecords, projects } from './data/schema.ts';
 import { DOWNLOAD_PATH, fileUrlSecret, signUrl, UPLOAD_PATH } from '../runtime/files/signing.ts';
 import type { HandlerContext } from '../runtime/handler-types.ts';
 import { newId } from '../runtime/data/ids.ts';
@@ -24,20 +24,26 @@ import { actorName, invalidTransition, requireClient, validationFailed } from '.
 type Schemas = components['schemas'];
 type FileRecord = Schemas['FileRecord'];
 type FileRow = typeof files.$inferSelect;
+/** What a file record says besides its row: its links (file_links) and its extraction's id. */
+interface FileLinksOf {
+  projectId: string | null;
+  intakeId: string | null;
+  extractionId: string | null;
+}
 
-export function toFileRecord(row: FileRow): FileRecord {
+export function toFileRecord(row: FileRow, links: FileLinksOf): FileRecord {
   return {
     id: row.id,
     clientId: row.clientId,
-    projectId: row.projectId,
-    intakeId: row.intakeId,
+    projectId: links.projectId,
+    intakeId: links.intakeId,
     name: row.name,
     contentType: row.contentType,
     sizeBytes: row.sizeBytes,
     sha256: row.sha256,
     purpose: row.purpose as FileRecord['purpose'],
     status: row.status as FileRecord['status'],
-    extractionId: row.extractionId,
+    extractionId: links.extractionId,
     uploadedBy: { kind: row.uploadedByKind as FileRecord['uploadedBy']['kind'], id: row.uploadedById, name: row.uploadedByName },
     createdAt: iso(row.createdAt),
   };
@@ -141,8 +147,6 @@ async function register(input: Schemas['FilesRegisterInput'], ctx: HandlerContex
       id,
       uploadId: upload.id,
       clientId,
-      projectId: input.projectId ?? null,
-      intakeId,
       name: input.name ?? upload.name,
       contentType: upload.contentType,
       sizeBytes: upload.sizeBytes!,
@@ -150,17 +154,18 @@ async function register(input: Schemas['FilesRegisterInput'], ctx: HandlerContex
       purpose,
       status: 'scanning',
       storageKey: upload.storageKey,
-      extractionId,
       uploadedByKind: ctx.principal.kind,
       uploadedById: ctx.principal.id,
       uploadedByName: await actorName(ctx.db, ctx.principal.id),
       createdAt: ctx.now,
     })
     .returning();
-  // The extraction names its file (a foreign key), so it follows the file row.
+  const links = { projectId: input.projectId ?? null, intakeId, extractionId };
+  // The links and the extraction name their file (foreign keys), so they follow the file row.
+  if (links.projectId !== null || intakeId !== null) await ctx.db.insert(fileLinks).values({ fileId: id, projectId: links.projectId, intakeId });
   if (extraction) await ctx.db.insert(extractions).values(extraction);
   await ctx.db.update(uploads).set({ status: 'registered' }).where(and(eq(uploads.id, upload.id), eq(uploads.status, 'received')));
-  return toFileRecord(row!);
+  return toFileRecord(row!, links);
 }
 
 async function downloadUrl(input: Schemas['FilesDownloadUrlInput'], ctx: HandlerContext): Promise<Schemas['DownloadUrl']> {

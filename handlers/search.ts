@@ -94,10 +94,10 @@ const SOURCES: Record<SearchHitType, Source> = {
     table: contacts,
     id: contacts.id,
     clientId: contacts.clientId,
-    vector: (ctx) => (ctx.policy.canReadPii ? contacts.searchPii : contacts.searchPublic),
-    title: (ctx) => (ctx.policy.canReadPii ? sql`${contacts.name}` : sql`coalesce(${contacts.jobTitle}, 'Contact')`),
+    vector: (ctx) => (ctx.policy.canReadPersonalData ? contacts.searchPii : contacts.searchPublic),
+    title: (ctx) => (ctx.policy.canReadPersonalData ? sql`${contacts.name}` : sql`coalesce(${contacts.jobTitle}, 'Contact')`),
     // With pii:read: e-mail, phone and job title (the digits column only helps matching); without: none (the title is the job title).
-    body: (ctx) => (ctx.policy.canReadPii ? sql.raw(searchTextSql(['email', 'phone', 'job_title'])) : sql`''`),
+    body: (ctx) => (ctx.policy.canReadPersonalData ? sql.raw(searchTextSql(['email', 'phone', 'job_title'])) : sql`''`),
     visible: crmReach(contacts.clientId),
   },
   opportunity: source('opportunity', opportunities, opportunities.clientId, opportunities.name, 'opportunities', crmReach(opportunities.clientId)),

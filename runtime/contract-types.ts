@@ -160,6 +160,11 @@ export interface ServiceDef<L = Record<string, number>, C extends string = strin
   limits: L;
   /** svc.yaml features: the machinery only some APIs want (both false when the contract says nothing). */
   features: ServiceFeatures;
+  /**
+   * svc.yaml personalData, present only when declared: the scope a credential needs to read personal
+   * data unredacted (Policy.redactPersonalData). Absent: no scope gates it.
+   */
+  personalData?: { scope: string };
 }
 
 /**

@@ -207,7 +207,7 @@ type Registry = ReturnType<(typeof import('../bin/wiring.ts'))['svcRegistry']>;
 
 const SEEDED_TABLES = [
   'clients', 'users', 'memberships', 'api_keys', 'oauth_grants', 'projects', 'tasks', 'task_comments', 'approvals',
-  'operations', 'events', 'reviews', 'intake_records', 'uploads', 'files', 'accounts', 'contacts', 'leads', 'opportunities',
+  'operations', 'events', 'reviews', 'intake_records', 'uploads', 'files', 'file_links', 'accounts', 'contacts', 'leads', 'opportunities',
   'campaigns', 'campaign_recipients', 'notifications', 'pipeline_runs', 'pipeline_steps', 'pipeline_events',
   'webhook_endpoints', 'webhook_deliveries',
 ] as const;
@@ -439,14 +439,19 @@ async function seedAtScale(raw: Sql, N: number, creds: Creds, registry: Registry
     ],
     [
       'files',
-      `insert into files (id, upload_id, client_id, project_id, intake_id, name, content_type, size_bytes, sha256, purpose, status, storage_key,
-         extraction_id, uploaded_by_kind, uploaded_by_id, uploaded_by_name, created_at, scanned_at)
+      `insert into files (id, upload_id, client_id, name, content_type, size_bytes, sha256, purpose, status, storage_key,
+         uploaded_by_kind, uploaded_by_id, uploaded_by_name, created_at, scanned_at)
        select 'fil_scale_' || g, 'upl_scale_' || g, case when g % 20 = 0 then null else ${client('g')} end,
-         case when g % 20 <> 0 and g % 3 = 0 then ${project('g')} end, null, 'scale-' || g || '.pdf', 'application/pdf', 1000 + g % 5000,
+         'scale-' || g || '.pdf', 'application/pdf', 1000 + g % 5000,
          encode(sha256(('scale' || g)::bytea), 'hex'), ${pick(['deliverable', 'attachment', 'intake_document', 'other'], 'g')},
-         case when g % 50 = 0 then 'rejected' else 'available' end, 'uploads/upl_scale_' || g, null, 'operator', 'usr_demo_owner', 'Olivia Owner',
+         case when g % 50 = 0 then 'rejected' else 'available' end, 'uploads/upl_scale_' || g, 'operator', 'usr_demo_owner', 'Olivia Owner',
          ${ago('g * 60 - 10')}, ${ago('g * 60 - 11')}
        from generate_series(1, ${part(100)}) g`,
+    ],
+    [
+      'file_links',
+      `insert into file_links (file_id, project_id)
+       select 'fil_scale_' || g, ${project('g')} from generate_series(1, ${part(100)}) g where g % 20 <> 0 and g % 3 = 0 and ${project('g')} is not null`,
     ],
     [
       'accounts',

@@ -69,6 +69,7 @@ export const POSTGRES: Record<string, string> = {
   'test/db/notifications.test.ts': 'the polling listener, and the session check a pooler fails (PostgreSQL only)',
   'test/db/pipeline-worker.test.ts': 'claims with FOR UPDATE SKIP LOCKED across connections; leases',
   'test/db/seed.test.ts': 'the demo seed on a server database',
+  'test/db/links-migration.test.ts': 'migration 0018 copies the links of a live server database into the domain tables',
   'test/db/transaction-bounds.test.ts': 'statement and idle-in-transaction bounds, as startup parameters and as SET LOCAL, and a connection ended mid-transaction',
   'test/db/sweeps.test.ts': 'sweeps in bounded batches: ctid and data-modifying CTE deletes on the server',
   'test/db/prepared-statements.test.ts': 'named statements counted on the wire; unnamed through PgBouncer in transaction mode',

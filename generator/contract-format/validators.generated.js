@@ -3,10 +3,10 @@
 /* eslint-disable */
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const schemaHash = "7293eebcb3f6aa0a";
+export const schemaHash = "4753ed87c8877028";
 
 export const svcFile = validate21;
-const schema32 = {"title":"contract/svc.yaml","description":"Service-wide facts.","type":"object","required":["info","totals"],"additionalProperties":false,"properties":{"info":{"$ref":"#/$defs/info","x-missing":"info: {title: ..., version: 1.0.0}"},"totals":{"$ref":"#/$defs/totals","x-missing":"totals: {operations, reads, commands, families, tools, scopes, eventTypes} (the counts the contract must have)"},"mcpProtocolVersions":{"description":"MCP protocol versions /mcp serves, newest first.","type":"array","items":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","x-expect":"an MCP protocol version (YYYY-MM-DD)"},"uniqueItems":true},"mcpDynamic":{"$ref":"#/$defs/mcpDynamic"},"mcpToolPrefix":{"description":"The first segment of every operation tool's name, <prefix>.<operation id> (default svc: svc.tasks.create).","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]{0,31}$","x-expect":"a tool name prefix: a letter, then up to 31 letters, digits, _ or - (no dot)","x-fix":"Write e.g. mcpToolPrefix: acme."},"guideExamples":{"description":"Which operations the generated REST guide shows (default: the first list read and the first creating POST, its body built from its input schema): list, a paged GET read; create, a POST command; body, the create example's JSON body.","type":"object","additionalProperties":false,"properties":{"list":{"type":"string","x-expect":"the id of a paged GET read","x-fix":"Write e.g. list: items.list."},"create":{"type":"string","x-expect":"the id of a POST command","x-fix":"Write e.g. create: items.create."},"body":{"type":"object","x-fix":"Write the create example's body as a mapping."},"decision":{"$ref":"#/$defs/decision"}}},"features":{"description":"Machinery only some APIs want, turned on by the contract (both off when absent): clientTenancy (records and credentials bound to client organisations: the client_admin and service_account principals, client reach in visibility) and approvals (Tier 2 and 3 commands become proposals a person approves).","type":"object","additionalProperties":false,"properties":{"clientTenancy":{"type":"boolean","x-fix":"Write clientTenancy: true or false."},"approvals":{"type":"boolean","x-fix":"Write approvals: true or false."},"decision":{"$ref":"#/$defs/decision"}}},"apiVersionHeader":{"description":"The response header every answer carries the API version (major.minor) in (default X-Svc-Api-Version).","type":"string","pattern":"^[A-Za-z][A-Za-z0-9-]{0,63}$","x-expect":"an HTTP header name: a letter, then letters, digits and -","x-fix":"Write e.g. apiVersionHeader: X-Acme-Api-Version."},"versions":{"type":"array","items":{"$ref":"#/$defs/version"}},"scopes":{"description":"Scopes, in canonical order.","type":"array","items":{"$ref":"#/$defs/named"}},"principals":{"description":"Caller kinds an operation's audience names: operator, client_admin or service_account (the kinds the runtime authenticates).","type":"array","items":{"$ref":"#/$defs/named"}},"roles":{"description":"Role labels and the scopes each allows.","type":"object","additionalProperties":{"$ref":"#/$defs/role"}},"problems":{"description":"Problem codes: code -> {status, title, retry}. The codes the runtime raises are built in; declaring one replaces it.","type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$","x-expect":"a problem code in lower snake_case","x-fix":"Rename it, e.g. not_found."},"additionalProperties":{"$ref":"#/$defs/problem"}},"eventTypes":{"description":"Webhook event types.","type":"array","items":{"$ref":"#/$defs/named"}},"limits":{"description":"Named numbers (any name), plus one decision note. The limits the runtime reads are built in; declaring one replaces its value.","type":"object","properties":{"decision":{"$ref":"#/$defs/decision"}},"additionalProperties":{"type":"number","x-fix":"A limit is a number."}},"changelog":{"description":"Release notes, newest first.","type":"array","items":{"$ref":"#/$defs/changelogEntry"}}}};
+const schema32 = {"title":"contract/svc.yaml","description":"Service-wide facts.","type":"object","required":["info","totals"],"additionalProperties":false,"properties":{"info":{"$ref":"#/$defs/info","x-missing":"info: {title: ..., version: 1.0.0}"},"totals":{"$ref":"#/$defs/totals","x-missing":"totals: {operations, reads, commands, families, tools, scopes, eventTypes} (the counts the contract must have)"},"mcpProtocolVersions":{"description":"MCP protocol versions /mcp serves, newest first.","type":"array","items":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","x-expect":"an MCP protocol version (YYYY-MM-DD)"},"uniqueItems":true},"mcpDynamic":{"$ref":"#/$defs/mcpDynamic"},"mcpToolPrefix":{"description":"The first segment of every operation tool's name, <prefix>.<operation id> (default svc: svc.tasks.create).","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]{0,31}$","x-expect":"a tool name prefix: a letter, then up to 31 letters, digits, _ or - (no dot)","x-fix":"Write e.g. mcpToolPrefix: acme."},"guideExamples":{"description":"Which operations the generated REST guide shows (default: the first list read and the first creating POST, its body built from its input schema): list, a paged GET read; create, a POST command; body, the create example's JSON body.","type":"object","additionalProperties":false,"properties":{"list":{"type":"string","x-expect":"the id of a paged GET read","x-fix":"Write e.g. list: items.list."},"create":{"type":"string","x-expect":"the id of a POST command","x-fix":"Write e.g. create: items.create."},"body":{"type":"object","x-fix":"Write the create example's body as a mapping."},"decision":{"$ref":"#/$defs/decision"}}},"personalData":{"description":"The scope that unlocks personal data (what a handler passes through Policy.redactPersonalData): without it the runtime redacts it. Absent: no scope gates personal data; fields marked x-svc-personal still stay out of logs.","type":"object","additionalProperties":false,"required":["scope"],"properties":{"scope":{"type":"string","x-expect":"a scope declared under scopes:","x-fix":"Name a scope declared under scopes: (e.g. pii:read)."},"decision":{"$ref":"#/$defs/decision"}}},"features":{"description":"Machinery only some APIs want, turned on by the contract (both off when absent): clientTenancy (records and credentials bound to client organisations: the client_admin and service_account principals, client reach in visibility) and approvals (Tier 2 and 3 commands become proposals a person approves).","type":"object","additionalProperties":false,"properties":{"clientTenancy":{"type":"boolean","x-fix":"Write clientTenancy: true or false."},"approvals":{"type":"boolean","x-fix":"Write approvals: true or false."},"decision":{"$ref":"#/$defs/decision"}}},"apiVersionHeader":{"description":"The response header every answer carries the API version (major.minor) in (default X-Svc-Api-Version).","type":"string","pattern":"^[A-Za-z][A-Za-z0-9-]{0,63}$","x-expect":"an HTTP header name: a letter, then letters, digits and -","x-fix":"Write e.g. apiVersionHeader: X-Acme-Api-Version."},"versions":{"type":"array","items":{"$ref":"#/$defs/version"}},"scopes":{"description":"Scopes, in canonical order.","type":"array","items":{"$ref":"#/$defs/named"}},"principals":{"description":"Caller kinds an operation's audience names: operator, client_admin or service_account (the kinds the runtime authenticates).","type":"array","items":{"$ref":"#/$defs/named"}},"roles":{"description":"Role labels and the scopes each allows.","type":"object","additionalProperties":{"$ref":"#/$defs/role"}},"problems":{"description":"Problem codes: code -> {status, title, retry}. The codes the runtime raises are built in; declaring one replaces it.","type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$","x-expect":"a problem code in lower snake_case","x-fix":"Rename it, e.g. not_found."},"additionalProperties":{"$ref":"#/$defs/problem"}},"eventTypes":{"description":"Webhook event types.","type":"array","items":{"$ref":"#/$defs/named"}},"limits":{"description":"Named numbers (any name), plus one decision note. The limits the runtime reads are built in; declaring one replaces its value.","type":"object","properties":{"decision":{"$ref":"#/$defs/decision"}},"additionalProperties":{"type":"number","x-fix":"A limit is a number."}},"changelog":{"description":"Release notes, newest first.","type":"array","items":{"$ref":"#/$defs/changelogEntry"}}}};
 const schema36 = {"description":"A choice the spec leaves open, recorded beside what it governs; published as x-svc-decision and in the docs.","type":"string"};
 const func1 = Object.prototype.hasOwnProperty;
 const schema33 = {"type":"object","required":["title","version"],"additionalProperties":false,"properties":{"title":{"type":"string","x-missing":"title: <the API's name>"},"version":{"$ref":"#/$defs/semver","x-missing":"version: <the contract version, e.g. 1.0.0>"},"description":{"type":"string"},"releaseDate":{"$ref":"#/$defs/date"},"decision":{"$ref":"#/$defs/decision"}}};
@@ -2899,7 +2899,7 @@ return errors === 0;
 }
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema53 = {"description":"A path version in service (v1, v2); a deprecated one carries the deprecation fields.","type":"object","required":["version"],"additionalProperties":false,"properties":{"version":{"type":"string","pattern":"^v\\d+$","x-expect":"a path version such as v1","x-missing":"version: v1"},"status":{"enum":["current","deprecated"]},"released":{"type":"string"},"since":{"type":"string"},"sunset":{"type":["string","null"]},"link":{"type":"string"},"successor":{"type":"string"},"successorLink":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema54 = {"description":"A path version in service (v1, v2); a deprecated one carries the deprecation fields.","type":"object","required":["version"],"additionalProperties":false,"properties":{"version":{"type":"string","pattern":"^v\\d+$","x-expect":"a path version such as v1","x-missing":"version: v1"},"status":{"enum":["current","deprecated"]},"released":{"type":"string"},"since":{"type":"string"},"sunset":{"type":["string","null"]},"link":{"type":"string"},"successor":{"type":"string"},"successorLink":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
 const pattern8 = new RegExp("^v\\d+$", "u");
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2914,7 +2914,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.version === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema53.required,parentSchema:schema53,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema54.required,parentSchema:schema54,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2924,8 +2924,8 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema53.properties, key0))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema53,data};
+if(!(func1.call(schema54.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema54,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2939,7 +2939,7 @@ if(data.version !== undefined){
 let data0 = data.version;
 if(typeof data0 === "string"){
 if(!pattern8.test(data0)){
-const err2 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/pattern",keyword:"pattern",params:{pattern: "^v\\d+$"},message:"must match pattern \""+"^v\\d+$"+"\"",schema:"^v\\d+$",parentSchema:schema53.properties.version,data:data0};
+const err2 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/pattern",keyword:"pattern",params:{pattern: "^v\\d+$"},message:"must match pattern \""+"^v\\d+$"+"\"",schema:"^v\\d+$",parentSchema:schema54.properties.version,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2950,7 +2950,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.version.type,parentSchema:schema53.properties.version,data:data0};
+const err3 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.version.type,parentSchema:schema54.properties.version,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2963,7 +2963,7 @@ errors++;
 if(data.status !== undefined){
 let data1 = data.status;
 if(!((data1 === "current") || (data1 === "deprecated"))){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema53.properties.status.enum},message:"must be equal to one of the allowed values",schema:schema53.properties.status.enum,parentSchema:schema53.properties.status,data:data1};
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema54.properties.status.enum},message:"must be equal to one of the allowed values",schema:schema54.properties.status.enum,parentSchema:schema54.properties.status,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2976,7 +2976,7 @@ errors++;
 if(data.released !== undefined){
 let data2 = data.released;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/released",schemaPath:"#/properties/released/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.released.type,parentSchema:schema53.properties.released,data:data2};
+const err5 = {instancePath:instancePath+"/released",schemaPath:"#/properties/released/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.released.type,parentSchema:schema54.properties.released,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2989,7 +2989,7 @@ errors++;
 if(data.since !== undefined){
 let data3 = data.since;
 if(typeof data3 !== "string"){
-const err6 = {instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.since.type,parentSchema:schema53.properties.since,data:data3};
+const err6 = {instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.since.type,parentSchema:schema54.properties.since,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3002,7 +3002,7 @@ errors++;
 if(data.sunset !== undefined){
 let data4 = data.sunset;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err7 = {instancePath:instancePath+"/sunset",schemaPath:"#/properties/sunset/type",keyword:"type",params:{type: schema53.properties.sunset.type},message:"must be string,null",schema:schema53.properties.sunset.type,parentSchema:schema53.properties.sunset,data:data4};
+const err7 = {instancePath:instancePath+"/sunset",schemaPath:"#/properties/sunset/type",keyword:"type",params:{type: schema54.properties.sunset.type},message:"must be string,null",schema:schema54.properties.sunset.type,parentSchema:schema54.properties.sunset,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3015,7 +3015,7 @@ errors++;
 if(data.link !== undefined){
 let data5 = data.link;
 if(typeof data5 !== "string"){
-const err8 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.link.type,parentSchema:schema53.properties.link,data:data5};
+const err8 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.link.type,parentSchema:schema54.properties.link,data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3028,7 +3028,7 @@ errors++;
 if(data.successor !== undefined){
 let data6 = data.successor;
 if(typeof data6 !== "string"){
-const err9 = {instancePath:instancePath+"/successor",schemaPath:"#/properties/successor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.successor.type,parentSchema:schema53.properties.successor,data:data6};
+const err9 = {instancePath:instancePath+"/successor",schemaPath:"#/properties/successor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.successor.type,parentSchema:schema54.properties.successor,data:data6};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3041,7 +3041,7 @@ errors++;
 if(data.successorLink !== undefined){
 let data7 = data.successorLink;
 if(typeof data7 !== "string"){
-const err10 = {instancePath:instancePath+"/successorLink",schemaPath:"#/properties/successorLink/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema53.properties.successorLink.type,parentSchema:schema53.properties.successorLink,data:data7};
+const err10 = {instancePath:instancePath+"/successorLink",schemaPath:"#/properties/successorLink/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema54.properties.successorLink.type,parentSchema:schema54.properties.successorLink,data:data7};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3066,7 +3066,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.type,parentSchema:schema53,data};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema54.type,parentSchema:schema54,data};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3080,7 +3080,7 @@ return errors === 0;
 }
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema55 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","x-missing":"name: <its name>"},"description":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema56 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","x-missing":"name: <its name>"},"description":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3094,7 +3094,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema55.required,parentSchema:schema55,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema56.required,parentSchema:schema56,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3105,7 +3105,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "description")) || (key0 === "decision"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema55,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema56,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3118,7 +3118,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema55.properties.name.type,parentSchema:schema55.properties.name,data:data0};
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema56.properties.name.type,parentSchema:schema56.properties.name,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3131,7 +3131,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema55.properties.description.type,parentSchema:schema55.properties.description,data:data1};
+const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema56.properties.description.type,parentSchema:schema56.properties.description,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3156,7 +3156,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema55.type,parentSchema:schema55,data};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema56.type,parentSchema:schema56,data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3170,8 +3170,8 @@ return errors === 0;
 }
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema57 = {"type":"object","additionalProperties":false,"properties":{"labels":{"$ref":"#/$defs/uniqueStrings"},"scopes":{"description":"all, or a list of scopes.","type":["string","array"],"items":{"type":"string"},"if":{"type":"string"},"then":{"const":"all","x-fix":"Write scopes: all, or a list of scopes."}},"decision":{"$ref":"#/$defs/decision"}}};
-const schema58 = {"type":"array","items":{"type":"string"},"uniqueItems":true};
+const schema58 = {"type":"object","additionalProperties":false,"properties":{"labels":{"$ref":"#/$defs/uniqueStrings"},"scopes":{"description":"all, or a list of scopes.","type":["string","array"],"items":{"type":"string"},"if":{"type":"string"},"then":{"const":"all","x-fix":"Write scopes: all, or a list of scopes."}},"decision":{"$ref":"#/$defs/decision"}}};
+const schema59 = {"type":"array","items":{"type":"string"},"uniqueItems":true};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3186,7 +3186,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(((key0 === "labels") || (key0 === "scopes")) || (key0 === "decision"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema57,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema58,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3203,7 +3203,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 !== "string"){
-const err1 = {instancePath:instancePath+"/labels/" + i0,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.items.type,parentSchema:schema58.items,data:data1};
+const err1 = {instancePath:instancePath+"/labels/" + i0,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.items.type,parentSchema:schema59.items,data:data1};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3224,7 +3224,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err2 = {instancePath:instancePath+"/labels",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema58,data:data0};
+const err2 = {instancePath:instancePath+"/labels",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema59,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3239,7 +3239,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/labels",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema58.type,parentSchema:schema58,data:data0};
+const err3 = {instancePath:instancePath+"/labels",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema59.type,parentSchema:schema59,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3252,7 +3252,7 @@ errors++;
 if(data.scopes !== undefined){
 let data2 = data.scopes;
 if((typeof data2 !== "string") && (!(Array.isArray(data2)))){
-const err4 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: schema57.properties.scopes.type},message:"must be string,array",schema:schema57.properties.scopes.type,parentSchema:schema57.properties.scopes,data:data2};
+const err4 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: schema58.properties.scopes.type},message:"must be string,array",schema:schema58.properties.scopes.type,parentSchema:schema58.properties.scopes,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3287,7 +3287,7 @@ vErrors = null;
 if(_valid0){
 const _errs12 = errors;
 if("all" !== data2){
-const err6 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/then/const",keyword:"const",params:{allowedValue: "all"},message:"must be equal to constant",schema:"all",parentSchema:schema57.properties.scopes.then,data:data2};
+const err6 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/then/const",keyword:"const",params:{allowedValue: "all"},message:"must be equal to constant",schema:"all",parentSchema:schema58.properties.scopes.then,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3300,7 +3300,7 @@ var _valid0 = _errs12 === errors;
 valid5 = _valid0;
 }
 if(!valid5){
-const err7 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema57.properties.scopes.if,parentSchema:schema57.properties.scopes,data:data2};
+const err7 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema58.properties.scopes.if,parentSchema:schema58.properties.scopes,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3314,7 +3314,7 @@ const len1 = data2.length;
 for(let i2=0; i2<len1; i2++){
 let data3 = data2[i2];
 if(typeof data3 !== "string"){
-const err8 = {instancePath:instancePath+"/scopes/" + i2,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema57.properties.scopes.items.type,parentSchema:schema57.properties.scopes.items,data:data3};
+const err8 = {instancePath:instancePath+"/scopes/" + i2,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.properties.scopes.items.type,parentSchema:schema58.properties.scopes.items,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3341,7 +3341,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema57.type,parentSchema:schema57,data};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema58.type,parentSchema:schema58,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3355,7 +3355,7 @@ return errors === 0;
 }
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema60 = {"x-rule":"invalid-problem","type":"object","required":["status","title","retry"],"additionalProperties":false,"properties":{"status":{"x-rule":"invalid-problem","type":"integer","minimum":400,"maximum":599,"x-missing":"status: <an HTTP error status, 400-599>","x-fix":"Give it an HTTP error status (400-599)."},"title":{"x-rule":"invalid-problem","type":"string","x-missing":"title: <one line saying what went wrong>"},"retry":{"x-rule":"invalid-problem","enum":["after_fix","after_delay","now"],"x-missing":"retry: after_fix (the same request fails until something changes), after_delay or now"},"retryAfter":{"x-rule":"invalid-problem","type":"number","minimum":0},"decision":{"$ref":"#/$defs/decision"}}};
+const schema61 = {"x-rule":"invalid-problem","type":"object","required":["status","title","retry"],"additionalProperties":false,"properties":{"status":{"x-rule":"invalid-problem","type":"integer","minimum":400,"maximum":599,"x-missing":"status: <an HTTP error status, 400-599>","x-fix":"Give it an HTTP error status (400-599)."},"title":{"x-rule":"invalid-problem","type":"string","x-missing":"title: <one line saying what went wrong>"},"retry":{"x-rule":"invalid-problem","enum":["after_fix","after_delay","now"],"x-missing":"retry: after_fix (the same request fails until something changes), after_delay or now"},"retryAfter":{"x-rule":"invalid-problem","type":"number","minimum":0},"decision":{"$ref":"#/$defs/decision"}}};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3369,7 +3369,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.status === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema60.required,parentSchema:schema60,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema61.required,parentSchema:schema61,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3379,7 +3379,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.title === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema60.required,parentSchema:schema60,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'",schema:schema61.required,parentSchema:schema61,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3389,7 +3389,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.retry === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "retry"},message:"must have required property '"+"retry"+"'",schema:schema60.required,parentSchema:schema60,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "retry"},message:"must have required property '"+"retry"+"'",schema:schema61.required,parentSchema:schema61,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3400,7 +3400,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "status") || (key0 === "title")) || (key0 === "retry")) || (key0 === "retryAfter")) || (key0 === "decision"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema60,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema61,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3413,7 +3413,7 @@ errors++;
 if(data.status !== undefined){
 let data0 = data.status;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema60.properties.status.type,parentSchema:schema60.properties.status,data:data0};
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema61.properties.status.type,parentSchema:schema61.properties.status,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3424,7 +3424,7 @@ errors++;
 }
 if(typeof data0 == "number"){
 if(data0 > 599 || isNaN(data0)){
-const err5 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema60.properties.status,data:data0};
+const err5 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema61.properties.status,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3434,7 +3434,7 @@ vErrors.push(err5);
 errors++;
 }
 if(data0 < 400 || isNaN(data0)){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema60.properties.status,data:data0};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema61.properties.status,data:data0};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3448,7 +3448,7 @@ errors++;
 if(data.title !== undefined){
 let data1 = data.title;
 if(typeof data1 !== "string"){
-const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema60.properties.title.type,parentSchema:schema60.properties.title,data:data1};
+const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema61.properties.title.type,parentSchema:schema61.properties.title,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3461,7 +3461,7 @@ errors++;
 if(data.retry !== undefined){
 let data2 = data.retry;
 if(!(((data2 === "after_fix") || (data2 === "after_delay")) || (data2 === "now"))){
-const err8 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/enum",keyword:"enum",params:{allowedValues: schema60.properties.retry.enum},message:"must be equal to one of the allowed values",schema:schema60.properties.retry.enum,parentSchema:schema60.properties.retry,data:data2};
+const err8 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/enum",keyword:"enum",params:{allowedValues: schema61.properties.retry.enum},message:"must be equal to one of the allowed values",schema:schema61.properties.retry.enum,parentSchema:schema61.properties.retry,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3475,7 +3475,7 @@ if(data.retryAfter !== undefined){
 let data3 = data.retryAfter;
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/retryAfter",schemaPath:"#/properties/retryAfter/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema60.properties.retryAfter,data:data3};
+const err9 = {instancePath:instancePath+"/retryAfter",schemaPath:"#/properties/retryAfter/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema61.properties.retryAfter,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3486,7 +3486,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/retryAfter",schemaPath:"#/properties/retryAfter/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema60.properties.retryAfter.type,parentSchema:schema60.properties.retryAfter,data:data3};
+const err10 = {instancePath:instancePath+"/retryAfter",schemaPath:"#/properties/retryAfter/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema61.properties.retryAfter.type,parentSchema:schema61.properties.retryAfter,data:data3};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3511,7 +3511,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema60.type,parentSchema:schema60,data};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema61.type,parentSchema:schema61,data};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3525,8 +3525,8 @@ return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema63 = {"type":"object","required":["version","date"],"additionalProperties":false,"properties":{"version":{"$ref":"#/$defs/semver","x-missing":"version: <the release, e.g. 1.2.0>"},"date":{"$ref":"#/$defs/date","x-missing":"date: \"<YYYY-MM-DD>\""},"added":{"$ref":"#/$defs/strings"},"deprecated":{"$ref":"#/$defs/strings"},"removed":{"$ref":"#/$defs/strings"},"corrected":{"$ref":"#/$defs/strings"},"decision":{"$ref":"#/$defs/decision"}}};
-const schema66 = {"type":"array","items":{"type":"string"}};
+const schema64 = {"type":"object","required":["version","date"],"additionalProperties":false,"properties":{"version":{"$ref":"#/$defs/semver","x-missing":"version: <the release, e.g. 1.2.0>"},"date":{"$ref":"#/$defs/date","x-missing":"date: \"<YYYY-MM-DD>\""},"added":{"$ref":"#/$defs/strings"},"deprecated":{"$ref":"#/$defs/strings"},"removed":{"$ref":"#/$defs/strings"},"corrected":{"$ref":"#/$defs/strings"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema67 = {"type":"array","items":{"type":"string"}};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3540,7 +3540,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.version === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema63.required,parentSchema:schema63,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema64.required,parentSchema:schema64,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3550,7 +3550,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.date === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "date"},message:"must have required property '"+"date"+"'",schema:schema63.required,parentSchema:schema63,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "date"},message:"must have required property '"+"date"+"'",schema:schema64.required,parentSchema:schema64,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3561,7 +3561,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((((key0 === "version") || (key0 === "date")) || (key0 === "added")) || (key0 === "deprecated")) || (key0 === "removed")) || (key0 === "corrected")) || (key0 === "decision"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema63,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema64,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3628,7 +3628,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 !== "string"){
-const err7 = {instancePath:instancePath+"/added/" + i0,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema66.items.type,parentSchema:schema66.items,data:data3};
+const err7 = {instancePath:instancePath+"/added/" + i0,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.items.type,parentSchema:schema67.items,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3640,7 +3640,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/added",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema66.type,parentSchema:schema66,data:data2};
+const err8 = {instancePath:instancePath+"/added",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema67.type,parentSchema:schema67,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3657,7 +3657,7 @@ const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
 if(typeof data5 !== "string"){
-const err9 = {instancePath:instancePath+"/deprecated/" + i1,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema66.items.type,parentSchema:schema66.items,data:data5};
+const err9 = {instancePath:instancePath+"/deprecated/" + i1,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.items.type,parentSchema:schema67.items,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3669,7 +3669,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/deprecated",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema66.type,parentSchema:schema66,data:data4};
+const err10 = {instancePath:instancePath+"/deprecated",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema67.type,parentSchema:schema67,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3686,7 +3686,7 @@ const len2 = data6.length;
 for(let i2=0; i2<len2; i2++){
 let data7 = data6[i2];
 if(typeof data7 !== "string"){
-const err11 = {instancePath:instancePath+"/removed/" + i2,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema66.items.type,parentSchema:schema66.items,data:data7};
+const err11 = {instancePath:instancePath+"/removed/" + i2,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.items.type,parentSchema:schema67.items,data:data7};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3698,7 +3698,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/removed",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema66.type,parentSchema:schema66,data:data6};
+const err12 = {instancePath:instancePath+"/removed",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema67.type,parentSchema:schema67,data:data6};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3715,7 +3715,7 @@ const len3 = data8.length;
 for(let i3=0; i3<len3; i3++){
 let data9 = data8[i3];
 if(typeof data9 !== "string"){
-const err13 = {instancePath:instancePath+"/corrected/" + i3,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema66.items.type,parentSchema:schema66.items,data:data9};
+const err13 = {instancePath:instancePath+"/corrected/" + i3,schemaPath:"#/$defs/strings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema67.items.type,parentSchema:schema67.items,data:data9};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3727,7 +3727,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/corrected",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema66.type,parentSchema:schema66,data:data8};
+const err14 = {instancePath:instancePath+"/corrected",schemaPath:"#/$defs/strings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema67.type,parentSchema:schema67,data:data8};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3752,7 +3752,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema63.type,parentSchema:schema63,data};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema64.type,parentSchema:schema64,data};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4001,12 +4001,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.features !== undefined){
-let data11 = data.features;
+if(data.personalData !== undefined){
+let data11 = data.personalData;
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-for(const key2 in data11){
-if(!(((key2 === "clientTenancy") || (key2 === "approvals")) || (key2 === "decision"))){
-const err15 = {instancePath:instancePath+"/features",schemaPath:"#/properties/features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema32.properties.features,data:data11};
+if(data11.scope === undefined){
+const err15 = {instancePath:instancePath+"/personalData",schemaPath:"#/properties/personalData/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'",schema:schema32.properties.personalData.required,parentSchema:schema32.properties.personalData,data:data11};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4015,11 +4014,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data11.clientTenancy !== undefined){
-let data12 = data11.clientTenancy;
-if(typeof data12 !== "boolean"){
-const err16 = {instancePath:instancePath+"/features/clientTenancy",schemaPath:"#/properties/features/properties/clientTenancy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema32.properties.features.properties.clientTenancy.type,parentSchema:schema32.properties.features.properties.clientTenancy,data:data12};
+for(const key2 in data11){
+if(!((key2 === "scope") || (key2 === "decision"))){
+const err16 = {instancePath:instancePath+"/personalData",schemaPath:"#/properties/personalData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema32.properties.personalData,data:data11};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4029,10 +4026,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data11.approvals !== undefined){
-let data13 = data11.approvals;
-if(typeof data13 !== "boolean"){
-const err17 = {instancePath:instancePath+"/features/approvals",schemaPath:"#/properties/features/properties/approvals/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema32.properties.features.properties.approvals.type,parentSchema:schema32.properties.features.properties.approvals,data:data13};
+if(data11.scope !== undefined){
+let data12 = data11.scope;
+if(typeof data12 !== "string"){
+const err17 = {instancePath:instancePath+"/personalData/scope",schemaPath:"#/properties/personalData/properties/scope/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.personalData.properties.scope.type,parentSchema:schema32.properties.personalData.properties.scope,data:data12};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4043,9 +4040,9 @@ errors++;
 }
 }
 if(data11.decision !== undefined){
-let data14 = data11.decision;
-if(typeof data14 !== "string"){
-const err18 = {instancePath:instancePath+"/features/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data14};
+let data13 = data11.decision;
+if(typeof data13 !== "string"){
+const err18 = {instancePath:instancePath+"/personalData/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data13};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4057,7 +4054,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/features",schemaPath:"#/properties/features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.features.type,parentSchema:schema32.properties.features,data:data11};
+const err19 = {instancePath:instancePath+"/personalData",schemaPath:"#/properties/personalData/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.personalData.type,parentSchema:schema32.properties.personalData,data:data11};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4067,11 +4064,12 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.apiVersionHeader !== undefined){
-let data15 = data.apiVersionHeader;
-if(typeof data15 === "string"){
-if(!pattern7.test(data15)){
-const err20 = {instancePath:instancePath+"/apiVersionHeader",schemaPath:"#/properties/apiVersionHeader/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9-]{0,63}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9-]{0,63}$",parentSchema:schema32.properties.apiVersionHeader,data:data15};
+if(data.features !== undefined){
+let data14 = data.features;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+for(const key3 in data14){
+if(!(((key3 === "clientTenancy") || (key3 === "approvals")) || (key3 === "decision"))){
+const err20 = {instancePath:instancePath+"/features",schemaPath:"#/properties/features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema32.properties.features,data:data14};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4081,8 +4079,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/apiVersionHeader",schemaPath:"#/properties/apiVersionHeader/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.apiVersionHeader.type,parentSchema:schema32.properties.apiVersionHeader,data:data15};
+if(data14.clientTenancy !== undefined){
+let data15 = data14.clientTenancy;
+if(typeof data15 !== "boolean"){
+const err21 = {instancePath:instancePath+"/features/clientTenancy",schemaPath:"#/properties/features/properties/clientTenancy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema32.properties.features.properties.clientTenancy.type,parentSchema:schema32.properties.features.properties.clientTenancy,data:data15};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4092,19 +4092,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.versions !== undefined){
-let data16 = data.versions;
-if(Array.isArray(data16)){
-const len1 = data16.length;
-for(let i2=0; i2<len1; i2++){
-if(!(validate33(data16[i2], {instancePath:instancePath+"/versions/" + i2,parentData:data16,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/versions",schemaPath:"#/properties/versions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.versions.type,parentSchema:schema32.properties.versions,data:data16};
+if(data14.approvals !== undefined){
+let data16 = data14.approvals;
+if(typeof data16 !== "boolean"){
+const err22 = {instancePath:instancePath+"/features/approvals",schemaPath:"#/properties/features/properties/approvals/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema32.properties.features.properties.approvals.type,parentSchema:schema32.properties.features.properties.approvals,data:data16};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4114,19 +4105,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.scopes !== undefined){
-let data18 = data.scopes;
-if(Array.isArray(data18)){
-const len2 = data18.length;
-for(let i3=0; i3<len2; i3++){
-if(!(validate35(data18[i3], {instancePath:instancePath+"/scopes/" + i3,parentData:data18,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.scopes.type,parentSchema:schema32.properties.scopes,data:data18};
+if(data14.decision !== undefined){
+let data17 = data14.decision;
+if(typeof data17 !== "string"){
+const err23 = {instancePath:instancePath+"/features/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data17};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4136,19 +4118,9 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.principals !== undefined){
-let data20 = data.principals;
-if(Array.isArray(data20)){
-const len3 = data20.length;
-for(let i4=0; i4<len3; i4++){
-if(!(validate35(data20[i4], {instancePath:instancePath+"/principals/" + i4,parentData:data20,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
-errors = vErrors.length;
-}
-}
 }
 else {
-const err24 = {instancePath:instancePath+"/principals",schemaPath:"#/properties/principals/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.principals.type,parentSchema:schema32.properties.principals,data:data20};
+const err24 = {instancePath:instancePath+"/features",schemaPath:"#/properties/features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.features.type,parentSchema:schema32.properties.features,data:data14};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4158,18 +4130,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.roles !== undefined){
-let data22 = data.roles;
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-for(const key3 in data22){
-if(!(validate38(data22[key3], {instancePath:instancePath+"/roles/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data22,parentDataProperty:key3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.roles.type,parentSchema:schema32.properties.roles,data:data22};
+if(data.apiVersionHeader !== undefined){
+let data18 = data.apiVersionHeader;
+if(typeof data18 === "string"){
+if(!pattern7.test(data18)){
+const err25 = {instancePath:instancePath+"/apiVersionHeader",schemaPath:"#/properties/apiVersionHeader/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9-]{0,63}$"+"\"",schema:"^[A-Za-z][A-Za-z0-9-]{0,63}$",parentSchema:schema32.properties.apiVersionHeader,data:data18};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4179,14 +4144,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.problems !== undefined){
-let data24 = data.problems;
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-for(const key4 in data24){
-const _errs50 = errors;
-if(typeof key4 === "string"){
-if(!pattern9.test(key4)){
-const err26 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema32.properties.problems.propertyNames,data:key4,propertyName:key4};
+else {
+const err26 = {instancePath:instancePath+"/apiVersionHeader",schemaPath:"#/properties/apiVersionHeader/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.apiVersionHeader.type,parentSchema:schema32.properties.apiVersionHeader,data:data18};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4196,9 +4155,19 @@ vErrors.push(err26);
 errors++;
 }
 }
-var valid15 = _errs50 === errors;
-if(!valid15){
-const err27 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema32.properties.problems.propertyNames,parentSchema:schema32.properties.problems,data:data24};
+if(data.versions !== undefined){
+let data19 = data.versions;
+if(Array.isArray(data19)){
+const len1 = data19.length;
+for(let i2=0; i2<len1; i2++){
+if(!(validate33(data19[i2], {instancePath:instancePath+"/versions/" + i2,parentData:data19,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/versions",schemaPath:"#/properties/versions/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.versions.type,parentSchema:schema32.properties.versions,data:data19};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4208,15 +4177,19 @@ vErrors.push(err27);
 errors++;
 }
 }
-for(const key5 in data24){
-if(!(validate40(data24[key5], {instancePath:instancePath+"/problems/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data24,parentDataProperty:key5,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(data.scopes !== undefined){
+let data21 = data.scopes;
+if(Array.isArray(data21)){
+const len2 = data21.length;
+for(let i3=0; i3<len2; i3++){
+if(!(validate35(data21[i3], {instancePath:instancePath+"/scopes/" + i3,parentData:data21,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.problems.type,parentSchema:schema32.properties.problems,data:data24};
+const err28 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.scopes.type,parentSchema:schema32.properties.scopes,data:data21};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4226,19 +4199,19 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.eventTypes !== undefined){
-let data26 = data.eventTypes;
-if(Array.isArray(data26)){
-const len4 = data26.length;
-for(let i5=0; i5<len4; i5++){
-if(!(validate35(data26[i5], {instancePath:instancePath+"/eventTypes/" + i5,parentData:data26,parentDataProperty:i5,rootData,dynamicAnchors}))){
+if(data.principals !== undefined){
+let data23 = data.principals;
+if(Array.isArray(data23)){
+const len3 = data23.length;
+for(let i4=0; i4<len3; i4++){
+if(!(validate35(data23[i4], {instancePath:instancePath+"/principals/" + i4,parentData:data23,parentDataProperty:i4,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.eventTypes.type,parentSchema:schema32.properties.eventTypes,data:data26};
+const err29 = {instancePath:instancePath+"/principals",schemaPath:"#/properties/principals/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.principals.type,parentSchema:schema32.properties.principals,data:data23};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4248,14 +4221,18 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.limits !== undefined){
-let data28 = data.limits;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-for(const key6 in data28){
-if(!(key6 === "decision")){
-let data29 = data28[key6];
-if(!(typeof data29 == "number")){
-const err30 = {instancePath:instancePath+"/limits/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema32.properties.limits.additionalProperties.type,parentSchema:schema32.properties.limits.additionalProperties,data:data29};
+if(data.roles !== undefined){
+let data25 = data.roles;
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+for(const key4 in data25){
+if(!(validate38(data25[key4], {instancePath:instancePath+"/roles/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data25,parentDataProperty:key4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.roles.type,parentSchema:schema32.properties.roles,data:data25};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -4265,11 +4242,14 @@ vErrors.push(err30);
 errors++;
 }
 }
-}
-if(data28.decision !== undefined){
-let data30 = data28.decision;
-if(typeof data30 !== "string"){
-const err31 = {instancePath:instancePath+"/limits/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data30};
+if(data.problems !== undefined){
+let data27 = data.problems;
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+for(const key5 in data27){
+const _errs58 = errors;
+if(typeof key5 === "string"){
+if(!pattern9.test(key5)){
+const err31 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema32.properties.problems.propertyNames,data:key5,propertyName:key5};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4279,9 +4259,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-}
-else {
-const err32 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.limits.type,parentSchema:schema32.properties.limits,data:data28};
+var valid17 = _errs58 === errors;
+if(!valid17){
+const err32 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/propertyNames",keyword:"propertyNames",params:{propertyName: key5},message:"property name must be valid",schema:schema32.properties.problems.propertyNames,parentSchema:schema32.properties.problems,data:data27};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4291,19 +4271,15 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.changelog !== undefined){
-let data31 = data.changelog;
-if(Array.isArray(data31)){
-const len5 = data31.length;
-for(let i6=0; i6<len5; i6++){
-if(!(validate43(data31[i6], {instancePath:instancePath+"/changelog/" + i6,parentData:data31,parentDataProperty:i6,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+for(const key6 in data27){
+if(!(validate40(data27[key6], {instancePath:instancePath+"/problems/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data27,parentDataProperty:key6,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/changelog",schemaPath:"#/properties/changelog/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.changelog.type,parentSchema:schema32.properties.changelog,data:data31};
+const err33 = {instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.problems.type,parentSchema:schema32.properties.problems,data:data27};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4313,14 +4289,101 @@ vErrors.push(err33);
 errors++;
 }
 }
+if(data.eventTypes !== undefined){
+let data29 = data.eventTypes;
+if(Array.isArray(data29)){
+const len4 = data29.length;
+for(let i5=0; i5<len4; i5++){
+if(!(validate35(data29[i5], {instancePath:instancePath+"/eventTypes/" + i5,parentData:data29,parentDataProperty:i5,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+const err34 = {instancePath:instancePath+"/eventTypes",schemaPath:"#/properties/eventTypes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.eventTypes.type,parentSchema:schema32.properties.eventTypes,data:data29};
 if(vErrors === null){
 vErrors = [err34];
 }
 else {
 vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.limits !== undefined){
+let data31 = data.limits;
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+for(const key7 in data31){
+if(!(key7 === "decision")){
+let data32 = data31[key7];
+if(!(typeof data32 == "number")){
+const err35 = {instancePath:instancePath+"/limits/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema32.properties.limits.additionalProperties.type,parentSchema:schema32.properties.limits.additionalProperties,data:data32};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+if(data31.decision !== undefined){
+let data33 = data31.decision;
+if(typeof data33 !== "string"){
+const err36 = {instancePath:instancePath+"/limits/decision",schemaPath:"#/$defs/decision/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.type,parentSchema:schema36,data:data33};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.properties.limits.type,parentSchema:schema32.properties.limits,data:data31};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.changelog !== undefined){
+let data34 = data.changelog;
+if(Array.isArray(data34)){
+const len5 = data34.length;
+for(let i6=0; i6<len5; i6++){
+if(!(validate43(data34[i6], {instancePath:instancePath+"/changelog/" + i6,parentData:data34,parentDataProperty:i6,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/changelog",schemaPath:"#/properties/changelog/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema32.properties.changelog.type,parentSchema:schema32.properties.changelog,data:data34};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
 }
 errors++;
 }
@@ -4330,7 +4393,7 @@ return errors === 0;
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const schemasFile = validate45;
-const schema71 = {"title":"contract/schemas/*.yaml","description":"Named JSON Schemas: Name -> schema. Names are PascalCase and unique across the files.","type":"object","propertyNames":{"x-rule":"invalid-schema-name","pattern":"^[A-Z][A-Za-z0-9]*$","x-expect":"a PascalCase schema name","x-fix":"Rename it (e.g. TaskDraft)."},"additionalProperties":{"$ref":"schema"}};
+const schema72 = {"title":"contract/schemas/*.yaml","description":"Named JSON Schemas: Name -> schema. Names are PascalCase and unique across the files.","type":"object","propertyNames":{"x-rule":"invalid-schema-name","pattern":"^[A-Z][A-Za-z0-9]*$","x-expect":"a PascalCase schema name","x-fix":"Rename it (e.g. TaskDraft)."},"additionalProperties":{"$ref":"schema"}};
 const pattern11 = new RegExp("^[A-Z][A-Za-z0-9]*$", "u");
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4348,7 +4411,7 @@ for(const key0 in data){
 const _errs1 = errors;
 if(typeof key0 === "string"){
 if(!pattern11.test(key0)){
-const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Z][A-Za-z0-9]*$"+"\"",schema:"^[A-Z][A-Za-z0-9]*$",parentSchema:schema71.propertyNames,data:key0,propertyName:key0};
+const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Z][A-Za-z0-9]*$"+"\"",schema:"^[A-Z][A-Za-z0-9]*$",parentSchema:schema72.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4360,7 +4423,7 @@ errors++;
 }
 var valid0 = _errs1 === errors;
 if(!valid0){
-const err1 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema71.propertyNames,parentSchema:schema71,data};
+const err1 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema72.propertyNames,parentSchema:schema72,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4378,7 +4441,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.type,parentSchema:schema71,data};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4393,11 +4456,11 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const familyFile = validate47;
-const schema72 = {"title":"contract/families/<family>.yaml","description":"One family and its operations.","type":"object","required":["family","operations"],"additionalProperties":false,"properties":{"family":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","x-expect":"a family name in lower snake_case","x-missing":"family: <the file's name without .yaml> at the top"},"description":{"type":"string"},"operations":{"type":"array","items":{"$ref":"#/$defs/operation"},"x-missing":"operations: [...] (the family's operations)"},"decision":{"$ref":"#/$defs/decision"}}};
-const schema73 = {"description":"One operation: REST route, MCP tool (or the reason it is not one), input, output and rules. contract/README.md shows every key with its meaning.","type":"object","required":["id","summary","kind","scope","audience","http","input","mcp"],"additionalProperties":false,"properties":{"id":{"x-rule":"unknown-operation-id-shape","type":"string","pattern":"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$","x-expect":"<family>.<name>[.<name>] in lower snake_case","x-fix":"Rename it, e.g. tasks.create or webhooks.endpoint.rotate_secret.","x-missing":"id: <family>.<name>"},"summary":{"type":"string","pattern":"\\S","x-expect":"a one-line summary","x-missing":"summary: <one line saying what it does>"},"description":{"type":"string"},"kind":{"x-rule":"invalid-kind","enum":["read","command"],"x-missing":"kind: read or kind: command"},"tier":{"x-rule":"invalid-tier","enum":[1,2,3,null],"x-fix":"Use tier 1 (runs at once), 2 or 3 (becomes a proposal); reads have none."},"scope":{"type":["string","null"],"x-missing":"scope: <a scope from svc.yaml>, or scope: null for any credential"},"audience":{"type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string"},"x-missing":"audience: [operator, client_admin, service_account] (the principals that may call it)"},"http":{"$ref":"#/$defs/http","x-missing":"http: { method: GET, path: /v1/... }"},"input":{"$ref":"schema","x-missing":"input: {properties: {...}} (input: {properties: {}} when it takes none)"},"output":{"$ref":"schema"},"result":{"$ref":"schema"},"page":{"$ref":"schema"},"stream":{"enum":["sse"]},"idempotency":{"enum":["required","honoured","none"]},"ifMatch":{"enum":["required","none"]},"errors":{"$ref":"#/$defs/uniqueStrings"},"emits":{"$ref":"#/$defs/uniqueStrings"},"mcp":{"$ref":"#/$defs/mcp","x-missing":"mcp: {tool: true, ...} or mcp: {tool: false, reason: \"<why agents do not get it>\"}"},"deprecated":{"$ref":"#/$defs/deprecation"},"decision":{"$ref":"#/$defs/decision"},"subject":{"x-rule":"invalid-subject","type":"object","additionalProperties":false,"properties":{"resource":{"type":"string"},"from":{"type":"string"},"none":{"type":"string"}}},"final":{"type":"boolean"}}};
+const schema73 = {"title":"contract/families/<family>.yaml","description":"One family and its operations.","type":"object","required":["family","operations"],"additionalProperties":false,"properties":{"family":{"type":"string","pattern":"^[a-z][a-z0-9_]*$","x-expect":"a family name in lower snake_case","x-missing":"family: <the file's name without .yaml> at the top"},"description":{"type":"string"},"operations":{"type":"array","items":{"$ref":"#/$defs/operation"},"x-missing":"operations: [...] (the family's operations)"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema74 = {"description":"One operation: REST route, MCP tool (or the reason it is not one), input, output and rules. contract/README.md shows every key with its meaning.","type":"object","required":["id","summary","kind","scope","audience","http","input","mcp"],"additionalProperties":false,"properties":{"id":{"x-rule":"unknown-operation-id-shape","type":"string","pattern":"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$","x-expect":"<family>.<name>[.<name>] in lower snake_case","x-fix":"Rename it, e.g. tasks.create or webhooks.endpoint.rotate_secret.","x-missing":"id: <family>.<name>"},"summary":{"type":"string","pattern":"\\S","x-expect":"a one-line summary","x-missing":"summary: <one line saying what it does>"},"description":{"type":"string"},"kind":{"x-rule":"invalid-kind","enum":["read","command"],"x-missing":"kind: read or kind: command"},"tier":{"x-rule":"invalid-tier","enum":[1,2,3,null],"x-fix":"Use tier 1 (runs at once), 2 or 3 (becomes a proposal); reads have none."},"scope":{"type":["string","null"],"x-missing":"scope: <a scope from svc.yaml>, or scope: null for any credential"},"audience":{"type":"array","minItems":1,"uniqueItems":true,"items":{"type":"string"},"x-missing":"audience: [operator, client_admin, service_account] (the principals that may call it)"},"http":{"$ref":"#/$defs/http","x-missing":"http: { method: GET, path: /v1/... }"},"input":{"$ref":"schema","x-missing":"input: {properties: {...}} (input: {properties: {}} when it takes none)"},"output":{"$ref":"schema"},"result":{"$ref":"schema"},"page":{"$ref":"schema"},"stream":{"enum":["sse"]},"idempotency":{"enum":["required","honoured","none"]},"ifMatch":{"enum":["required","none"]},"errors":{"$ref":"#/$defs/uniqueStrings"},"emits":{"$ref":"#/$defs/uniqueStrings"},"mcp":{"$ref":"#/$defs/mcp","x-missing":"mcp: {tool: true, ...} or mcp: {tool: false, reason: \"<why agents do not get it>\"}"},"deprecated":{"$ref":"#/$defs/deprecation"},"decision":{"$ref":"#/$defs/decision"},"subject":{"x-rule":"invalid-subject","type":"object","additionalProperties":false,"properties":{"resource":{"type":"string"},"from":{"type":"string"},"none":{"type":"string"}}},"final":{"type":"boolean"}}};
 const pattern13 = new RegExp("^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$", "u");
 const pattern14 = new RegExp("\\S", "u");
-const schema74 = {"type":"object","required":["method","path"],"additionalProperties":false,"properties":{"method":{"x-rule":"invalid-method","enum":["GET","POST","PATCH","PUT","DELETE"],"x-missing":"method: GET (or POST, PATCH, PUT, DELETE)"},"path":{"x-rule":"invalid-path","type":"string","pattern":"^/","x-expect":"an absolute path","x-fix":"Write an absolute path such as /v1/tasks/{task_id}.","x-missing":"path: /v1/..."},"status":{"x-rule":"invalid-status","type":"integer","minimum":200,"maximum":299,"x-fix":"Use a 2xx status (200, or 201 for creating POSTs)."},"query":{"$ref":"#/$defs/uniqueStrings"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema75 = {"type":"object","required":["method","path"],"additionalProperties":false,"properties":{"method":{"x-rule":"invalid-method","enum":["GET","POST","PATCH","PUT","DELETE"],"x-missing":"method: GET (or POST, PATCH, PUT, DELETE)"},"path":{"x-rule":"invalid-path","type":"string","pattern":"^/","x-expect":"an absolute path","x-fix":"Write an absolute path such as /v1/tasks/{task_id}.","x-missing":"path: /v1/..."},"status":{"x-rule":"invalid-status","type":"integer","minimum":200,"maximum":299,"x-fix":"Use a 2xx status (200, or 201 for creating POSTs)."},"query":{"$ref":"#/$defs/uniqueStrings"},"decision":{"$ref":"#/$defs/decision"}}};
 const pattern15 = new RegExp("^/", "u");
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4412,7 +4475,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'",schema:schema74.required,parentSchema:schema74,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'",schema:schema75.required,parentSchema:schema75,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4422,7 +4485,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.path === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema74.required,parentSchema:schema74,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema75.required,parentSchema:schema75,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4433,7 +4496,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "method") || (key0 === "path")) || (key0 === "status")) || (key0 === "query")) || (key0 === "decision"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema74,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema75,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4446,7 +4509,7 @@ errors++;
 if(data.method !== undefined){
 let data0 = data.method;
 if(!(((((data0 === "GET") || (data0 === "POST")) || (data0 === "PATCH")) || (data0 === "PUT")) || (data0 === "DELETE"))){
-const err3 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema74.properties.method.enum},message:"must be equal to one of the allowed values",schema:schema74.properties.method.enum,parentSchema:schema74.properties.method,data:data0};
+const err3 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema75.properties.method.enum},message:"must be equal to one of the allowed values",schema:schema75.properties.method.enum,parentSchema:schema75.properties.method,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4460,7 +4523,7 @@ if(data.path !== undefined){
 let data1 = data.path;
 if(typeof data1 === "string"){
 if(!pattern15.test(data1)){
-const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema74.properties.path,data:data1};
+const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema75.properties.path,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4471,7 +4534,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.path.type,parentSchema:schema74.properties.path,data:data1};
+const err5 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema75.properties.path.type,parentSchema:schema75.properties.path,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4484,7 +4547,7 @@ errors++;
 if(data.status !== undefined){
 let data2 = data.status;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema74.properties.status.type,parentSchema:schema74.properties.status,data:data2};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema75.properties.status.type,parentSchema:schema75.properties.status,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4495,7 +4558,7 @@ errors++;
 }
 if(typeof data2 == "number"){
 if(data2 > 299 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 299},message:"must be <= 299",schema:299,parentSchema:schema74.properties.status,data:data2};
+const err7 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 299},message:"must be <= 299",schema:299,parentSchema:schema75.properties.status,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4505,7 +4568,7 @@ vErrors.push(err7);
 errors++;
 }
 if(data2 < 200 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 200},message:"must be >= 200",schema:200,parentSchema:schema74.properties.status,data:data2};
+const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 200},message:"must be >= 200",schema:200,parentSchema:schema75.properties.status,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4523,7 +4586,7 @@ const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(typeof data4 !== "string"){
-const err9 = {instancePath:instancePath+"/query/" + i0,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.items.type,parentSchema:schema58.items,data:data4};
+const err9 = {instancePath:instancePath+"/query/" + i0,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.items.type,parentSchema:schema59.items,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4544,7 +4607,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err10 = {instancePath:instancePath+"/query",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema58,data:data3};
+const err10 = {instancePath:instancePath+"/query",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema59,data:data3};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4559,7 +4622,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/query",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema58.type,parentSchema:schema58,data:data3};
+const err11 = {instancePath:instancePath+"/query",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema59.type,parentSchema:schema59,data:data3};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4584,7 +4647,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema74.type,parentSchema:schema74,data};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema75.type,parentSchema:schema75,data};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4598,7 +4661,7 @@ return errors === 0;
 }
 validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema79 = {"type":"object","required":["tool"],"additionalProperties":false,"properties":{"tool":{"type":"boolean","x-missing":"tool: true (an MCP tool) or tool: false (with a reason)"},"reason":{"type":"string"},"destructive":{"type":"boolean"},"idempotent":{"type":"boolean"},"openWorld":{"type":"boolean"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema80 = {"type":"object","required":["tool"],"additionalProperties":false,"properties":{"tool":{"type":"boolean","x-missing":"tool: true (an MCP tool) or tool: false (with a reason)"},"reason":{"type":"string"},"destructive":{"type":"boolean"},"idempotent":{"type":"boolean"},"openWorld":{"type":"boolean"},"decision":{"$ref":"#/$defs/decision"}}};
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4612,7 +4675,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tool === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tool"},message:"must have required property '"+"tool"+"'",schema:schema79.required,parentSchema:schema79,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tool"},message:"must have required property '"+"tool"+"'",schema:schema80.required,parentSchema:schema80,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4623,7 +4686,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "tool") || (key0 === "reason")) || (key0 === "destructive")) || (key0 === "idempotent")) || (key0 === "openWorld")) || (key0 === "decision"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema79,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema80,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4636,7 +4699,7 @@ errors++;
 if(data.tool !== undefined){
 let data0 = data.tool;
 if(typeof data0 !== "boolean"){
-const err2 = {instancePath:instancePath+"/tool",schemaPath:"#/properties/tool/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema79.properties.tool.type,parentSchema:schema79.properties.tool,data:data0};
+const err2 = {instancePath:instancePath+"/tool",schemaPath:"#/properties/tool/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema80.properties.tool.type,parentSchema:schema80.properties.tool,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4649,7 +4712,7 @@ errors++;
 if(data.reason !== undefined){
 let data1 = data.reason;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema79.properties.reason.type,parentSchema:schema79.properties.reason,data:data1};
+const err3 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema80.properties.reason.type,parentSchema:schema80.properties.reason,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4662,7 +4725,7 @@ errors++;
 if(data.destructive !== undefined){
 let data2 = data.destructive;
 if(typeof data2 !== "boolean"){
-const err4 = {instancePath:instancePath+"/destructive",schemaPath:"#/properties/destructive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema79.properties.destructive.type,parentSchema:schema79.properties.destructive,data:data2};
+const err4 = {instancePath:instancePath+"/destructive",schemaPath:"#/properties/destructive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema80.properties.destructive.type,parentSchema:schema80.properties.destructive,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4675,7 +4738,7 @@ errors++;
 if(data.idempotent !== undefined){
 let data3 = data.idempotent;
 if(typeof data3 !== "boolean"){
-const err5 = {instancePath:instancePath+"/idempotent",schemaPath:"#/properties/idempotent/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema79.properties.idempotent.type,parentSchema:schema79.properties.idempotent,data:data3};
+const err5 = {instancePath:instancePath+"/idempotent",schemaPath:"#/properties/idempotent/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema80.properties.idempotent.type,parentSchema:schema80.properties.idempotent,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4688,7 +4751,7 @@ errors++;
 if(data.openWorld !== undefined){
 let data4 = data.openWorld;
 if(typeof data4 !== "boolean"){
-const err6 = {instancePath:instancePath+"/openWorld",schemaPath:"#/properties/openWorld/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema79.properties.openWorld.type,parentSchema:schema79.properties.openWorld,data:data4};
+const err6 = {instancePath:instancePath+"/openWorld",schemaPath:"#/properties/openWorld/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema80.properties.openWorld.type,parentSchema:schema80.properties.openWorld,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4713,7 +4776,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema79.type,parentSchema:schema79,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema80.type,parentSchema:schema80,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4727,7 +4790,7 @@ return errors === 0;
 }
 validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema81 = {"description":"{since, sunset, link, successor, successorLink}; null or false when not deprecated.","type":["object","null","boolean"],"additionalProperties":false,"properties":{"since":{"type":"string"},"sunset":{"type":["string","null"]},"link":{"type":"string"},"successor":{"type":"string"},"successorLink":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
+const schema82 = {"description":"{since, sunset, link, successor, successorLink}; null or false when not deprecated.","type":["object","null","boolean"],"additionalProperties":false,"properties":{"since":{"type":"string"},"sunset":{"type":["string","null"]},"link":{"type":"string"},"successor":{"type":"string"},"successorLink":{"type":"string"},"decision":{"$ref":"#/$defs/decision"}}};
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4740,7 +4803,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)) && (typeof data !== "boolean")){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema81.type},message:"must be object,null,boolean",schema:schema81.type,parentSchema:schema81,data};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema82.type},message:"must be object,null,boolean",schema:schema82.type,parentSchema:schema82,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4752,7 +4815,7 @@ errors++;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((key0 === "since") || (key0 === "sunset")) || (key0 === "link")) || (key0 === "successor")) || (key0 === "successorLink")) || (key0 === "decision"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema81,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema82,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4765,7 +4828,7 @@ errors++;
 if(data.since !== undefined){
 let data0 = data.since;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.properties.since.type,parentSchema:schema81.properties.since,data:data0};
+const err2 = {instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema82.properties.since.type,parentSchema:schema82.properties.since,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4778,7 +4841,7 @@ errors++;
 if(data.sunset !== undefined){
 let data1 = data.sunset;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err3 = {instancePath:instancePath+"/sunset",schemaPath:"#/properties/sunset/type",keyword:"type",params:{type: schema81.properties.sunset.type},message:"must be string,null",schema:schema81.properties.sunset.type,parentSchema:schema81.properties.sunset,data:data1};
+const err3 = {instancePath:instancePath+"/sunset",schemaPath:"#/properties/sunset/type",keyword:"type",params:{type: schema82.properties.sunset.type},message:"must be string,null",schema:schema82.properties.sunset.type,parentSchema:schema82.properties.sunset,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4791,7 +4854,7 @@ errors++;
 if(data.link !== undefined){
 let data2 = data.link;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.properties.link.type,parentSchema:schema81.properties.link,data:data2};
+const err4 = {instancePath:instancePath+"/link",schemaPath:"#/properties/link/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema82.properties.link.type,parentSchema:schema82.properties.link,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4804,7 +4867,7 @@ errors++;
 if(data.successor !== undefined){
 let data3 = data.successor;
 if(typeof data3 !== "string"){
-const err5 = {instancePath:instancePath+"/successor",schemaPath:"#/properties/successor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.properties.successor.type,parentSchema:schema81.properties.successor,data:data3};
+const err5 = {instancePath:instancePath+"/successor",schemaPath:"#/properties/successor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema82.properties.successor.type,parentSchema:schema82.properties.successor,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4817,7 +4880,7 @@ errors++;
 if(data.successorLink !== undefined){
 let data4 = data.successorLink;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/successorLink",schemaPath:"#/properties/successorLink/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema81.properties.successorLink.type,parentSchema:schema81.properties.successorLink,data:data4};
+const err6 = {instancePath:instancePath+"/successorLink",schemaPath:"#/properties/successorLink/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema82.properties.successorLink.type,parentSchema:schema82.properties.successorLink,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4859,7 +4922,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema73.required,parentSchema:schema73,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema74.required,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4869,7 +4932,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.summary === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "summary"},message:"must have required property '"+"summary"+"'",schema:schema73.required,parentSchema:schema73,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "summary"},message:"must have required property '"+"summary"+"'",schema:schema74.required,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4879,7 +4942,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.kind === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema73.required,parentSchema:schema73,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema74.required,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4889,7 +4952,7 @@ vErrors.push(err2);
 errors++;
 }
 if(data.scope === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'",schema:schema73.required,parentSchema:schema73,data};
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'",schema:schema74.required,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4899,7 +4962,7 @@ vErrors.push(err3);
 errors++;
 }
 if(data.audience === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'",schema:schema73.required,parentSchema:schema73,data};
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'",schema:schema74.required,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4909,7 +4972,7 @@ vErrors.push(err4);
 errors++;
 }
 if(data.http === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "http"},message:"must have required property '"+"http"+"'",schema:schema73.required,parentSchema:schema73,data};
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "http"},message:"must have required property '"+"http"+"'",schema:schema74.required,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4919,7 +4982,7 @@ vErrors.push(err5);
 errors++;
 }
 if(data.input === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input"},message:"must have required property '"+"input"+"'",schema:schema73.required,parentSchema:schema73,data};
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input"},message:"must have required property '"+"input"+"'",schema:schema74.required,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4929,7 +4992,7 @@ vErrors.push(err6);
 errors++;
 }
 if(data.mcp === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mcp"},message:"must have required property '"+"mcp"+"'",schema:schema73.required,parentSchema:schema73,data};
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mcp"},message:"must have required property '"+"mcp"+"'",schema:schema74.required,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4939,8 +5002,8 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema73.properties, key0))){
-const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema73,data};
+if(!(func1.call(schema74.properties, key0))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4954,7 +5017,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
 if(!pattern13.test(data0)){
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"+"\"",schema:"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$",parentSchema:schema73.properties.id,data:data0};
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"+"\"",schema:"^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$",parentSchema:schema74.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4965,7 +5028,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.id.type,parentSchema:schema73.properties.id,data:data0};
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.id.type,parentSchema:schema74.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4979,7 +5042,7 @@ if(data.summary !== undefined){
 let data1 = data.summary;
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-const err11 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\"",schema:"\\S",parentSchema:schema73.properties.summary,data:data1};
+const err11 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\"",schema:"\\S",parentSchema:schema74.properties.summary,data:data1};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4990,7 +5053,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.summary.type,parentSchema:schema73.properties.summary,data:data1};
+const err12 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.summary.type,parentSchema:schema74.properties.summary,data:data1};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5003,7 +5066,7 @@ errors++;
 if(data.description !== undefined){
 let data2 = data.description;
 if(typeof data2 !== "string"){
-const err13 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.description.type,parentSchema:schema73.properties.description,data:data2};
+const err13 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.description.type,parentSchema:schema74.properties.description,data:data2};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5016,7 +5079,7 @@ errors++;
 if(data.kind !== undefined){
 let data3 = data.kind;
 if(!((data3 === "read") || (data3 === "command"))){
-const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema73.properties.kind.enum},message:"must be equal to one of the allowed values",schema:schema73.properties.kind.enum,parentSchema:schema73.properties.kind,data:data3};
+const err14 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema74.properties.kind.enum},message:"must be equal to one of the allowed values",schema:schema74.properties.kind.enum,parentSchema:schema74.properties.kind,data:data3};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5029,7 +5092,7 @@ errors++;
 if(data.tier !== undefined){
 let data4 = data.tier;
 if(!((((data4 === 1) || (data4 === 2)) || (data4 === 3)) || (data4 === null))){
-const err15 = {instancePath:instancePath+"/tier",schemaPath:"#/properties/tier/enum",keyword:"enum",params:{allowedValues: schema73.properties.tier.enum},message:"must be equal to one of the allowed values",schema:schema73.properties.tier.enum,parentSchema:schema73.properties.tier,data:data4};
+const err15 = {instancePath:instancePath+"/tier",schemaPath:"#/properties/tier/enum",keyword:"enum",params:{allowedValues: schema74.properties.tier.enum},message:"must be equal to one of the allowed values",schema:schema74.properties.tier.enum,parentSchema:schema74.properties.tier,data:data4};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5042,7 +5105,7 @@ errors++;
 if(data.scope !== undefined){
 let data5 = data.scope;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: schema73.properties.scope.type},message:"must be string,null",schema:schema73.properties.scope.type,parentSchema:schema73.properties.scope,data:data5};
+const err16 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: schema74.properties.scope.type},message:"must be string,null",schema:schema74.properties.scope.type,parentSchema:schema74.properties.scope,data:data5};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5056,7 +5119,7 @@ if(data.audience !== undefined){
 let data6 = data.audience;
 if(Array.isArray(data6)){
 if(data6.length < 1){
-const err17 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema73.properties.audience,data:data6};
+const err17 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema74.properties.audience,data:data6};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5069,7 +5132,7 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 let data7 = data6[i0];
 if(typeof data7 !== "string"){
-const err18 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/properties/audience/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.audience.items.type,parentSchema:schema73.properties.audience.items,data:data7};
+const err18 = {instancePath:instancePath+"/audience/" + i0,schemaPath:"#/properties/audience/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.audience.items.type,parentSchema:schema74.properties.audience.items,data:data7};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5090,7 +5153,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err19 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema73.properties.audience,data:data6};
+const err19 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema74.properties.audience,data:data6};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5105,7 +5168,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema73.properties.audience.type,parentSchema:schema73.properties.audience,data:data6};
+const err20 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema74.properties.audience.type,parentSchema:schema74.properties.audience,data:data6};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5148,7 +5211,7 @@ errors = vErrors.length;
 if(data.stream !== undefined){
 let data13 = data.stream;
 if(!(data13 === "sse")){
-const err21 = {instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/enum",keyword:"enum",params:{allowedValues: schema73.properties.stream.enum},message:"must be equal to one of the allowed values",schema:schema73.properties.stream.enum,parentSchema:schema73.properties.stream,data:data13};
+const err21 = {instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/enum",keyword:"enum",params:{allowedValues: schema74.properties.stream.enum},message:"must be equal to one of the allowed values",schema:schema74.properties.stream.enum,parentSchema:schema74.properties.stream,data:data13};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5161,7 +5224,7 @@ errors++;
 if(data.idempotency !== undefined){
 let data14 = data.idempotency;
 if(!(((data14 === "required") || (data14 === "honoured")) || (data14 === "none"))){
-const err22 = {instancePath:instancePath+"/idempotency",schemaPath:"#/properties/idempotency/enum",keyword:"enum",params:{allowedValues: schema73.properties.idempotency.enum},message:"must be equal to one of the allowed values",schema:schema73.properties.idempotency.enum,parentSchema:schema73.properties.idempotency,data:data14};
+const err22 = {instancePath:instancePath+"/idempotency",schemaPath:"#/properties/idempotency/enum",keyword:"enum",params:{allowedValues: schema74.properties.idempotency.enum},message:"must be equal to one of the allowed values",schema:schema74.properties.idempotency.enum,parentSchema:schema74.properties.idempotency,data:data14};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5174,7 +5237,7 @@ errors++;
 if(data.ifMatch !== undefined){
 let data15 = data.ifMatch;
 if(!((data15 === "required") || (data15 === "none"))){
-const err23 = {instancePath:instancePath+"/ifMatch",schemaPath:"#/properties/ifMatch/enum",keyword:"enum",params:{allowedValues: schema73.properties.ifMatch.enum},message:"must be equal to one of the allowed values",schema:schema73.properties.ifMatch.enum,parentSchema:schema73.properties.ifMatch,data:data15};
+const err23 = {instancePath:instancePath+"/ifMatch",schemaPath:"#/properties/ifMatch/enum",keyword:"enum",params:{allowedValues: schema74.properties.ifMatch.enum},message:"must be equal to one of the allowed values",schema:schema74.properties.ifMatch.enum,parentSchema:schema74.properties.ifMatch,data:data15};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5191,7 +5254,7 @@ const len1 = data16.length;
 for(let i2=0; i2<len1; i2++){
 let data17 = data16[i2];
 if(typeof data17 !== "string"){
-const err24 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.items.type,parentSchema:schema58.items,data:data17};
+const err24 = {instancePath:instancePath+"/errors/" + i2,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.items.type,parentSchema:schema59.items,data:data17};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -5212,7 +5275,7 @@ continue;
 }
 if(typeof indices1[item1] == "number"){
 j1 = indices1[item1];
-const err25 = {instancePath:instancePath+"/errors",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema58,data:data16};
+const err25 = {instancePath:instancePath+"/errors",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)",schema:true,parentSchema:schema59,data:data16};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -5227,7 +5290,7 @@ indices1[item1] = i3;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/errors",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema58.type,parentSchema:schema58,data:data16};
+const err26 = {instancePath:instancePath+"/errors",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema59.type,parentSchema:schema59,data:data16};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -5244,7 +5307,7 @@ const len2 = data18.length;
 for(let i4=0; i4<len2; i4++){
 let data19 = data18[i4];
 if(typeof data19 !== "string"){
-const err27 = {instancePath:instancePath+"/emits/" + i4,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema58.items.type,parentSchema:schema58.items,data:data19};
+const err27 = {instancePath:instancePath+"/emits/" + i4,schemaPath:"#/$defs/uniqueStrings/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema59.items.type,parentSchema:schema59.items,data:data19};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5265,7 +5328,7 @@ continue;
 }
 if(typeof indices2[item2] == "number"){
 j2 = indices2[item2];
-const err28 = {instancePath:instancePath+"/emits",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema58,data:data18};
+const err28 = {instancePath:instancePath+"/emits",schemaPath:"#/$defs/uniqueStrings/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)",schema:true,parentSchema:schema59,data:data18};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -5280,7 +5343,7 @@ indices2[item2] = i5;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/emits",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema58.type,parentSchema:schema58,data:data18};
+const err29 = {instancePath:instancePath+"/emits",schemaPath:"#/$defs/uniqueStrings/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema59.type,parentSchema:schema59,data:data18};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -5320,7 +5383,7 @@ let data23 = data.subject;
 if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 for(const key1 in data23){
 if(!(((key1 === "resource") || (key1 === "from")) || (key1 === "none"))){
-const err31 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema73.properties.subject,data:data23};
+const err31 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema74.properties.subject,data:data23};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -5333,7 +5396,7 @@ errors++;
 if(data23.resource !== undefined){
 let data24 = data23.resource;
 if(typeof data24 !== "string"){
-const err32 = {instancePath:instancePath+"/subject/resource",schemaPath:"#/properties/subject/properties/resource/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.subject.properties.resource.type,parentSchema:schema73.properties.subject.properties.resource,data:data24};
+const err32 = {instancePath:instancePath+"/subject/resource",schemaPath:"#/properties/subject/properties/resource/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.subject.properties.resource.type,parentSchema:schema74.properties.subject.properties.resource,data:data24};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -5346,7 +5409,7 @@ errors++;
 if(data23.from !== undefined){
 let data25 = data23.from;
 if(typeof data25 !== "string"){
-const err33 = {instancePath:instancePath+"/subject/from",schemaPath:"#/properties/subject/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.subject.properties.from.type,parentSchema:schema73.properties.subject.properties.from,data:data25};
+const err33 = {instancePath:instancePath+"/subject/from",schemaPath:"#/properties/subject/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.subject.properties.from.type,parentSchema:schema74.properties.subject.properties.from,data:data25};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -5359,7 +5422,7 @@ errors++;
 if(data23.none !== undefined){
 let data26 = data23.none;
 if(typeof data26 !== "string"){
-const err34 = {instancePath:instancePath+"/subject/none",schemaPath:"#/properties/subject/properties/none/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.subject.properties.none.type,parentSchema:schema73.properties.subject.properties.none,data:data26};
+const err34 = {instancePath:instancePath+"/subject/none",schemaPath:"#/properties/subject/properties/none/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema74.properties.subject.properties.none.type,parentSchema:schema74.properties.subject.properties.none,data:data26};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -5371,7 +5434,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema73.properties.subject.type,parentSchema:schema73.properties.subject,data:data23};
+const err35 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema74.properties.subject.type,parentSchema:schema74.properties.subject,data:data23};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -5384,7 +5447,7 @@ errors++;
 if(data.final !== undefined){
 let data27 = data.final;
 if(typeof data27 !== "boolean"){
-const err36 = {instancePath:instancePath+"/final",schemaPath:"#/properties/final/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema73.properties.final.type,parentSchema:schema73.properties.final,data:data27};
+const err36 = {instancePath:instancePath+"/final",schemaPath:"#/properties/final/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema74.properties.final.type,parentSchema:schema74.properties.final,data:data27};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -5396,7 +5459,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema73.type,parentSchema:schema73,data};
+const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema74.type,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -5423,7 +5486,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.family === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "family"},message:"must have required property '"+"family"+"'",schema:schema72.required,parentSchema:schema72,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "family"},message:"must have required property '"+"family"+"'",schema:schema73.required,parentSchema:schema73,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5433,7 +5496,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.operations === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'",schema:schema72.required,parentSchema:schema72,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'",schema:schema73.required,parentSchema:schema73,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5444,7 +5507,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((key0 === "family") || (key0 === "description")) || (key0 === "operations")) || (key0 === "decision"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema72,data};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema73,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5458,7 +5521,7 @@ if(data.family !== undefined){
 let data0 = data.family;
 if(typeof data0 === "string"){
 if(!pattern9.test(data0)){
-const err3 = {instancePath:instancePath+"/family",schemaPath:"#/properties/family/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema72.properties.family,data:data0};
+const err3 = {instancePath:instancePath+"/family",schemaPath:"#/properties/family/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema73.properties.family,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5469,7 +5532,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/family",schemaPath:"#/properties/family/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.family.type,parentSchema:schema72.properties.family,data:data0};
+const err4 = {instancePath:instancePath+"/family",schemaPath:"#/properties/family/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.family.type,parentSchema:schema73.properties.family,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5482,7 +5545,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.description.type,parentSchema:schema72.properties.description,data:data1};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.description.type,parentSchema:schema73.properties.description,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5504,7 +5567,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/operations",schemaPath:"#/properties/operations/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema72.properties.operations.type,parentSchema:schema72.properties.operations,data:data2};
+const err6 = {instancePath:instancePath+"/operations",schemaPath:"#/properties/operations/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema73.properties.operations.type,parentSchema:schema73.properties.operations,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5529,7 +5592,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema73.type,parentSchema:schema73,data};
 if(vErrors === null){
 vErrors = [err8];
 }

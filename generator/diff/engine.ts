@@ -383,6 +383,20 @@ class Differ {
     return this.findings();
   }
 
+  /**
+   * svc.yaml personalData.scope: declaring one where the base declared none is not reported (a
+   * release before the member existed had its scope fixed in the runtime: pii:read); a declared scope
+   * changed or removed is breaking.
+   */
+  private personalData(bs: Snapshot, hs: Snapshot): void {
+    const before = bs.service.personalData?.scope;
+    const after = hs.service.personalData?.scope;
+    if (before === undefined || before === after) return;
+    const now = after === undefined ? 'no scope gates personal data any more' : `credentials need ${after} instead`;
+    const origin: Origin = { kind: 'svc', key: '', path: after === undefined ? ['personalData'] : ['personalData', 'scope'] };
+    this.add('personal-data-scope-changed', 'personalData', `svc.yaml personalData.scope ${before} changed: ${now}.`, after === undefined ? 'base' : 'head', origin);
+  }
+
   /** The moment the head version takes effect: its changelog date, else now. */
   private asOf(hs: Snapshot): number {
     const entry = hs.changelog.find((c) => c.version === hs.contractVersion);
@@ -402,6 +416,7 @@ class Differ {
       const after = hs.service[key] ?? fallback;
       if (before !== after) this.add(rule, key, `svc.yaml ${key} changed from ${before} to ${after}: ${effect}.`, hs.service[key] !== undefined ? 'head' : 'base', svc(key));
     }
+    this.personalData(bs, hs);
     bs.service.scopes.forEach((s, i) => {
       if (!hs.service.scopes.includes(s)) this.add('scope-removed', s, `Scope ${s} was removed; credentials granted it lose access.`, 'base', svc('scopes', i, 'name'));
     });

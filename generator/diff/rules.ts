@@ -51,6 +51,7 @@ export const RULES: Record<string, { kind: Finding['kind']; what: string }> = {
   'scope-removed': { kind: 'breaking', what: 'a scope removed' },
   'mcp-tool-prefix-changed': { kind: 'breaking', what: "svc.yaml mcpToolPrefix changed: every MCP tool's name changes" },
   'api-version-header-changed': { kind: 'breaking', what: 'svc.yaml apiVersionHeader changed: the response header clients read is renamed' },
+  'personal-data-scope-changed': { kind: 'breaking', what: 'svc.yaml personalData.scope changed or removed: credentials granted the old scope lose personal data, or every caller gains it' },
   'event-type-removed': { kind: 'breaking', what: 'a webhook event type removed' },
   'event-emission-removed': { kind: 'breaking', what: 'an operation no longer emits an event type' },
   'success-status-changed': { kind: 'breaking', what: 'a changed success status' },

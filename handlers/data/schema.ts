@@ -5,8 +5,8 @@
 // drizzle-kit generates the project's one migration history (handlers/data/migrations) over both
 // (drizzle.config.ts). runtime/ never imports this file (docs/layout.md).
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigserial, date, doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { clients, files, linkForeignKeys, operations, outboundMessages, RUNTIME_SEARCH_PARTS, searchVector, textArray, ts, type SearchParts } from '../../runtime/data/schema.ts';
+import { type AnyPgColumn, bigserial, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { clients, files, operations, outboundMessages, RUNTIME_SEARCH_PARTS, searchVector, textArray, ts, type SearchParts } from '../../runtime/data/schema.ts';
 
 // The value types of the domain's status columns the pipeline and file workers write
 // (test/governance/runtime-domainless.test.ts checks them against the contract's).
@@ -501,13 +501,30 @@ export const extractions = pgTable(
     startedAt: ts('started_at'),
     completedAt: ts('completed_at'),
   },
-  (t) => [index('extractions_status').on(t.status, t.createdAt)],
+  (t) => [index('extractions_status').on(t.status, t.createdAt), index('extractions_file').on(t.fileId)],
 );
 
-// The runtime tables' links into this API's tables (runtime/data/schema.ts linkForeignKeys).
-linkForeignKeys(
-  'files',
-  () => foreignKey({ columns: [files.projectId], foreignColumns: [projects.id] }),
-  () => foreignKey({ columns: [files.intakeId], foreignColumns: [intakeRecords.id] }),
+/**
+ * A file's links to this API's records (files.register: projectId, intakeId): the runtime's files
+ * table names no domain record. One row per file that has a link; a file's extraction is found by
+ * extractions.file_id.
+ */
+export const fileLinks = pgTable(
+  'file_links',
+  {
+    fileId: text('file_id').primaryKey().references(() => files.id),
+    projectId: text('project_id').references(() => projects.id),
+    intakeId: text('intake_id').references(() => intakeRecords.id),
+  },
+  (t) => [index('file_links_project').on(t.projectId), index('file_links_intake').on(t.intakeId)],
 );
-linkForeignKeys('outbound_messages', () => foreignKey({ columns: [outboundMessages.campaignId], foreignColumns: [campaigns.id] }));
+
+/** The campaign an outbound message (the runtime's outbox) was sent for, written with the message. */
+export const campaignMessages = pgTable(
+  'campaign_messages',
+  {
+    messageId: text('message_id').primaryKey().references(() => outboundMessages.id),
+    campaignId: text('campaign_id').references(() => campaigns.id).notNull(),
+  },
+  (t) => [index('campaign_messages_campaign').on(t.campaignId)],
+);

@@ -4,7 +4,7 @@
 //   failed) and its operation follows; the bytes are read with no transaction open.
 // - A document the scan rejected fails its extraction, in the verdict's transaction.
 // - One left `running` by a crashed process for 5 minutes fails (it never runs twice).
-import { and, eq, inArray, lt } from 'drizzle-orm';
+import { and, eq, inArray, lt, type SQL } from 'drizzle-orm';
 import type { Db } from '../../runtime/data/client.ts';
 import { files, operations } from '../../runtime/data/schema.ts';
 import { extractValues, UnreadableDocument, type ExtractFieldDef } from '../../runtime/files/extract.ts';
@@ -17,17 +17,18 @@ function problemRecord(base: string, code: string, status: number, title: string
   return { type: `${base}/problems/${code}`, title, status, code, detail, instance: null, requestId: null, retryable: false };
 }
 
-async function finishExtraction(db: Db, id: string, now: Date, fields: unknown[] | null, error: Record<string, unknown> | null): Promise<void> {
+/** Ends the unfinished extraction `which` selects (by its id, or by its file's) and its operation. */
+async function finishExtraction(db: Db, which: SQL, now: Date, fields: unknown[] | null, error: Record<string, unknown> | null): Promise<void> {
   const status = error ? 'failed' : 'succeeded';
   const [row] = await db
     .update(extractions)
     .set({ status, fields: fields ?? [], error, completedAt: now })
-    .where(and(eq(extractions.id, id), inArray(extractions.status, ['queued', 'running'])))
-    .returning({ operationId: extractions.operationId });
+    .where(and(which, inArray(extractions.status, ['queued', 'running'])))
+    .returning({ id: extractions.id, operationId: extractions.operationId });
   if (row?.operationId) {
     await db
       .update(operations)
-      .set({ status, progress: 100, result: error ? null : { extractionId: id }, error, updatedAt: now, finishedAt: now })
+      .set({ status, progress: 100, result: error ? null : { extractionId: row.id }, error, updatedAt: now, finishedAt: now })
       .where(eq(operations.id, row.operationId));
   }
 }
@@ -63,10 +64,10 @@ async function extractOne({ db, store, now, baseUrl: base }: FileJobContext): Pr
       defs = ((record?.fields ?? []) as ExtractFieldDef[]).map(({ key, label, type, choices }) => ({ key, label, type, choices }));
     }
     const values = await extractValues(await store.read(file.storageKey), file.contentType, defs);
-    await db.transaction((tx) => finishExtraction(tx, extraction.id, now(), values, null));
+    await db.transaction((tx) => finishExtraction(tx, eq(extractions.id, extraction.id), now(), values, null));
   } catch (err) {
     const detail = err instanceof UnreadableDocument ? err.message : 'The document could not be read.';
-    await db.transaction((tx) => finishExtraction(tx, extraction.id, now(), null, problemRecord(base, 'validation_failed', 422, 'The document could not be read', detail)));
+    await db.transaction((tx) => finishExtraction(tx, eq(extractions.id, extraction.id), now(), null, problemRecord(base, 'validation_failed', 422, 'The document could not be read', detail)));
     if (!(err instanceof UnreadableDocument)) throw err;
   }
   return true;
@@ -80,7 +81,7 @@ async function failStale(db: Db, now: Date, base: string): Promise<void> {
     .where(and(eq(extractions.status, 'running'), lt(extractions.startedAt, new Date(now.getTime() - STALE_RUNNING_MS))));
   for (const { id } of stale) {
     await db.transaction((tx) =>
-      finishExtraction(tx, id, now, null, problemRecord(base, 'unavailable', 503, 'The extraction was interrupted', 'The process running this extraction stopped; register the document again.')),
+      finishExtraction(tx, eq(extractions.id, id), now, null, problemRecord(base, 'unavailable', 503, 'The extraction was interrupted', 'The process running this extraction stopped; register the document again.')),
     );
   }
 }
@@ -88,8 +89,8 @@ async function failStale(db: Db, now: Date, base: string): Promise<void> {
 /** The extraction job: fails the extraction of a rejected document, then runs the queued ones and fails the stale. */
 export const extractionJob: FileJob = {
   async scanned(tx, file, verdict, { baseUrl }) {
-    if (verdict && file.extractionId) {
-      await finishExtraction(tx, file.extractionId, file.scannedAt!, null, problemRecord(baseUrl, 'invalid_transition', 409, 'The document was rejected', `The document was rejected by the scan: ${verdict}.`));
+    if (verdict) {
+      await finishExtraction(tx, eq(extractions.fileId, file.id), file.scannedAt!, null, problemRecord(baseUrl, 'invalid_transition', 409, 'The document was rejected', `The document was rejected by the scan: ${verdict}.`));
     }
   },
   async pass(context) {

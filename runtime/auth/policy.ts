@@ -20,7 +20,8 @@
 // 4. client_admin, service_account and every API key are never widened: internal records stay
 //    invisible (404) and a key keeps its client scope.
 // 5. Every other resource keeps the client scope: clientWhere(), canReadClient(), assertClientInScope().
-//    Personal data (name, email, phone) is redacted without pii:read: redactPersonalData().
+//    Personal data (name, email, phone) is redacted without the contract's personalData.scope:
+//    redactPersonalData().
 // 6. Role labels: staff labels (owner, admin, operator) hold every scope, viewer none; a client-admin
 //    membership role is a permission when it is a scope name. That is resolved into
 //    principal.scopes by authentication (allowedByRole, runtime/auth/principal.ts); the Policy reads
@@ -28,6 +29,7 @@
 import { inArray, isNull, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Principal } from './principal-type.ts';
 import { notFound } from '../problem-error.ts';
+import { contractFacts } from '../contract-facts.ts';
 
 const FALSE: SQL = sql`false`;
 
@@ -163,13 +165,18 @@ export class Policy {
   // -------------------------------------------------------------------------------------------
   // Personal data (rule 5)
 
-  get canReadPii(): boolean {
-    return this.hasScope('pii:read');
+  /**
+   * The contract's personalData.scope unlocks personal data (the registry's service facts); a contract
+   * that declares none gates it with no scope (docs/decisions.md, "Personal data's scope").
+   */
+  get canReadPersonalData(): boolean {
+    const gate = contractFacts().personalData;
+    return gate === undefined || this.hasScope(gate.scope);
   }
 
-  /** Without pii:read, name, email and phone become null and redacted is true. */
+  /** Without the personal-data scope, name, email and phone become null and redacted is true. */
   redactPersonalData<C extends PersonalDataLike>(person: C): RedactedPersonalData<C> {
-    if (this.canReadPii) {
+    if (this.canReadPersonalData) {
       return { ...person, name: person.name ?? null, email: person.email ?? null, phone: person.phone ?? null, redacted: false };
     }
     return { ...person, name: null, email: null, phone: null, redacted: true };

@@ -10,7 +10,6 @@ import {
   bigserial,
   boolean,
   customType,
-  type ForeignKeyBuilder,
   index,
   integer,
   jsonb,
@@ -44,7 +43,8 @@ export const textArray = (name: string) => text(name).array().notNull().default(
 // the database computes itself (GENERATED ALWAYS AS … STORED) from the row's searchable text, with a
 // GIN index. The 'simple' configuration (no stemming, no stop words: names, e-mails and codes match
 // as typed, in any language); the title-like text weighs A, the rest D (ts_rank_cd scores A higher).
-// A searchable column's text must hold no personal data unless the column is a contact's searchPii.
+// A searchable column's text must hold no personal data unless only callers that may read personal
+// data search it (an API keeps such a column apart, searched only with its personal-data scope).
 
 const tsvector = customType<{ data: string; driverData: string }>({
   dataType() {
@@ -74,20 +74,6 @@ export const RUNTIME_SEARCH_PARTS = {
 /** A generated tsvector column over `parts` (index it with GIN in the table's config). */
 export const searchVector = (name: string, parts: SearchParts) => tsvector(name).generatedAlwaysAs(sql.raw(searchVectorSql(parts)));
 
-// -------------------------------------------------------------------------------------------------
-// Link columns: a few runtime tables carry a column that points at a row of the API's own (a file's
-// project, an outbound message's campaign). The runtime never reads what they point at; the API that
-// owns the target table declares the foreign key (linkForeignKeys, in its domain schema), and
-// drizzle-kit, which reads a table's config only when it generates, finds it in the table's config.
-type LinkedTable = 'files' | 'outbound_messages';
-const links = new Map<LinkedTable, (() => ForeignKeyBuilder)[]>();
-
-/** Declares foreign keys from a runtime table's link columns to an API's table (its domain schema calls it at import). */
-export function linkForeignKeys(table: LinkedTable, ...keys: (() => ForeignKeyBuilder)[]): void {
-  links.set(table, [...(links.get(table) ?? []), ...keys]);
-}
-
-const linksOf = (table: LinkedTable) => (links.get(table) ?? []).map((key) => key());
 
 
 export const clients = pgTable(
@@ -337,7 +323,7 @@ export const settings = pgTable('settings', {
 });
 
 // -------------------------------------------------------------------------------------------------
-// Clients' reviews and hub, CRM, campaigns (issue 11).
+// Long-running work and the outbox of messages leaving the service (issue 11).
 
 /** Long-running work (Operation resource): visible to the principal that requested it. */
 export const operations = pgTable(
@@ -362,14 +348,12 @@ export const operations = pgTable(
   (t) => [index('operations_requester_created').on(t.requestedByCredentialId, t.createdAt, t.id)],
 );
 
-/** Outbox of messages leaving the service (campaign sends). Sent by the delivery loop when SVC_SMTP_URL is set. */
+/** Outbox of messages leaving the service (an API's sends; what a message came from is the API's own table). Sent by the delivery loop when SVC_SMTP_URL is set. */
 export const outboundMessages = pgTable(
   'outbound_messages',
   {
     id: text('id').primaryKey(),
     operationId: text('operation_id').references(() => operations.id),
-    /** The API's own link (the Platform API: its campaign); the foreign key is declared with its tables. */
-    campaignId: text('campaign_id'),
     channel: text('channel').notNull(), // email | sms
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull().default(''),
@@ -382,7 +366,7 @@ export const outboundMessages = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     sentAt: ts('sent_at'),
   },
-  (t) => [index('outbound_messages_queue').on(t.status, t.notBefore), index('outbound_messages_operation').on(t.operationId), ...linksOf('outbound_messages')],
+  (t) => [index('outbound_messages_queue').on(t.status, t.notBefore), index('outbound_messages_operation').on(t.operationId)],
 );
 
 /**
@@ -546,9 +530,6 @@ export const files = pgTable(
     uploadId: text('upload_id').references(() => uploads.id).notNull(),
     /** Null for an internal file (operators only). */
     clientId: text('client_id').references(() => clients.id),
-    /** The API's own links (the Platform API: a project, an intake record); their foreign keys are declared with its tables. */
-    projectId: text('project_id'),
-    intakeId: text('intake_id'),
     name: text('name').notNull(),
     contentType: text('content_type').notNull(),
     sizeBytes: integer('size_bytes').notNull(),
@@ -556,7 +537,6 @@ export const files = pgTable(
     purpose: text('purpose').$type<string>().notNull(),
     status: text('status').$type<FileStatus>().notNull(),
     storageKey: text('storage_key').notNull(),
-    extractionId: text('extraction_id'),
     uploadedByKind: text('uploaded_by_kind').notNull(),
     uploadedById: text('uploaded_by_id').notNull(),
     uploadedByName: text('uploaded_by_name'),
@@ -564,7 +544,7 @@ export const files = pgTable(
     scannedAt: ts('scanned_at'),
     search: searchVector('search', RUNTIME_SEARCH_PARTS.files),
   },
-  (t) => [index('files_search').using('gin', t.search), uniqueIndex('files_upload').on(t.uploadId), index('files_status').on(t.status, t.createdAt), ...linksOf('files')],
+  (t) => [index('files_search').using('gin', t.search), uniqueIndex('files_upload').on(t.uploadId), index('files_status').on(t.status, t.createdAt)],
 );
 
 

@@ -1,10 +1,10 @@
-// The outbound-message outbox: messages leaving the service (campaign sends) are rows of
+// The outbound-message outbox: messages leaving the service (an API's sends) are rows of
 // outbound_messages, written in the transaction of the approved write, so a dry run, a pre-flight
 // or a rolled-back write never sends anything. A delivery loop sends due rows after commit:
 //
 // - It runs only when a sender is configured: SVC_SMTP_URL (nodemailer) sends the e-mail channel.
-//   Without it, and for channels no sender handles (sms), rows stay queued, and so do the campaign
-//   (sending) and its campaign_send operation (running) until a sender is configured.
+//   Without it, and for channels no sender handles (sms), rows stay queued, and so does their
+//   operation (running) until a sender is configured.
 // - No transaction is open while a message is sent (a slow SMTP server would hold back every tenant's
 //   events): a short transaction claims a batch (FOR UPDATE SKIP LOCKED) and leases it by moving its
 //   `not_before` LEASE_MS ahead, commits; each message is sent; each outcome is recorded in a statement of

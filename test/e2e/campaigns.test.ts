@@ -148,10 +148,10 @@ describe('campaigns.propose_send', () => {
     const failing: Sender = { channels: ['email'], send: async () => { throw new Error('mailbox unavailable'); } };
     for (let i = 0; i < 4; i++) expect((await deliverDue(w.s.database, failing, new Date(), campaignOutbox)).retried).toBe(1);
     expect(await deliverDue(w.s.database, failing, new Date(), campaignOutbox)).toEqual({ sent: 0, failed: 1, retried: 0 });
-    const [failed] = await sql<{ status: string; attempts: number; last_error: string }>(`select status, attempts, last_error from outbound_messages where campaign_id = 'cmp_fail'`);
+    const [failed] = await sql<{ status: string; attempts: number; last_error: string }>(`select status, attempts, last_error from outbound_messages m join campaign_messages c on c.message_id = m.id where c.campaign_id = 'cmp_fail'`);
     expect(failed).toEqual({ status: 'failed', attempts: 5, last_error: 'mailbox unavailable' });
     expect((await sql<{ status: string }>(`select status from campaigns where id = 'cmp_fail'`))[0]!.status).toBe('sent');
-    expect((await sql<{ status: string }>(`select status from outbound_messages where campaign_id = 'cmp_sms'`))[0]!.status).toBe('queued');
+    expect((await sql<{ status: string }>(`select status from outbound_messages m join campaign_messages c on c.message_id = m.id where c.campaign_id = 'cmp_sms'`))[0]!.status).toBe('queued');
     const loop = startDeliveryLoop(w.s.database, { channels: ['sms'], send: async () => undefined }, { intervalMs: 50, hooks: campaignOutbox });
     await new Promise((r) => setTimeout(r, 300));
     await loop.stop();

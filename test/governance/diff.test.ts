@@ -476,3 +476,23 @@ describe('what each classification requires', () => {
     expect(text).toMatch(/deprecated: \{since, sunset, link, successor, successorLink\}/);
   });
 });
+
+// svc.yaml personalData (docs/decisions.md, "Personal data's scope"): a release from before the member
+// existed had the runtime's own pii:read, so declaring it is not a change; changing or dropping it is.
+describe('personalData.scope', () => {
+  const declare = (scope: string): Edits => ({ [SVC]: [[/^info:/m, `personalData: { scope: ${scope} }\ninfo:`]] });
+
+  it('declared where the base had none: nothing reported', () => {
+    expect(diffContracts(fixtureBase(), compileContract(mutate(declare('pii:read'))))).toEqual([]);
+  });
+
+  it('changed: breaking, at the head scope; removed: breaking, at the base member', () => {
+    const withPii = mutate(declare('pii:read'));
+    const changed = mutate(declare('audit:read'));
+    const [f] = diffContracts(compileContract(withPii), compileContract(changed));
+    expect(f).toMatchObject({ rule: 'personal-data-scope-changed', kind: 'breaking', subject: 'personalData', location: loc(changed, SVC, 'scope: audit:read') });
+    const [g] = diffContracts(compileContract(withPii), fixtureBase());
+    expect(g).toMatchObject({ rule: 'personal-data-scope-changed', kind: 'breaking', location: loc(withPii, SVC, 'personalData:') });
+    expect(g!.message).toContain('no scope gates personal data any more');
+  });
+});

@@ -7,6 +7,7 @@ import { tasks } from '../../handlers/data/schema.ts';
 import { allowedByRole, type OwnerView } from '../../runtime/auth/principal.ts';
 import { Policy } from '../../runtime/auth/policy.ts';
 import { service } from '../../generated/registry.ts';
+import { installContractFacts } from '../../runtime/contract-facts.ts';
 import { ProblemError } from '../../runtime/problem-error.ts';
 import { freshDatabase } from '../support/db.ts';
 import { ALL_SCOPES, principal } from './context.ts';
@@ -128,6 +129,23 @@ describe('Policy predicates', () => {
     expect(contact.name).toBe('Ada');
   });
 
+  it("rule 5: the scope is the contract's personalData.scope; a contract that declares none gates personal data with none", () => {
+    const contact = { id: 'con_1', name: 'Ada', email: 'ada@example.com', phone: '+1' };
+    const withPii = new Policy(principal('operator', 'u', { all: true, clientIds: [] }, ['crm:read', 'pii:read']));
+    const withOther = new Policy(principal('operator', 'u', { all: true, clientIds: [] }, ['crm:read', 'people:see']));
+    try {
+      installContractFacts({ ...service, personalData: { scope: 'people:see' } });
+      expect(withOther.redactPersonalData(contact).redacted).toBe(false);
+      expect(withPii.redactPersonalData(contact)).toMatchObject({ name: null, email: null, phone: null, redacted: true });
+      const { personalData: _gate, ...undeclared } = service;
+      installContractFacts(undeclared);
+      expect(new Policy(principal('operator', 'u', { all: true, clientIds: [] }, [])).redactPersonalData(contact)).toMatchObject({ name: 'Ada', redacted: false });
+    } finally {
+      installContractFacts(service);
+    }
+    expect(withOther.redactPersonalData(contact).redacted).toBe(true);
+  });
+
   it('rule 6: staff labels hold every scope, viewer none, a membership role itself when it is a scope', () => {
     const rules = { scopes: ALL_SCOPES, roleScopes: service.roleScopes };
     const owner = (kind: OwnerView['kind'], role: string): OwnerView =>
@@ -141,7 +159,7 @@ describe('Policy predicates', () => {
     expect(scopesAllowedByRole('tasks:read', ALL_SCOPES, 'client_admin')).toEqual(['tasks:read']);
     expect(scopesAllowedByRole('manager', ALL_SCOPES, 'client_admin')).toEqual([]);
     const viewer = new Policy(principal('operator', 'u', { all: true, clientIds: [] }, [], 'viewer'));
-    expect(viewer.canReadPii).toBe(false);
+    expect(viewer.canReadPersonalData).toBe(false);
     expect(viewer.redactPersonalData({ name: 'x', email: 'y', phone: 'z' }).redacted).toBe(true);
   });
 });
