@@ -223,7 +223,10 @@ describe("the stock API's portal", () => {
     expect(operators).not.toContain('keys.create');
     expect(operators).not.toContain('/v1/meta');
     expect(operators).not.toContain('Tier 2 and 3');
-    expect(await (await fetch(`${base}/security`)).text()).not.toContain('Tier 2 and 3');
+    const security = await (await fetch(`${base}/security`)).text();
+    expect(security).not.toContain('Tier 2 and 3');
+    expect(security).not.toContain('Webhooks are signed');
+    expect(security).toContain('API keys are hashed at rest');
     // No OAuth or webhooks guide is generated for it, so none is linked or served.
     expect(operators).toContain('/docs/rest');
     expect(operators).not.toContain('/docs/webhooks');
