@@ -26,6 +26,13 @@ const hb = Handlebars.create();
 /** `{{count n "family" "families"}}`: "1 family", "23 families". */
 export const countOf = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 hb.registerHelper('count', (n: unknown, one: unknown, many: unknown) => countOf(Number(n), String(one), String(many)));
+/** `{{hints annotations}}`: "readOnlyHint true, openWorldHint false": the MCP annotations a tool has (a read has no destructive or idempotent hint). */
+hb.registerHelper('hints', (a: unknown) =>
+  ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']
+    .filter((k) => typeof (a as Record<string, unknown> | null)?.[k] === 'boolean')
+    .map((k) => `${k} ${String((a as Record<string, boolean>)[k])}`)
+    .join(', '),
+);
 hb.registerHelper('eq', (a: unknown, b: unknown) => a === b);
 hb.registerHelper('join', (list: unknown, sep: unknown) => (Array.isArray(list) ? list.join(typeof sep === 'string' ? sep : ', ') : ''));
 registerMemoEach(hb);
