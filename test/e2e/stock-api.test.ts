@@ -4,6 +4,7 @@
 // PGlite, or on PostgreSQL when DATABASE_URL is set. Called over REST (fetch) and over MCP (the MCP
 // SDK's client), with a credential of each kind the contract's roles allow.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -76,6 +77,33 @@ async function mcp(key: string): Promise<Client> {
 }
 
 type Problem = { type: string; status: number; code?: string; errors?: { pointer: string; message: string }[] };
+
+// The generated guides' examples, run as a reader would paste them (with the staff key): each built from
+// this contract's own operations and input schemas, so each must be accepted as written.
+describe("the stock API's generated guides, run as written", () => {
+  const guide = (name: string) => readFileSync(`test/fixtures/stock-api/generated/docs/guides/${name}.md`, 'utf8');
+
+  it('the REST guide: its page read answers 200, its write 201 with the body it shows', async () => {
+    const text = guide('rest');
+    const read = /curl -s "\{base_url\}(\/[^"]+)" -H/.exec(text);
+    const write = /curl -s -X POST \{base_url\}(\S+) [\s\S]*?-d '([^']+)'/.exec(text);
+    expect(read, 'a page read example').not.toBeNull();
+    expect(write, 'a write example').not.toBeNull();
+    const page = await rest('GET', read![1], keys.staff);
+    expect(page.status).toBe(200);
+    expect(Array.isArray(((await page.json()) as { items: unknown }).items)).toBe(true);
+    const created = await rest('POST', write![1], keys.staff, JSON.parse(write![2]), fresh());
+    expect(created.status, await created.clone().text()).toBe(201);
+  });
+
+  it("the MCP guide: the tool call it shows succeeds", async () => {
+    const call = /callTool\(\{ name: '([^']+)', arguments: (\{.*\}) \}\)/.exec(guide('mcp'));
+    expect(call, 'a tool call example').not.toBeNull();
+    const client = await mcp(keys.staff);
+    const result = await client.callTool({ name: call![1], arguments: JSON.parse(call![2]) as Record<string, unknown> });
+    expect(result.isError ?? false).toBe(false);
+  });
+});
 
 describe('the stock API over REST', () => {
   it('creates an item, reads it back and lists it', async () => {
