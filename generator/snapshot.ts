@@ -9,7 +9,12 @@ import { buildModel } from './model.ts';
 import { asArray, asObj, isObj, type Obj } from './raw.ts';
 import { ContractError, positionOf, type Diagnostic, type JsonPath, type SourceFile } from './source.ts';
 
-export const SNAPSHOT_FORMAT = 1;
+/**
+ * 2: the service records `personalData` (null when the contract declares none) and `features`, so a
+ * release says what it gated; a format-1 release predates both members (svc diff then compares only
+ * what it holds).
+ */
+export const SNAPSHOT_FORMAT = 2;
 
 export interface EnumFact {
   openness: 'open' | 'closed' | null;
@@ -26,7 +31,7 @@ export interface SnapshotOperation {
 export interface Snapshot {
   snapshotFormat: number;
   contractVersion: string;
-  service: ServiceDef;
+  service: Omit<ServiceDef, 'personalData'> & { personalData?: { scope: string } | null };
   changelog: { version: string; date: string; added: string[]; deprecated: string[]; removed: string[]; corrected: string[] }[];
   operations: Record<string, SnapshotOperation>;
   /** Component schemas as written in contract/schemas/ (bare $ref names). */
@@ -100,7 +105,7 @@ export function buildSnapshot(contract: LoadedContract): Snapshot {
   return sortKeys({
     snapshotFormat: SNAPSHOT_FORMAT,
     contractVersion: model.info.version,
-    service: model.service,
+    service: { ...model.service, personalData: model.service.personalData ?? null },
     changelog: model.changelog,
     operations,
     schemas,

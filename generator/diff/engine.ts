@@ -5,7 +5,7 @@ import { isObj, routeShape, type Obj } from '../raw.ts';
 import { type JsonPath } from '../source.ts';
 import { type Origin, type Side, type Snapshot } from '../snapshot.ts';
 import { RULES, type Finding } from './rules.ts';
-import { DEFAULT_API_VERSION_HEADER, DEFAULT_MCP_TOOL_PREFIX } from '../../runtime/contract-types.ts';
+import { DEFAULT_API_VERSION_HEADER, DEFAULT_MCP_TOOL_PREFIX, type ServiceFeatures } from '../../runtime/contract-types.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Schema comparison through $ref, allOf, oneOf and anyOf, tracking where each node is written.
@@ -384,17 +384,36 @@ class Differ {
   }
 
   /**
-   * svc.yaml personalData.scope: declaring one where the base declared none is not reported (a
-   * release before the member existed had its scope fixed in the runtime: pii:read); a declared scope
-   * changed or removed is breaking.
+   * svc.yaml personalData.scope added, changed or removed: breaking. A format-1 base (a release from
+   * before the member existed, when the runtime fixed the scope: pii:read) without it reports nothing
+   * on a declaration: its snapshot cannot tell "none" from "before the member" (snapshot.ts SNAPSHOT_FORMAT).
    */
   private personalData(bs: Snapshot, hs: Snapshot): void {
     const before = bs.service.personalData?.scope;
     const after = hs.service.personalData?.scope;
-    if (before === undefined || before === after) return;
-    const now = after === undefined ? 'no scope gates personal data any more' : `credentials need ${after} instead`;
+    const baseKnows = bs.snapshotFormat >= 2 || before !== undefined;
+    if (!baseKnows || before === after) return;
+    const was = before === undefined ? 'no scope gated personal data' : `personalData.scope was ${before}`;
+    const now = after === undefined ? 'no scope gates personal data any more' : `credentials without ${after} lose personal data`;
     const origin: Origin = { kind: 'svc', key: '', path: after === undefined ? ['personalData'] : ['personalData', 'scope'] };
-    this.add('personal-data-scope-changed', 'personalData', `svc.yaml personalData.scope ${before} changed: ${now}.`, after === undefined ? 'base' : 'head', origin);
+    this.add('personal-data-scope-changed', 'personalData', `svc.yaml ${was}; now ${now}.`, after === undefined ? 'base' : 'head', origin);
+  }
+
+  /** svc.yaml features turned on or off: breaking (compared when the base records them: releases since features existed). */
+  private features(bs: Snapshot, hs: Snapshot): void {
+    const base = bs.service.features as ServiceFeatures | undefined;
+    if (!base) return;
+    const effects: Record<keyof ServiceFeatures, [on: string, off: string]> = {
+      clientTenancy: ['records and credentials are bound to clients: a credential reaches only its clients', 'client administrators and client-bound credentials are no longer served'],
+      approvals: ['Tier 2 and 3 commands answer 202 proposed and wait for a person', 'Tier 2 and 3 commands run at once instead of waiting for approval'],
+    };
+    for (const name of ['clientTenancy', 'approvals'] as const) {
+      const before = base[name] === true;
+      const after = hs.service.features[name] === true;
+      if (before === after) continue;
+      const origin: Origin = { kind: 'svc', key: '', path: ['features', name] };
+      this.add('feature-changed', `features.${name}`, `svc.yaml features.${name} turned ${after ? 'on' : 'off'}: ${effects[name][after ? 0 : 1]}.`, after ? 'head' : 'base', origin);
+    }
   }
 
   /** The moment the head version takes effect: its changelog date, else now. */
@@ -417,6 +436,7 @@ class Differ {
       if (before !== after) this.add(rule, key, `svc.yaml ${key} changed from ${before} to ${after}: ${effect}.`, hs.service[key] !== undefined ? 'head' : 'base', svc(key));
     }
     this.personalData(bs, hs);
+    this.features(bs, hs);
     bs.service.scopes.forEach((s, i) => {
       if (!hs.service.scopes.includes(s)) this.add('scope-removed', s, `Scope ${s} was removed; credentials granted it lose access.`, 'base', svc('scopes', i, 'name'));
     });

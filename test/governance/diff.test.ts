@@ -477,13 +477,29 @@ describe('what each classification requires', () => {
   });
 });
 
-// svc.yaml personalData (docs/decisions.md, "Personal data's scope"): a release from before the member
-// existed had the runtime's own pii:read, so declaring it is not a change; changing or dropping it is.
+// svc.yaml personalData (docs/decisions.md, "Personal data's scope"): a format-1 release (from before
+// the member existed, when the runtime fixed pii:read) cannot say it had none, so declaring one is not
+// reported against it; against a release that records it, adding, changing or dropping it is breaking.
 describe('personalData.scope', () => {
   const declare = (scope: string): Edits => ({ [SVC]: [[/^info:/m, `personalData: { scope: ${scope} }\ninfo:`]] });
+  /** The fixture as a format-1 release recorded it: no personalData member, no features. */
+  const formatOne = () => {
+    const b = fixtureBase();
+    const { personalData: _p, features: _f, ...service } = b.snapshot.service;
+    return { ...b, snapshot: { ...b.snapshot, snapshotFormat: 1, service: service as typeof b.snapshot.service } };
+  };
 
-  it('declared where the base had none: nothing reported', () => {
-    expect(diffContracts(fixtureBase(), compileContract(mutate(declare('pii:read'))))).toEqual([]);
+  it('declared where a format-1 base has no member: nothing reported', () => {
+    expect(diffContracts(formatOne(), compileContract(mutate(declare('pii:read'))))).toEqual([]);
+  });
+
+  it('declared where a release recording none had none: breaking, at the head scope', () => {
+    expect(fixtureBase().snapshot.service.personalData).toBeNull();
+    const added = mutate(declare('pii:read'));
+    const [f, ...rest] = diffContracts(fixtureBase(), compileContract(added));
+    expect(rest).toEqual([]);
+    expect(f).toMatchObject({ rule: 'personal-data-scope-changed', kind: 'breaking', location: loc(added, SVC, 'scope: pii:read') });
+    expect(f!.message).toContain('no scope gated personal data; now credentials without pii:read lose personal data');
   });
 
   it('changed: breaking, at the head scope; removed: breaking, at the base member', () => {
@@ -494,5 +510,34 @@ describe('personalData.scope', () => {
     const [g] = diffContracts(compileContract(withPii), fixtureBase());
     expect(g).toMatchObject({ rule: 'personal-data-scope-changed', kind: 'breaking', location: loc(withPii, SVC, 'personalData:') });
     expect(g!.message).toContain('no scope gates personal data any more');
+  });
+});
+
+// svc.yaml features: turning one on or off changes who is served, what a credential reaches or what a
+// command answers. A format-1 release has no features member: nothing is compared. (The minimal
+// contract: no Tier 2 command and no client principal, so each feature can be on or off.)
+describe('features', () => {
+  const MINIMAL = 'test/fixtures/minimal-contract';
+  const turnOn = (name: string): Edits => ({ [SVC]: [[/^info:/m, `features: { ${name}: true }\ninfo:`]] });
+  const off = () => compileContract(mutate({}, MINIMAL));
+
+  it('approvals or clientTenancy turned on: breaking, at the head; turned off: breaking, at the base', () => {
+    const on = mutate(turnOn('approvals'), MINIMAL);
+    const [f, ...rest] = diffContracts(off(), compileContract(on));
+    expect(rest).toEqual([]);
+    expect(f).toMatchObject({ rule: 'feature-changed', kind: 'breaking', subject: 'features.approvals', location: loc(on, SVC, 'approvals: true') });
+    expect(f!.message).toBe('svc.yaml features.approvals turned on: Tier 2 and 3 commands answer 202 proposed and wait for a person.');
+    const tenancy = mutate(turnOn('clientTenancy'), MINIMAL);
+    const [g, ...more] = diffContracts(compileContract(tenancy), off());
+    expect(more).toEqual([]);
+    expect(g).toMatchObject({ rule: 'feature-changed', kind: 'breaking', subject: 'features.clientTenancy', location: loc(tenancy, SVC, 'clientTenancy: true') });
+    expect(g!.message).toContain('turned off');
+  });
+
+  it('a base without the features member (format 1) compares nothing', () => {
+    const b = off();
+    const { features: _f, ...service } = b.snapshot.service;
+    const formatOne = { ...b, snapshot: { ...b.snapshot, snapshotFormat: 1, service: service as typeof b.snapshot.service } };
+    expect(diffContracts(formatOne, compileContract(mutate(turnOn('approvals'), MINIMAL)))).toEqual([]);
   });
 });
