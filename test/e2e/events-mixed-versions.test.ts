@@ -11,7 +11,10 @@
 //
 // PostgreSQL only (PGlite serves one process), on a cluster of the test's own: the test holds the
 // visibility horizon on purpose, which on the shared server would stall every other test's events.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import { MIGRATIONS_FOLDER } from '../../bin/paths.ts';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
@@ -27,6 +30,21 @@ import { privatePostgresMissing, startPrivatePostgres, type PrivatePostgres } fr
 import { legacyProcess, LEGACY_MARK, type LegacyProcess } from '../support/legacy-reader.ts';
 
 process.env.SVC_WEBHOOK_ALLOW_PRIVATE = 'true';
+
+const JOURNAL = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string; when: number }[] };
+/** The inverse of each migration after 0016, to put a database back where a build of 0016 left it. */
+const UNDO: Record<string, string[]> = {
+  '0017_fanout_position': [],
+  '0018_links_in_domain_tables': [
+    'drop table campaign_messages, file_links',
+    'drop index extractions_file',
+    'alter table files add column project_id text, add column intake_id text, add column extraction_id text',
+    'alter table files add constraint files_project_id_projects_id_fk foreign key (project_id) references projects(id)',
+    'alter table files add constraint files_intake_id_intake_records_id_fk foreign key (intake_id) references intake_records(id)',
+    'alter table outbound_messages add column campaign_id text',
+    'alter table outbound_messages add constraint outbound_messages_campaign_id_campaigns_id_fk foreign key (campaign_id) references campaigns(id)',
+  ],
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function waitFor<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, ms = 8000): Promise<T> {
@@ -141,7 +159,13 @@ run('mixed versions: a process from before 0016 beside this build (issue 39)', (
     const db = database.db;
     await db.delete(settings).where(eq(settings.key, FANOUT_SETTING));
     await db.insert(settings).values({ key: LEGACY_MARK, value: '42' }).onConflictDoUpdate({ target: settings.key, set: { value: '42' } });
-    await database.execute(`delete from drizzle.__drizzle_migrations where created_at = (select max(created_at) from drizzle.__drizzle_migrations)`);
+    // Back to 0016: the migrations after it are undone (0017's only effect is the mark, set above) and
+    // their rows deleted, so the next start applies 0017 and those after it again.
+    const later = JOURNAL.entries.filter((e) => e.tag >= '0017_');
+    const unknown = later.map((e) => e.tag).filter((t) => !(t in UNDO));
+    expect(unknown, 'a migration after 0016 this test cannot undo: add its inverse to UNDO').toEqual([]);
+    for (const e of [...later].reverse()) for (const statement of UNDO[e.tag]!) await database.execute(statement);
+    await database.execute(`delete from drizzle.__drizzle_migrations where created_at >= ${Math.min(...later.map((e) => e.when))}`);
     await database.close();
     // A process of this build starts: it applies 0017.
     const again = await openDatabase({ databaseUrl: url, dataDir: '' });
