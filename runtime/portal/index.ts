@@ -104,6 +104,10 @@ export function mountPortal(app: Hono<AppEnv>, deps: PortalDeps): void {
     '<code>Prefer: dry-run</code>',
     deps.operations.some((o) => o.ifMatch === 'required') ? '<code>If-Match</code>' : '',
   ].filter(Boolean).join(', ');
+  // The security page's line on webhooks: only for a contract that has them.
+  const webhooksLine = guideMarkdown.webhooks
+    ? `<li>Webhooks are signed under Standard Webhooks; secrets are shown once and rotate with a ${service.limits.webhookSecretOverlapHours}-hour overlap.</li>\n`
+    : '';
   // The search box's hint: the first command of this contract, and a guide's word.
   const searchExample = [deps.operations.filter((o) => o.kind === 'command').map((o) => o.id).sort()[0], 'errors'].filter(Boolean).join(', ');
   const signInLinks = (path: string) => ({
@@ -252,7 +256,7 @@ ${clientTenancy ? '<li><a href="/client-admins">Client administrators</a><p>Sign
 <li>API keys are hashed at rest, shown once, expire after ${service.limits.apiKeyLifetimeDays} days, can carry an IP allowlist and are revoked at once.</li>
 <li>OAuth access tokens live ${service.limits.accessTokenLifetimeSeconds} s; a revoked grant refuses every token issued before it.</li>
 <li>Every call is audited with the caller, the credential, the login method and the tool; request bodies and secrets are never recorded.</li>
-${service.features.approvals ? "<li>Tier 2 and 3 commands wait for a person's approval; nobody approves their own write.</li>\n" : ''}${guideMarkdown.webhooks ? `<li>Webhooks are signed under Standard Webhooks; secrets are shown once and rotate with a ${service.limits.webhookSecretOverlapHours}-hour overlap.</li>\n` : ''}<li>Portal sessions are server-side, behind an <code>HttpOnly; Secure; SameSite=Lax</code> cookie; they expire, end on sign-out, and end when the user or the key they signed in with is revoked.</li>
+${service.features.approvals ? "<li>Tier 2 and 3 commands wait for a person's approval; nobody approves their own write.</li>\n" : ''}${webhooksLine}<li>Portal sessions are server-side, behind an <code>HttpOnly; Secure; SameSite=Lax</code> cookie; they expire, end on sign-out, and end when the user or the key they signed in with is revoked.</li>
 </ul>
 <p>Found a problem? Tell the service's contact; do not test against other people's data.</p>`,
       }),
