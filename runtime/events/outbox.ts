@@ -14,9 +14,8 @@
 //   ends well within its lease.
 // - A message that fails is retried on later passes, at most MAX_ATTEMPTS times, then failed.
 // - When an operation has no queued message left it succeeds (result: sent and failed counts). What
-//   the messages came from follows through the API's hooks (Registry.outbox, OutboxHooks): the
-//   Platform API's campaign becomes sent, and a scheduled one sending when its time comes
-//   (handlers/campaigns.ts campaignOutbox).
+//   the messages came from follows through the API's hooks (Registry.outbox, OutboxHooks), which
+//   hear each operation's end and each scheduled send's time.
 import nodemailer from 'nodemailer';
 import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Database, Db } from '../data/client.ts';

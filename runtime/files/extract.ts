@@ -1,5 +1,4 @@
-// Reading proposed field values out of a document (an API's FileJob calls it; the Platform API reads
-// its intake documents so): plain text ("Label: value" lines), CSV (a header row of labels over a
+// Reading proposed field values out of a document (an API's FileJob calls it): plain text ("Label: value" lines), CSV (a header row of labels over a
 // row of values, or label,value rows) and PDF (its text, page by page, read as plain text). A value is
 // proposed for a field whose label or key names it, coerced to the field's type; a value that does
 // not fit the type is left out. Confidence: 0.95 when the field's key named it, 0.9 for its label,

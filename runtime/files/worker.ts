@@ -3,8 +3,7 @@
 // 1. Scan: a registered file is `scanning` until its bytes are checked (the sha256 recorded at
 //    upload still matches; no EICAR test signature; a PDF starts with %PDF): then `available`, or
 //    `rejected` (both final). Bytes are read with no transaction open; the verdict lands after.
-// 2. Jobs: the API's work over scanned files (Registry.fileJobs; the Platform API's: reading an
-//    intake document's values, handlers/workers/extractions.ts). A job hears each scan's verdict in
+// 2. Jobs: the API's work over scanned files (Registry.fileJobs). A job hears each scan's verdict in
 //    the verdict's transaction, and makes one pass of its own work after the scans of each tick.
 // 3. Purge: uploads never registered are deleted, bytes and row, after
 //    limits.unregisteredUploadRetentionHours.

@@ -477,20 +477,20 @@ describe('what each classification requires', () => {
   });
 });
 
+/** A release as format 1 recorded it: no personalData member, no features (snapshot.ts SNAPSHOT_FORMAT). */
+function asFormatOne(side: ReturnType<typeof compileContract>): ReturnType<typeof compileContract> {
+  const { personalData: _p, features: _f, ...service } = side.snapshot.service;
+  return { ...side, snapshot: { ...side.snapshot, snapshotFormat: 1, service: service as typeof side.snapshot.service } };
+}
+
 // svc.yaml personalData (docs/decisions.md, "Personal data's scope"): a format-1 release (from before
 // the member existed, when the runtime fixed pii:read) cannot say it had none, so declaring one is not
 // reported against it; against a release that records it, adding, changing or dropping it is breaking.
 describe('personalData.scope', () => {
   const declare = (scope: string): Edits => ({ [SVC]: [[/^info:/m, `personalData: { scope: ${scope} }\ninfo:`]] });
-  /** The fixture as a format-1 release recorded it: no personalData member, no features. */
-  const formatOne = () => {
-    const b = fixtureBase();
-    const { personalData: _p, features: _f, ...service } = b.snapshot.service;
-    return { ...b, snapshot: { ...b.snapshot, snapshotFormat: 1, service: service as typeof b.snapshot.service } };
-  };
 
   it('declared where a format-1 base has no member: nothing reported', () => {
-    expect(diffContracts(formatOne(), compileContract(mutate(declare('pii:read'))))).toEqual([]);
+    expect(diffContracts(asFormatOne(fixtureBase()), compileContract(mutate(declare('pii:read'))))).toEqual([]);
   });
 
   it('declared where a release recording none had none: breaking, at the head scope', () => {
@@ -535,9 +535,6 @@ describe('features', () => {
   });
 
   it('a base without the features member (format 1) compares nothing', () => {
-    const b = off();
-    const { features: _f, ...service } = b.snapshot.service;
-    const formatOne = { ...b, snapshot: { ...b.snapshot, snapshotFormat: 1, service: service as typeof b.snapshot.service } };
-    expect(diffContracts(formatOne, compileContract(mutate(turnOn('approvals'), MINIMAL)))).toEqual([]);
+    expect(diffContracts(asFormatOne(off()), compileContract(mutate(turnOn('approvals'), MINIMAL)))).toEqual([]);
   });
 });
