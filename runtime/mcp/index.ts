@@ -27,6 +27,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpDynamicToolDef, McpToolDef, OperationDef } from '../contract-types.ts';
+import { contractFacts } from '../contract-facts.ts';
 import type { Config } from '../config.ts';
 import type { Principal } from '../handler-types.ts';
 import type { Call, CallResult, Controls, Executor } from '../pipeline/types.ts';
@@ -274,11 +275,15 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   const getRequestId = deps.getRequestId ?? ((c: Context<any>) => (c as Context<AppEnv>).get('requestId') ?? 'unknown');
   const authenticate = (c: Context<any>): Promise<Principal> => deps.authenticateRequest(c as Context<AppEnv>);
   const resourceMetadata = `${config.baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
+  // What the contract has: its title, its meta tool (if any), client scope and approvals (features).
+  const facts = contractFacts();
+  const metaTool = deps.operationsById['meta.get']?.mcp?.name;
   const instructions =
-    `Tools of the svc Platform API (contract ${deps.serverVersion}). Call svc.meta.get first: ` +
-    'it returns your effective scopes and client scope. Commands take the optional controls ' +
+    `Tools of ${facts.title} (contract ${deps.serverVersion}). ` +
+    (metaTool ? `Call ${metaTool} first: it returns your effective scopes${facts.features.clientTenancy ? ' and client scope' : ''}. ` : '') +
+    'Commands take the optional controls ' +
     'idempotencyKey (a UUID; required on creating tools, reuse it when retrying), ifMatch (the ETag) and ' +
-    'dryRun. Every result says whether the operation ran, was planned or was proposed for approval; ' +
+    `dryRun. Every result says whether the operation ran, was planned${facts.features.approvals ? ' or was proposed for approval' : ''}; ` +
     `a failure is a result with isError and the problem code. Guide: ${config.baseUrl}/v1/agent-guide.md`;
 
   function problemResponse(c: Context<any>, err: ProblemError, extraHeaders: Record<string, string> = {}): Response {
@@ -410,7 +415,7 @@ export function mountMcp(app: Hono<any>, deps: McpDeps): void {
   function newServer(mode: McpMode): PooledServer {
     const pooled: PooledServer = {
       server: new Server(
-        { name: 'svc', title: 'svc Platform API', version: deps.serverVersion },
+        { name: 'svc', title: facts.title, version: deps.serverVersion },
         { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: modes[mode].instructions, jsonSchemaValidator },
       ),
       serving: null,

@@ -96,6 +96,14 @@ describe("the stock API's generated guides, run as written", () => {
     expect(created.status, await created.clone().text()).toBe(201);
   });
 
+  it("the MCP server's instructions and title speak of this contract, not the Platform API", async () => {
+    const client = await mcp(keys.staff);
+    expect(client.getServerVersion()?.title).toBe('Stock API');
+    const text = client.getInstructions() ?? '';
+    expect(text).toMatch(/^Tools of Stock API \(contract 0\.1\.0\)\. Commands take/);
+    for (const word of ['Platform', 'meta.get', 'client scope', 'proposed']) expect(text).not.toContain(word);
+  });
+
   it("the MCP guide: the tool call it shows succeeds", async () => {
     const call = /callTool\(\{ name: '([^']+)', arguments: (\{.*\}) \}\)/.exec(guide('mcp'));
     expect(call, 'a tool call example').not.toBeNull();
